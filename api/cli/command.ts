@@ -1,0 +1,39 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/**
+ * One subcommand of `pcg`. Each lives in its own file under api/cli/ and is
+ * loaded lazily, so `pcg simulate` never pays for the HTTP server's imports.
+ */
+export interface Command {
+  /** One line for `pcg --help`. */
+  summary: string;
+  /** The full text for `pcg <name> --help`. */
+  usage: string;
+  /** Options as node:util parseArgs takes them; `help` is added for every command. */
+  options: NonNullable<ParseArgsConfig['options']>;
+  /** Runs with parsed values and positionals; returns the exit code. */
+  run(values: Record<string, string | boolean | string[] | boolean[] | undefined>, positionals: string[], io: Io): Promise<number>;
+}
+
+/** Where a command writes; tests pass buffers, the binary passes the process streams. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+export const processIo: Io = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+/** Thrown for bad command-line input: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+export function parseCommandArgs(command: Command, argv: string[]) {
+  return parseArgs({
+    args: argv,
+    options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+    allowPositionals: true,
+    strict: true,
+  });
+}

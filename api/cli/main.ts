@@ -1,0 +1,66 @@
+import { EngineError } from '../../engine/index.js';
+import { parseCommandArgs, processIo, UsageError, type Command, type Io } from './command.js';
+
+/** Every subcommand, loaded on demand. */
+const commands: Record<string, () => Promise<{ command: Command }>> = {
+  simulate: () => import('./simulate.js'),
+  inspect: () => import('./inspect.js'),
+  import: () => import('./import.js'),
+  graph: () => import('./graph.js'),
+  schema: () => import('./schema.js'),
+  validate: () => import('./validate.js'),
+  serve: () => import('./serve.js'),
+};
+
+async function loadable(): Promise<[string, Command][]> {
+  const found: [string, Command][] = [];
+  for (const [name, load] of Object.entries(commands)) {
+    try {
+      found.push([name, (await load()).command]);
+    } catch (error) {
+      // A command whose module is missing is left off the list rather than breaking the others.
+      if (!(error instanceof Error && /Cannot find module|Failed to load|ERR_MODULE_NOT_FOUND/.test(String(error)))) throw error;
+    }
+  }
+  return found;
+}
+
+async function overview(io: Io): Promise<void> {
+  const lines = ['Usage: pcg <command> [options]', '', 'Commands:'];
+  for (const [name, c] of await loadable()) lines.push(`  ${name.padEnd(10)} ${c.summary}`);
+  lines.push('', 'Run `pcg <command> --help` for the options of one command.', '');
+  io.out(lines.join('\n'));
+}
+
+export async function main(argv: string[], io: Io = processIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    await overview(io);
+    return name === undefined ? 2 : 0;
+  }
+  const load = commands[name];
+  if (!load) {
+    io.err(`pcg: unknown command '${name}'\n`);
+    await overview(io);
+    return 2;
+  }
+  const { command } = await load();
+  try {
+    const { values, positionals } = parseCommandArgs(command, rest);
+    if (values.help) {
+      io.out(command.usage.endsWith('\n') ? command.usage : `${command.usage}\n`);
+      return 0;
+    }
+    return await command.run(values, positionals, io);
+  } catch (error) {
+    if (error instanceof UsageError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
+      io.err(`pcg ${name}: ${error.message}\n\n${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof EngineError) {
+      io.err(`pcg ${name}: ${error.code}: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,42 @@
+import type { Batch } from '../../engine/index.js';
+
+/**
+ * The contract every file reader keeps. A reader streams a log as engine
+ * batches (bounded in size), so import and inspect share one path and memory
+ * stays flat in the size of the file.
+ */
+export interface ImportOptions {
+  /** Force a format instead of detecting it from the content. */
+  format?: 'xes' | 'csv' | 'ndjson' | 'ocel2-json' | 'ocel2-xml' | 'ocel2-sqlite' | 'ocel1-json' | 'ocel1-xml';
+  /** XES: which lifecycle transitions count (default all; `complete` keeps complete only; `label` appends the transition to the activity). */
+  lifecycle?: 'all' | 'complete' | 'label';
+  /** XES: name of a classifier declared in the log's header. */
+  classifier?: string;
+  /** CSV column mapping (auto-detected when absent). */
+  caseColumn?: string;
+  activityColumn?: string;
+  timestampColumn?: string;
+  resourceColumn?: string;
+  startTimestampColumn?: string;
+  /** CSV delimiter (sniffed when absent). */
+  delimiter?: string;
+  /** IANA zone or `UTC` for zone-less times (default UTC). */
+  timezone?: string;
+  /** OCEL: the object type whose objects become cases (default: the one giving the most complete cases). */
+  caseNotion?: string;
+  /** Records per batch (default 5000). */
+  batchSize?: number;
+}
+
+export interface LogSource {
+  /** The detected (or forced) format. */
+  format: NonNullable<ImportOptions['format']>;
+  /** What a case is: `trace` for XES, the case column for CSV, the object type for OCEL. */
+  caseNotion: string;
+  /** A content digest of the file: the source id under which its batches are positioned. */
+  sourceId: string;
+  /** The batches of the log, in file order. Each may carry rejections with their line or element. */
+  batches(): AsyncGenerator<Batch>;
+  /** Extra facts for `pcg inspect` (OCEL: object types and relations with counts). */
+  extra(): Record<string, unknown>;
+}

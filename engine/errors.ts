@@ -1,0 +1,21 @@
+/**
+ * The engine's error registry. Every error the engine throws on purpose carries
+ * one of these stable codes; callers (CLI, API) map codes, never messages.
+ */
+export const engineErrorCodes = {
+  invalid_event: 'an event failed validation',
+  schema_too_new: 'the state file was written by a newer version of pcg',
+  state_corrupt: 'the state file is not a pcg project state',
+  invalid_argument: 'an argument is out of its allowed range',
+} as const;
+
+export type EngineErrorCode = keyof typeof engineErrorCodes;
+
+export class EngineError extends Error {
+  readonly code: EngineErrorCode;
+  constructor(code: EngineErrorCode, message: string) {
+    super(message);
+    this.name = 'EngineError';
+    this.code = code;
+  }
+}

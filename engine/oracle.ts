@@ -1,0 +1,74 @@
+import { checkEvent, cmp, compareEvents, type Event } from './event.js';
+import { bucketOf } from './sketch.js';
+import { addToSketch } from './sketch.js';
+import { edgeKey, emptyTally, END, pairKey, START, variantKey, type Tally } from './tally.js';
+
+/**
+ * The from-scratch recomputation the incremental store is tested against.
+ * It is written on purpose without contribution() or the store: whole-log
+ * passes over a de-duplicated, sorted log, the way a batch miner counts.
+ */
+export function recompute(records: Iterable<unknown>): Tally {
+  // Smallest digest wins per key, whatever the arrival order.
+  const byKey = new Map<string, Event>();
+  for (const r of records) {
+    const c = checkEvent(r);
+    if (!c.ok) continue;
+    const seen = byKey.get(c.event.key);
+    if (!seen || c.event.digest < seen.digest) byKey.set(c.event.key, c.event);
+  }
+  const cases = new Map<string, Event[]>();
+  for (const e of byKey.values()) {
+    const list = cases.get(e.caseId);
+    if (list) list.push(e);
+    else cases.set(e.caseId, [e]);
+  }
+  const t = emptyTally();
+  const ids = [...cases.keys()].sort(cmp);
+  for (const id of ids) {
+    const trace = cases.get(id)!.sort(compareEvents);
+    t.cases += 1;
+    t.events += trace.length;
+    const names = trace.map((e) => e.activity);
+    t.variants.set(variantKey(names), (t.variants.get(variantKey(names)) ?? 0) + 1);
+    addToSketch(t.caseDuration, bucketOf(trace[trace.length - 1]!.time - trace[0]!.time), 1);
+
+    // Activities: counts over the trace, then per-case flags over distinct names.
+    const counts = new Map<string, number>();
+    names.forEach((n) => counts.set(n, (counts.get(n) ?? 0) + 1));
+    for (const [n, k] of counts) {
+      const a = t.activities.get(n) ?? { events: 0, cases: 0, casesRepeating: 0, timeToNext: new Map() };
+      a.events += k;
+      a.cases += 1;
+      if (k > 1) a.casesRepeating += 1;
+      t.activities.set(n, a);
+    }
+    for (let i = 0; i + 1 < trace.length; i++) addToSketch(t.activities.get(names[i]!)!.timeToNext, bucketOf(trace[i + 1]!.time - trace[i]!.time), 1);
+
+    // Directly-follows pairs over the trace padded with start and end.
+    const padded = [START, ...names, END];
+    const seenPairs = new Set<string>();
+    for (let i = 0; i + 1 < padded.length; i++) {
+      const key = edgeKey(padded[i]!, padded[i + 1]!);
+      const e = t.edges.get(key) ?? { events: 0, cases: 0, wait: new Map() };
+      e.events += 1;
+      if (!seenPairs.has(key)) e.cases += 1;
+      seenPairs.add(key);
+      if (i > 0 && i + 1 < padded.length - 1) addToSketch(e.wait, bucketOf(trace[i]!.time - trace[i - 1]!.time), 1);
+      t.edges.set(key, e);
+    }
+
+    countPairs(t.resources, trace.flatMap((e) => (e.resource === undefined ? [] : [pairKey(e.activity, e.resource)])));
+    countPairs(t.objectTypes, trace.flatMap((e) => [...new Set(e.objects.map((o) => o.type))].map((type) => pairKey(e.activity, type))));
+  }
+  return t;
+}
+
+function countPairs(into: Map<string, { events: number; cases: number }>, keys: string[]): void {
+  for (const k of keys) {
+    const p = into.get(k) ?? { events: 0, cases: 0 };
+    p.events += 1;
+    into.set(k, p);
+  }
+  for (const k of new Set(keys)) into.get(k)!.cases += 1;
+}

@@ -1,0 +1,90 @@
+import { addToSketch, type Sketch } from '../sketch.js';
+import { edgeKey, emptyTally, splitKey, type PairTally, type Tally } from '../tally.js';
+
+/** One summable number of a tally, as the counter table holds it. */
+export interface CounterRow {
+  kind: string;
+  k1: string;
+  k2: string;
+  bucket: number;
+  n: number;
+}
+
+const row = (kind: string, k1: string, k2: string, bucket: number, n: number): CounterRow => ({ kind, k1, k2, bucket, n });
+
+function* sketchRows(kind: string, k1: string, k2: string, s: Sketch): Generator<CounterRow> {
+  for (const [bucket, n] of s) yield row(kind, k1, k2, bucket, n);
+}
+
+function* pairRows(kind: string, m: Map<string, PairTally>): Generator<CounterRow> {
+  for (const [key, p] of m) {
+    const [a, b] = splitKey(key);
+    if (p.events) yield row(`${kind}.events`, a, b, 0, p.events);
+    if (p.cases) yield row(`${kind}.cases`, a, b, 0, p.cases);
+  }
+}
+
+/** The rows of a tally (zero numbers left out). Works for deltas too: rows may be negative. */
+export function* tallyRows(t: Tally): Generator<CounterRow> {
+  if (t.cases) yield row('cases', '', '', 0, t.cases);
+  if (t.events) yield row('events', '', '', 0, t.events);
+  for (const [name, a] of t.activities) {
+    if (a.events) yield row('activity.events', name, '', 0, a.events);
+    if (a.cases) yield row('activity.cases', name, '', 0, a.cases);
+    if (a.casesRepeating) yield row('activity.repeating', name, '', 0, a.casesRepeating);
+    yield* sketchRows('activity.next', name, '', a.timeToNext);
+  }
+  for (const [key, e] of t.edges) {
+    const [from, to] = splitKey(key);
+    if (e.events) yield row('edge.events', from, to, 0, e.events);
+    if (e.cases) yield row('edge.cases', from, to, 0, e.cases);
+    yield* sketchRows('edge.wait', from, to, e.wait);
+  }
+  for (const [key, n] of t.variants) if (n) yield row('variant', key, '', 0, n);
+  yield* sketchRows('duration', '', '', t.caseDuration);
+  yield* pairRows('resource', t.resources);
+  yield* pairRows('object_type', t.objectTypes);
+}
+
+/** The inverse of tallyRows. Unknown kinds are refused: they mean a newer writer. */
+export function tallyFromRows(rows: Iterable<CounterRow>): Tally {
+  const t = emptyTally();
+  const activity = (name: string) => {
+    let a = t.activities.get(name);
+    if (!a) t.activities.set(name, (a = { events: 0, cases: 0, casesRepeating: 0, timeToNext: new Map() }));
+    return a;
+  };
+  const edge = (from: string, to: string) => {
+    const key = edgeKey(from, to);
+    let e = t.edges.get(key);
+    if (!e) t.edges.set(key, (e = { events: 0, cases: 0, wait: new Map() }));
+    return e;
+  };
+  const pair = (m: Map<string, PairTally>, a: string, b: string) => {
+    const key = edgeKey(a, b);
+    let p = m.get(key);
+    if (!p) m.set(key, (p = { events: 0, cases: 0 }));
+    return p;
+  };
+  for (const r of rows) {
+    switch (r.kind) {
+      case 'cases': t.cases += r.n; break;
+      case 'events': t.events += r.n; break;
+      case 'activity.events': activity(r.k1).events += r.n; break;
+      case 'activity.cases': activity(r.k1).cases += r.n; break;
+      case 'activity.repeating': activity(r.k1).casesRepeating += r.n; break;
+      case 'activity.next': addToSketch(activity(r.k1).timeToNext, r.bucket, r.n); break;
+      case 'edge.events': edge(r.k1, r.k2).events += r.n; break;
+      case 'edge.cases': edge(r.k1, r.k2).cases += r.n; break;
+      case 'edge.wait': addToSketch(edge(r.k1, r.k2).wait, r.bucket, r.n); break;
+      case 'variant': t.variants.set(r.k1, (t.variants.get(r.k1) ?? 0) + r.n); break;
+      case 'duration': addToSketch(t.caseDuration, r.bucket, r.n); break;
+      case 'resource.events': pair(t.resources, r.k1, r.k2).events += r.n; break;
+      case 'resource.cases': pair(t.resources, r.k1, r.k2).cases += r.n; break;
+      case 'object_type.events': pair(t.objectTypes, r.k1, r.k2).events += r.n; break;
+      case 'object_type.cases': pair(t.objectTypes, r.k1, r.k2).cases += r.n; break;
+      default: throw new Error(`unknown counter kind ${r.kind}`);
+    }
+  }
+  return t;
+}

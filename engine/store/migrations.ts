@@ -1,0 +1,72 @@
+/**
+ * Numbered migrations of a project state file. Migration i (1-based) moves a
+ * file from user_version i-1 to i. Never edit a released entry: append.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) STRICT;
+
+  -- Identity of every kept event: the de-duplication index. When two bodies
+  -- arrive under one key, the one with the smaller digest is kept, so the
+  -- outcome does not depend on arrival order.
+  CREATE TABLE event_key (
+    key TEXT PRIMARY KEY,
+    case_id TEXT NOT NULL,
+    digest TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+
+  -- Per-case state: the case's kept events in case order. This is the raw log
+  -- (everything can be rebuilt from it) and the "before" of every delta.
+  CREATE TABLE case_trace (
+    case_id TEXT PRIMARY KEY,
+    first_time INTEGER NOT NULL,
+    last_time INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    trace TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX case_trace_first ON case_trace(first_time);
+  CREATE INDEX case_trace_last ON case_trace(last_time);
+
+  -- The tally (see engine/tally.ts) as summable rows; rows at zero are deleted.
+  CREATE TABLE counter (
+    kind TEXT NOT NULL,
+    k1 TEXT NOT NULL,
+    k2 TEXT NOT NULL,
+    bucket INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (kind, k1, k2, bucket)
+  ) STRICT, WITHOUT ROWID;
+
+  -- The highest source position applied, per source and partition.
+  CREATE TABLE position (
+    source TEXT NOT NULL,
+    partition INTEGER NOT NULL,
+    offset INTEGER NOT NULL,
+    PRIMARY KEY (source, partition)
+  ) STRICT;
+
+  CREATE TABLE dead_letter (
+    id INTEGER PRIMARY KEY,
+    source TEXT NOT NULL,
+    location TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    received_at INTEGER NOT NULL
+  ) STRICT;
+
+  -- Objects and object-to-object relations of object-centric logs.
+  CREATE TABLE object (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  CREATE TABLE object_relation (
+    from_id TEXT NOT NULL,
+    to_id TEXT NOT NULL,
+    qualifier TEXT NOT NULL,
+    PRIMARY KEY (from_id, to_id, qualifier)
+  ) STRICT, WITHOUT ROWID;
+  `,
+];

@@ -1,0 +1,26 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { ProjectStore } from '../../engine/index.js';
+
+/** A fresh store on a fresh file per call, removed after the test. */
+export function freshStore(): ProjectStore {
+  const dir = mkdtempSync(join(tmpdir(), 'pcg-test-'));
+  const store = ProjectStore.open(join(dir, 'state.sqlite'));
+  afterEach(() => {
+    try {
+      store.close();
+    } catch {
+      // already closed by the test
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return store;
+}
+
+export function freshDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pcg-test-'));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}

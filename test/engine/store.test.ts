@@ -1,0 +1,164 @@
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { edgeKey, END, EngineError, ProjectStore, quantile, START, variantKey } from '../../engine/index.js';
+import { freshDir, freshStore } from './helpers.js';
+
+const H = 3_600_000;
+const t0 = Date.UTC(2025, 0, 6, 9);
+const ev = (caseId: string, activity: string, hours: number, extra: Record<string, unknown> = {}) => ({
+  caseId,
+  activity,
+  timestamp: t0 + hours * H,
+  ...extra,
+});
+
+describe('ProjectStore, by hand', () => {
+  it('counts a two-case log exactly', () => {
+    const store = freshStore();
+    const r = store.apply({
+      records: [
+        ev('c1', 'a', 0, { resource: 'ann' }),
+        ev('c1', 'b', 1, { resource: 'bob' }),
+        ev('c1', 'b', 3, { resource: 'bob' }),
+        ev('c2', 'a', 0, { resource: 'ann' }),
+        ev('c2', 'c', 2),
+      ],
+    });
+    expect(r).toMatchObject({ applied: true, accepted: 5, duplicates: 0, rejected: 0, dataVersion: 1 });
+    const s = store.snapshot();
+    const t = s.tally;
+    expect([t.cases, t.events]).toEqual([2, 5]);
+    expect(t.activities.get('a')).toMatchObject({ events: 2, cases: 2, casesRepeating: 0 });
+    expect(t.activities.get('b')).toMatchObject({ events: 2, cases: 1, casesRepeating: 1 });
+    expect(t.edges.get(edgeKey(START, 'a'))).toMatchObject({ events: 2, cases: 2 });
+    expect(t.edges.get(edgeKey('a', 'b'))).toMatchObject({ events: 1, cases: 1 });
+    expect(t.edges.get(edgeKey('b', 'b'))).toMatchObject({ events: 1, cases: 1 });
+    expect(t.edges.get(edgeKey('b', END))).toMatchObject({ events: 1, cases: 1 });
+    expect(t.edges.get(edgeKey('c', END))).toMatchObject({ events: 1, cases: 1 });
+    // Waits: a→b 1 h, b→b 2 h, a→c 2 h; within the sketch's 1 %.
+    expect(quantile(t.edges.get(edgeKey('b', 'b'))!.wait, 0.5) / H).toBeCloseTo(2, 1);
+    expect(quantile(t.edges.get(edgeKey('a', 'c'))!.wait, 0.5) / H).toBeCloseTo(2, 1);
+    expect([...t.variants.entries()].sort()).toEqual([
+      [variantKey(['a', 'b', 'b']), 1],
+      [variantKey(['a', 'c']), 1],
+    ]);
+    expect(t.resources.get(edgeKey('b', 'bob'))).toEqual({ events: 2, cases: 1 });
+    expect(s.periodStart).toBe(t0);
+    expect(s.periodEnd).toBe(t0 + 3 * H);
+  });
+
+  it('re-sequences a case when a late event arrives', () => {
+    const store = freshStore();
+    store.apply({ records: [ev('c1', 'a', 0), ev('c1', 'c', 2)] });
+    store.apply({ records: [ev('c1', 'b', 1)] });
+    const t = store.snapshot().tally;
+    expect([...t.variants.keys()]).toEqual([variantKey(['a', 'b', 'c'])]);
+    expect(t.edges.has(edgeKey('a', 'c'))).toBe(false);
+    expect(t.edges.get(edgeKey('a', 'b'))?.cases).toBe(1);
+  });
+
+  it('counts duplicates once, with or without an event id', () => {
+    const store = freshStore();
+    store.apply({ records: [ev('c1', 'a', 0), ev('c1', 'a', 0), ev('c1', 'b', 1, { eventId: 'x' })] });
+    const r = store.apply({ records: [ev('c1', 'a', 0), ev('c1', 'b', 1, { eventId: 'x' })] });
+    expect(r).toMatchObject({ accepted: 0, duplicates: 2 });
+    expect(r.dataVersion).toBe(1);
+    expect(store.snapshot().tally.events).toBe(2);
+  });
+
+  it('keeps the smaller digest when two bodies share an id, in either order', () => {
+    const one = ev('c1', 'a', 0, { eventId: 'e1' });
+    const two = ev('c2', 'b', 0, { eventId: 'e1' });
+    const a = freshStore();
+    a.apply({ records: [one] });
+    a.apply({ records: [two] });
+    const b = freshStore();
+    b.apply({ records: [two] });
+    b.apply({ records: [one] });
+    expect(a.snapshot().tally).toEqual(b.snapshot().tally);
+    expect(a.snapshot().logDigest).toBe(b.snapshot().logDigest);
+    expect(a.snapshot().tally.cases).toBe(1);
+  });
+
+  it('applies a position once and never moves it back', () => {
+    const store = freshStore();
+    const pos = { source: 'topic', partition: 0, offset: 10 };
+    expect(store.apply({ records: [ev('c1', 'a', 0)] }, pos).applied).toBe(true);
+    expect(store.apply({ records: [ev('c1', 'b', 1)] }, pos).applied).toBe(false);
+    expect(store.apply({ records: [ev('c1', 'b', 1)] }, { ...pos, offset: 9 }).applied).toBe(false);
+    expect(store.snapshot().tally.events).toBe(1);
+    expect(store.position('topic', 0)).toBe(10);
+    expect(store.apply({ records: [ev('c1', 'b', 1)] }, { ...pos, offset: 11 }).applied).toBe(true);
+    expect(store.position('topic', 0)).toBe(11);
+  });
+
+  it('dead-letters invalid events with their reason and payload, and counts them', () => {
+    const store = freshStore();
+    const r = store.apply({
+      records: [ev('c1', 'a', 0), { caseId: 'c1' }, { caseId: 'c2', activity: ' ', timestamp: 'yesterday' }],
+      rejected: [{ location: 'line 7', reason: 'unreadable row', payload: 'x;y' }],
+    });
+    expect(r.accepted).toBe(1);
+    expect(r.rejected).toBe(3);
+    const dl = store.deadLetters();
+    expect(dl.map((d) => d.location)).toEqual(['line 7', 'record 2', 'record 3']);
+    expect(dl[1]!.reason).toMatch(/activity/);
+    expect(dl[2]!.reason).toMatch(/timestamp/);
+    expect(JSON.parse(dl[1]!.payload)).toEqual({ caseId: 'c1' });
+    expect(store.snapshot().rejected).toBe(3);
+  });
+
+  it('rolls back a failed batch whole', () => {
+    const store = freshStore();
+    store.apply({ records: [ev('c1', 'a', 0)] });
+    const before = store.snapshot();
+    // A record whose getter throws mid-batch: nothing of the batch may stay.
+    const bomb = { get caseId(): string { throw new Error('boom'); } };
+    expect(() => store.apply({ records: [ev('c2', 'a', 0), bomb] }, { source: 's', partition: 0, offset: 1 })).toThrow('boom');
+    expect(store.snapshot().tally).toEqual(before.tally);
+    expect(store.position('s', 0)).toBeUndefined();
+  });
+
+  it('rebuild() reproduces the incremental counters', () => {
+    const store = freshStore();
+    store.apply({ records: [ev('c1', 'a', 0), ev('c1', 'b', 1), ev('c2', 'a', 2)] });
+    store.apply({ records: [ev('c2', 'b', 1.5), ev('c1', 'c', 4)] });
+    const incremental = store.snapshot().tally;
+    store.rebuild();
+    expect(store.snapshot().tally).toEqual(incremental);
+  });
+
+  it('refuses a state file from a newer version, and a foreign file', () => {
+    const dir = freshDir();
+    const file = join(dir, 'state.sqlite');
+    ProjectStore.open(file).close();
+    const raw = new Database(file);
+    raw.pragma('user_version = 999');
+    raw.close();
+    expect(() => ProjectStore.open(file)).toThrow(EngineError);
+    try {
+      ProjectStore.open(file);
+    } catch (e) {
+      expect((e as EngineError).code).toBe('schema_too_new');
+    }
+    const other = join(dir, 'other.sqlite');
+    const foreign = new Database(other);
+    foreign.exec('CREATE TABLE t (x)');
+    foreign.close();
+    expect(() => ProjectStore.open(other)).toThrow(/no pcg schema version/);
+  });
+
+  it('keeps objects and relations of object-centric logs', () => {
+    const store = freshStore();
+    store.apply({
+      records: [ev('o1', 'place', 0, { objects: [{ id: 'o1', type: 'order' }, { id: 'i1', type: 'item', qualifier: 'part' }] })],
+      objects: [{ id: 'i2', type: 'item' }],
+      objectRelations: [{ fromId: 'o1', toId: 'i1', qualifier: 'contains' }, { fromId: 'o1', toId: 'i2', qualifier: 'contains' }],
+    });
+    const s = store.snapshot();
+    expect([...s.objectCounts]).toEqual([['item', 2], ['order', 1]]);
+    expect(s.objectRelations).toEqual([{ fromType: 'order', toType: 'item', qualifier: 'contains', count: 2 }]);
+    expect(s.tally.objectTypes.get(edgeKey('place', 'item'))).toEqual({ events: 1, cases: 1 });
+  });
+});
