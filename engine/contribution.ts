@@ -1,73 +1,152 @@
 import type { Event } from './event.js';
-import { bucketOf, addToSketch } from './sketch.js';
-import { edgeKey, emptyTally, END, pairKey, START, variantKey, type Tally } from './tally.js';
+import { bucketOf } from './sketch.js';
+import { caseFold, choiceValue, END, MAX_CHOICE_ATTRIBUTES, pairKey, START, variantKey, type Tally } from './tally.js';
+import { HOUR_MS } from './time.js';
+import { counterKey, tallyFromRows, counterRows, type Counters } from './store/codec.js';
 
 /** A case's events in case order (see compareEvents). */
 export type Trace = readonly Event[];
 
+/** How long from one time to another; the working-time calendar swaps this in. */
+export type Duration = (fromMillis: number, toMillis: number) => number;
+export const clockDuration: Duration = (from, to) => to - from;
+
+/** counters[key] += by, dropping entries that reach zero. */
+export function bump(into: Counters, key: string, by: number): void {
+  const next = (into.get(key) ?? 0) + by;
+  if (next === 0) into.delete(key);
+  else into.set(key, next);
+}
+
 /**
- * What one case adds to the project's tally. The incremental path applies
- * contribution(after) - contribution(before) for every case a batch touches,
- * which is exact for appends, late events and replacements alike.
+ * What one case contributes to the project's counters, as a fold over its
+ * events in case order. `step` adds what one more event adds; `finish` adds
+ * what depends on where the case ends (the edge to END, the variant, the
+ * duration). A case's contribution is step over every event, then finish.
+ *
+ * The fold is what makes appends cheap: the store keeps a case's fold and,
+ * when new events come after the last one, applies finish(−1), step(+1) for
+ * each new event, finish(+1). Anything else (a late event, a replaced body)
+ * retracts the whole old contribution and adds the new one. Both are exact
+ * because every counter is a sum over cases; "once per case" counters are
+ * remembered in `seen`. New counters belong in step or finish, and nowhere else.
  */
-export function contribution(trace: Trace): Tally {
-  const t = emptyTally();
-  if (trace.length === 0) return t;
-  t.cases = 1;
-  t.events = trace.length;
+export class CaseFold {
+  private readonly seen = new Set<string>();
+  private readonly perActivity = new Map<string, number>();
+  private readonly path: string[] = [];
+  private first: Event | undefined;
+  private last: Event | undefined;
+  /** Reading counters: attribute → counted value known so far, and whether the last event was its activity's first visit. */
+  private readonly known = new Map<string, string>();
+  private lastIsFirstVisit = false;
+  private readonly byResource = new Map<string, Set<string>>();
 
-  const perActivity = new Map<string, number>();
-  const seenEdges = new Set<string>();
-  const seenResources = new Set<string>();
-  const seenObjectTypes = new Set<string>();
-  const path: string[] = [];
+  constructor(private readonly duration: Duration = clockDuration) {}
 
-  const bumpEdge = (from: string, to: string, waitMillis: number | undefined) => {
-    const key = edgeKey(from, to);
-    const e = t.edges.get(key) ?? { events: 0, cases: 0, wait: new Map() };
-    e.events += 1;
-    if (!seenEdges.has(key)) {
-      seenEdges.add(key);
-      e.cases += 1;
-    }
-    if (waitMillis !== undefined) addToSketch(e.wait, bucketOf(waitMillis), 1);
-    t.edges.set(key, e);
-  };
-  const bumpPair = (map: Map<string, { events: number; cases: number }>, seen: Set<string>, key: string) => {
-    const p = map.get(key) ?? { events: 0, cases: 0 };
-    p.events += 1;
-    if (!seen.has(key)) {
-      seen.add(key);
-      p.cases += 1;
-    }
-    map.set(key, p);
-  };
-
-  for (let i = 0; i < trace.length; i++) {
-    const ev = trace[i] as Event;
-    const next = trace[i + 1];
-    path.push(ev.activity);
-    perActivity.set(ev.activity, (perActivity.get(ev.activity) ?? 0) + 1);
-    const a = t.activities.get(ev.activity) ?? { events: 0, cases: 0, casesRepeating: 0, timeToNext: new Map() };
-    a.events += 1;
-    if (next) addToSketch(a.timeToNext, bucketOf(next.time - ev.time), 1);
-    t.activities.set(ev.activity, a);
-
-    if (i === 0) bumpEdge(START, ev.activity, undefined);
-    if (next) bumpEdge(ev.activity, next.activity, next.time - ev.time);
-    else bumpEdge(ev.activity, END, undefined);
-
-    if (ev.resource !== undefined) bumpPair(t.resources, seenResources, pairKey(ev.activity, ev.resource));
-    for (const type of new Set(ev.objects.map((o) => o.type))) {
-      bumpPair(t.objectTypes, seenObjectTypes, pairKey(ev.activity, type));
-    }
+  get size(): number {
+    return this.path.length;
   }
-  for (const [name, n] of perActivity) {
-    const a = t.activities.get(name)!;
-    a.cases = 1;
-    a.casesRepeating = n > 1 ? 1 : 0;
+
+  /** The time of the case's last event (-Infinity when empty). */
+  get lastTime(): number {
+    return this.last ? this.last.time : -Infinity;
   }
-  t.variants.set(variantKey(path), 1);
-  addToSketch(t.caseDuration, bucketOf((trace[trace.length - 1] as Event).time - (trace[0] as Event).time), 1);
-  return t;
+
+  get lastEvent(): Event | undefined {
+    return this.last;
+  }
+
+  step(ev: Event, into: Counters, sign: 1 | -1): void {
+    const once = (key: string) => {
+      if (this.seen.has(key)) return;
+      this.seen.add(key);
+      bump(into, key, sign);
+    };
+    const a = ev.activity;
+    const prev = this.last;
+    if (!prev) {
+      this.first = ev;
+      bump(into, counterKey('cases', '', '', 0), sign);
+    }
+    bump(into, counterKey('events', '', '', 0), sign);
+    bump(into, counterKey('activity.events', a, '', 0), sign);
+    const seenBefore = this.perActivity.get(a) ?? 0;
+    this.perActivity.set(a, seenBefore + 1);
+    if (seenBefore === 0) bump(into, counterKey('activity.cases', a, '', 0), sign);
+    if (seenBefore === 1) bump(into, counterKey('activity.repeating', a, '', 0), sign);
+
+    const from = prev ? prev.activity : START;
+    bump(into, counterKey('edge.events', from, a, 0), sign);
+    once(counterKey('edge.cases', from, a, 0));
+    if (prev) {
+      const b = bucketOf(this.duration(prev.time, ev.time));
+      bump(into, counterKey('activity.next', from, '', b), sign);
+      bump(into, counterKey('edge.wait', from, a, b), sign);
+    }
+    if (ev.resource !== undefined) {
+      bump(into, counterKey('resource.events', a, ev.resource, 0), sign);
+      once(counterKey('resource.cases', a, ev.resource, 0));
+    }
+    if (ev.objects.length) {
+      for (const type of new Set(ev.objects.map((o) => o.type))) {
+        bump(into, counterKey('object_type.events', a, type, 0), sign);
+        once(counterKey('object_type.cases', a, type, 0));
+      }
+    }
+    this.readingStep(ev, into, sign, once, seenBefore === 0);
+    this.path.push(a);
+    this.last = ev;
+  }
+
+  /** The interpreter's counters (see Tally.choices, sameResource): choices at first visits, shared resources. */
+  private readingStep(ev: Event, into: Counters, sign: 1 | -1, once: (key: string) => void, firstVisit: boolean): void {
+    if (this.last && this.lastIsFirstVisit) this.countChoice(this.last.activity, ev.activity, into, sign);
+    for (const name in ev.attributes) {
+      const value = name === '' ? undefined : choiceValue(ev.attributes[name]!);
+      if (value !== undefined && (this.known.has(name) || this.known.size < MAX_CHOICE_ATTRIBUTES)) this.known.set(name, value);
+    }
+    this.lastIsFirstVisit = firstVisit;
+    if (ev.resource === undefined) return;
+    let done = this.byResource.get(ev.resource);
+    if (!done) this.byResource.set(ev.resource, (done = new Set()));
+    if (done.has(ev.activity)) return;
+    for (const other of done) {
+      once(other < ev.activity ? counterKey('same_resource', other, ev.activity, 0) : counterKey('same_resource', ev.activity, other, 0));
+    }
+    done.add(ev.activity);
+  }
+
+  private countChoice(at: string, next: string, into: Counters, sign: 1 | -1): void {
+    const fold = caseFold(this.first!.caseId);
+    bump(into, counterKey('choice', pairKey(at, next), pairKey('', ''), fold), sign);
+    for (const [name, value] of this.known) bump(into, counterKey('choice', pairKey(at, next), pairKey(name, value), fold), sign);
+  }
+
+  finish(into: Counters, sign: 1 | -1): void {
+    const last = this.last;
+    if (!last) return;
+    // The edge to END is the one edge a case has exactly once, so it needs no `seen`.
+    bump(into, counterKey('edge.events', last.activity, END, 0), sign);
+    bump(into, counterKey('edge.cases', last.activity, END, 0), sign);
+    bump(into, counterKey('variant', variantKey(this.path), '', 0), sign);
+    bump(into, counterKey('duration', '', '', bucketOf(this.duration(this.first!.time, last.time))), sign);
+    if (this.lastIsFirstVisit) this.countChoice(last.activity, END, into, sign);
+    bump(into, counterKey('last', last.activity, '', Math.floor(last.time / HOUR_MS)), sign);
+  }
+}
+
+/** Adds sign × a whole case's contribution; returns the case's fold for later appends. */
+export function contribute(into: Counters, trace: Trace, sign: 1 | -1, duration: Duration = clockDuration): CaseFold {
+  const fold = new CaseFold(duration);
+  for (const ev of trace) fold.step(ev, into, sign);
+  fold.finish(into, sign);
+  return fold;
+}
+
+/** What one case adds to the project's tally, as a structured tally (tests, rebuilds). */
+export function contribution(trace: Trace, duration: Duration = clockDuration): Tally {
+  const c: Counters = new Map();
+  contribute(c, trace, 1, duration);
+  return tallyFromRows(counterRows(c));
 }

@@ -1,7 +1,8 @@
 import { checkEvent, cmp, compareEvents, type Event } from './event.js';
 import { bucketOf } from './sketch.js';
 import { addToSketch } from './sketch.js';
-import { edgeKey, emptyTally, END, pairKey, START, variantKey, type Tally } from './tally.js';
+import { caseFold, choiceKey, choiceValue, edgeKey, emptyTally, END, MAX_CHOICE_ATTRIBUTES, pairKey, START, variantKey, type Tally } from './tally.js';
+import { HOUR_MS } from './time.js';
 
 /**
  * The from-scratch recomputation the incremental store is tested against.
@@ -58,6 +59,7 @@ export function recompute(records: Iterable<unknown>): Tally {
       t.edges.set(key, e);
     }
 
+    countReading(t, trace);
     countPairs(t.resources, trace.flatMap((e) => (e.resource === undefined ? [] : [pairKey(e.activity, e.resource)])));
     countPairs(t.objectTypes, trace.flatMap((e) => [...new Set(e.objects.map((o) => o.type))].map((type) => pairKey(e.activity, type))));
   }
@@ -71,4 +73,41 @@ function countPairs(into: Map<string, { events: number; cases: number }>, keys: 
     into.set(k, p);
   }
   for (const k of new Set(keys)) into.get(k)!.cases += 1;
+}
+
+/**
+ * The interpreter's counters, by definition: for each activity's first
+ * position i, the step at i+1 (END past the end) with every attribute known
+ * by then (the last value of the first MAX_CHOICE_ATTRIBUTES names met);
+ * activity pairs sharing a resource; the last activity and its hour.
+ */
+function countReading(t: Tally, trace: Event[]): void {
+  const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
+  const fold = caseFold(trace[0]!.caseId);
+  const firstAt = new Map<string, number>();
+  trace.forEach((e, i) => {
+    if (!firstAt.has(e.activity)) firstAt.set(e.activity, i);
+  });
+  const names: string[] = [];
+  for (const e of trace) for (const n of Object.keys(e.attributes).sort(cmp)) if (n !== '' && choiceValue(e.attributes[n]!) !== undefined && !names.includes(n)) names.push(n);
+  const followed = names.slice(0, MAX_CHOICE_ATTRIBUTES);
+  for (const [activity, i] of firstAt) {
+    const next = i + 1 < trace.length ? trace[i + 1]!.activity : END;
+    inc(t.choices, choiceKey(activity, next, '', '', fold));
+    for (const n of followed) {
+      let value: string | undefined;
+      for (let j = 0; j <= i; j++) {
+        const v = trace[j]!.attributes[n];
+        if (v !== undefined && choiceValue(v) !== undefined) value = choiceValue(v);
+      }
+      if (value !== undefined) inc(t.choices, choiceKey(activity, next, n, value, fold));
+    }
+  }
+  const pairs = new Set<string>();
+  for (const x of trace) for (const y of trace) {
+    if (x.resource !== undefined && x.resource === y.resource && x.activity < y.activity) pairs.add(pairKey(x.activity, y.activity));
+  }
+  for (const p of pairs) inc(t.sameResource, p);
+  const last = trace[trace.length - 1]!;
+  inc(t.lastEvents, pairKey(last.activity, String(Math.floor(last.time / HOUR_MS))));
 }

@@ -46,6 +46,17 @@ export interface Tally {
   resources: Map<string, PairTally>;
   /** Keyed by pairKey(activity, object type). */
   objectTypes: Map<string, PairTally>;
+  /**
+   * The interpreter's counters (engine/reading). Keyed by choiceKey: cases whose
+   * first visit of `at` is directly followed by `next` (END when the case stops
+   * there), in held-out fold `fold`, overall (attribute '') and per bucketed
+   * value of each attribute known at that point (see choiceValue).
+   */
+  choices: Map<string, number>;
+  /** Keyed by pairKey(a, b) with a < b: cases where one resource did both a and b. */
+  sameResource: Map<string, number>;
+  /** Keyed by pairKey(last activity, hour of the last event since the epoch): cases by where and when they stop. */
+  lastEvents: Map<string, number>;
 }
 
 const SEP = '\u0000';
@@ -68,7 +79,62 @@ export function emptyTally(): Tally {
     caseDuration: new Map(),
     resources: new Map(),
     objectTypes: new Map(),
+    choices: new Map(),
+    sameResource: new Map(),
+    lastEvents: new Map(),
   };
+}
+
+/** Held-out folds of the decision rule learner: a case's fold is a hash of its id. */
+export const FOLDS = 5;
+/** At most this many attribute names are followed per case (the first met, in case order). */
+export const MAX_CHOICE_ATTRIBUTES = 12;
+
+/** FNV-1a of the case id, mod FOLDS: stable across machines and arrival orders. */
+export function caseFold(caseId: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < caseId.length; i++) {
+    h ^= caseId.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h % FOLDS;
+}
+
+export const choiceKey = (at: string, next: string, attribute: string, value: string, fold: number): string =>
+  [at, next, attribute, value, String(fold)].join(SEP);
+export function splitChoiceKey(key: string): { at: string; next: string; attribute: string; value: string; fold: number } {
+  const [at = '', next = '', attribute = '', value = '', fold = '0'] = key.split(SEP);
+  return { at, next, attribute, value, fold: Number(fold) };
+}
+
+/** Lower bound of a number's bin on the 1-2-5 log scale (…, 1, 2, 5, 10, 20, …); negatives mirror it. */
+export function numberBin(v: number): number {
+  if (v === 0 || !Number.isFinite(v)) return 0;
+  const a = Math.abs(v);
+  let e = Math.floor(Math.log10(a));
+  if (10 ** e > a) e -= 1;
+  if (10 ** (e + 1) <= a) e += 1;
+  const m = a / 10 ** e;
+  const steps = [1, 2, 5, 10];
+  const i = m >= 5 ? 2 : m >= 2 ? 1 : 0;
+  const round = (x: number) => Number(x.toPrecision(12));
+  // A negative value's bin is [-(upper), -(lower)), so its lower bound is minus the next step.
+  return v > 0 ? round(steps[i]! * 10 ** e) : -round(steps[i + 1]! * 10 ** e);
+}
+
+/**
+ * The counted form of an attribute value, or undefined when it is not worth
+ * counting: numbers by their 1-2-5 bin, booleans as they are, strings of up
+ * to 40 characters with at most three digits (longer ones and codes are ids,
+ * dates or free text, whose many values no rule can learn from).
+ */
+export function choiceValue(v: string | number | boolean): string | undefined {
+  if (typeof v === 'boolean') return v ? 'b:true' : 'b:false';
+  if (typeof v === 'number') return `n:${numberBin(v)}`;
+  if (v.length === 0 || v.length > 40) return undefined;
+  let digits = 0;
+  for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) digits++;
+  return digits > 3 ? undefined : `s:${v}`;
 }
 
 function addSketch(into: Sketch, from: Sketch, sign: number): void {
@@ -114,7 +180,18 @@ export function addTally(into: Tally, from: Tally, sign: 1 | -1 = 1): Tally {
   addSketch(into.caseDuration, from.caseDuration, sign);
   addPairs(into.resources, from.resources, sign);
   addPairs(into.objectTypes, from.objectTypes, sign);
+  addCounts(into.choices, from.choices, sign);
+  addCounts(into.sameResource, from.sameResource, sign);
+  addCounts(into.lastEvents, from.lastEvents, sign);
   return into;
+}
+
+function addCounts(into: Map<string, number>, from: Map<string, number>, sign: number): void {
+  for (const [key, n] of from) {
+    const next = (into.get(key) ?? 0) + sign * n;
+    if (next === 0) into.delete(key);
+    else into.set(key, next);
+  }
 }
 
 /** A plain, key-sorted form for comparing tallies in tests and printing them. */
@@ -131,5 +208,8 @@ export function tallyToJson(t: Tally): unknown {
     caseDuration: sk(t.caseDuration),
     resources: sorted(t.resources, (p) => p),
     objectTypes: sorted(t.objectTypes, (p) => p),
+    choices: sorted(t.choices, (n) => n),
+    sameResource: sorted(t.sameResource, (n) => n),
+    lastEvents: sorted(t.lastEvents, (n) => n),
   };
 }

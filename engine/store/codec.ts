@@ -1,5 +1,27 @@
 import { addToSketch, type Sketch } from '../sketch.js';
-import { edgeKey, emptyTally, splitKey, type PairTally, type Tally } from '../tally.js';
+import { edgeKey, emptyTally, pairKey, splitChoiceKey, splitKey, type PairTally, type Tally } from '../tally.js';
+
+/**
+ * Counters keyed flat: kind, k1, k2 and bucket joined by U+0001 (a character
+ * no activity, resource or variant key contains in practice; activity names
+ * are validated non-empty, and START/END are the empty string).
+ */
+export type Counters = Map<string, number>;
+const SEP = '\u0001';
+
+export function counterKey(kind: string, k1: string, k2: string, bucket: number): string {
+  return kind + SEP + k1 + SEP + k2 + SEP + bucket;
+}
+
+/** The rows of flat counters (a batch's delta, or a whole state). */
+export function* counterRows(c: Counters): Generator<CounterRow> {
+  for (const [key, n] of c) {
+    const i = key.indexOf(SEP);
+    const j = key.indexOf(SEP, i + 1);
+    const k = key.lastIndexOf(SEP);
+    yield { kind: key.slice(0, i), k1: key.slice(i + 1, j), k2: key.slice(j + 1, k), bucket: Number(key.slice(k + 1)), n };
+  }
+}
 
 /** One summable number of a tally, as the counter table holds it. */
 export interface CounterRow {
@@ -44,18 +66,42 @@ export function* tallyRows(t: Tally): Generator<CounterRow> {
   yield* sketchRows('duration', '', '', t.caseDuration);
   yield* pairRows('resource', t.resources);
   yield* pairRows('object_type', t.objectTypes);
+  for (const [key, n] of t.choices) {
+    const c = splitChoiceKey(key);
+    if (n) yield row('choice', pairKey(c.at, c.next), pairKey(c.attribute, c.value), c.fold, n);
+  }
+  for (const [key, n] of t.sameResource) {
+    const [a, b] = splitKey(key);
+    if (n) yield row('same_resource', a, b, 0, n);
+  }
+  for (const [key, n] of t.lastEvents) {
+    const [activity, hour] = splitKey(key);
+    if (n) yield row('last', activity, '', Number(hour), n);
+  }
 }
 
-/** The inverse of tallyRows. Unknown kinds are refused: they mean a newer writer. */
-export function tallyFromRows(rows: Iterable<CounterRow>): Tally {
-  const t = emptyTally();
+function addCount(m: Map<string, number>, key: string, n: number): void {
+  const next = (m.get(key) ?? 0) + n;
+  if (next === 0) m.delete(key);
+  else m.set(key, next);
+}
+
+/**
+ * The inverse of tallyRows: adds rows into a tally (a fresh one by default).
+ * Unknown kinds are refused: they mean a newer writer.
+ */
+export function tallyFromRows(rows: Iterable<CounterRow>, t: Tally = emptyTally()): Tally {
+  const touchedActivities = new Set<string>();
+  const touchedEdges = new Set<string>();
   const activity = (name: string) => {
+    touchedActivities.add(name);
     let a = t.activities.get(name);
     if (!a) t.activities.set(name, (a = { events: 0, cases: 0, casesRepeating: 0, timeToNext: new Map() }));
     return a;
   };
   const edge = (from: string, to: string) => {
     const key = edgeKey(from, to);
+    touchedEdges.add(key);
     let e = t.edges.get(key);
     if (!e) t.edges.set(key, (e = { events: 0, cases: 0, wait: new Map() }));
     return e;
@@ -83,8 +129,22 @@ export function tallyFromRows(rows: Iterable<CounterRow>): Tally {
       case 'resource.cases': pair(t.resources, r.k1, r.k2).cases += r.n; break;
       case 'object_type.events': pair(t.objectTypes, r.k1, r.k2).events += r.n; break;
       case 'object_type.cases': pair(t.objectTypes, r.k1, r.k2).cases += r.n; break;
+      case 'choice': addCount(t.choices, `${r.k1}\u0000${r.k2}\u0000${r.bucket}`, r.n); break;
+      case 'same_resource': addCount(t.sameResource, pairKey(r.k1, r.k2), r.n); break;
+      case 'last': addCount(t.lastEvents, pairKey(r.k1, String(r.bucket)), r.n); break;
       default: throw new Error(`unknown counter kind ${r.kind}`);
     }
   }
+  // Adding a delta can bring entries to zero: drop them, so equal sums compare equal.
+  for (const name of touchedActivities) {
+    const a = t.activities.get(name)!;
+    if (!a.events && !a.cases && !a.casesRepeating && !a.timeToNext.size) t.activities.delete(name);
+  }
+  for (const key of touchedEdges) {
+    const e = t.edges.get(key)!;
+    if (!e.events && !e.cases && !e.wait.size) t.edges.delete(key);
+  }
+  for (const [k, n] of t.variants) if (!n) t.variants.delete(k);
+  for (const m of [t.resources, t.objectTypes]) for (const [k, p] of m) if (!p.events && !p.cases) m.delete(k);
   return t;
 }

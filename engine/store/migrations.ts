@@ -9,26 +9,27 @@ export const migrations: readonly string[] = [
     value TEXT NOT NULL
   ) STRICT;
 
-  -- Identity of every kept event: the de-duplication index. When two bodies
-  -- arrive under one key, the one with the smaller digest is kept, so the
-  -- outcome does not depend on arrival order.
-  CREATE TABLE event_key (
+  -- Every kept event: the raw log, from which everything can be rebuilt, and
+  -- the de-duplication index (key = event id, or a content digest without
+  -- one). When two bodies arrive under one key, the one with the smaller
+  -- digest is kept, so the outcome does not depend on arrival order.
+  CREATE TABLE event (
     key TEXT PRIMARY KEY,
     case_id TEXT NOT NULL,
-    digest TEXT NOT NULL
+    time INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    body TEXT NOT NULL
   ) STRICT, WITHOUT ROWID;
+  CREATE INDEX event_case ON event(case_id);
 
-  -- Per-case state: the case's kept events in case order. This is the raw log
-  -- (everything can be rebuilt from it) and the "before" of every delta.
-  CREATE TABLE case_trace (
+  -- Per-case summary; the case's events are rows of event. No time indexes:
+  -- they would be rewritten on every append; the period lives in meta.
+  CREATE TABLE case_state (
     case_id TEXT PRIMARY KEY,
     first_time INTEGER NOT NULL,
     last_time INTEGER NOT NULL,
-    events INTEGER NOT NULL,
-    trace TEXT NOT NULL
+    events INTEGER NOT NULL
   ) STRICT;
-  CREATE INDEX case_trace_first ON case_trace(first_time);
-  CREATE INDEX case_trace_last ON case_trace(last_time);
 
   -- The tally (see engine/tally.ts) as summable rows; rows at zero are deleted.
   CREATE TABLE counter (

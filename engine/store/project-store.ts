@@ -1,12 +1,12 @@
-import { contribution } from '../contribution.js';
+import { contribute, type CaseFold } from '../contribution.js';
 import { EngineError } from '../errors.js';
 import { checkEvent, compareEvents, type Event } from '../event.js';
-import { addTally, emptyTally, type Tally } from '../tally.js';
-import { CaseCache } from './case-cache.js';
-import { tallyFromRows, tallyRows, type CounterRow } from './codec.js';
+import { type Tally } from '../tally.js';
+import { CaseCache, type CaseEntry } from './case-cache.js';
+import { counterRows, tallyFromRows, type CounterRow, type Counters } from './codec.js';
 import { openDatabase, type Db } from './database.js';
 import { addDigest, EMPTY_DIGEST } from './digest.js';
-import { packTrace, unpackTrace } from './trace-codec.js';
+import { packBody, unpackRow, type EventRow } from './trace-codec.js';
 
 /** Where a batch came from: applying a position at or below the stored one is a no-op. */
 export interface Position {
@@ -75,6 +75,20 @@ export interface StoreOptions {
 
 const REJECTIONS_SHOWN = 20;
 
+/** What a batch did to the kept events, for the case updates that follow. */
+interface BatchChanges {
+  digest: string;
+  /** New and winning events, by their case. */
+  additions: Map<string, Event[]>;
+  /** Losing old bodies of replaced events, by their old case. */
+  replaced: Map<string, Event[]>;
+  /** Keys whose row this batch wrote. */
+  written: Set<string>;
+  touched: Set<string>;
+  addedMin: number;
+  addedMax: number;
+}
+
 /**
  * A project's state in one SQLite file. `apply` is the single write path for
  * every source: a batch, its dead letters, its counter deltas and its source
@@ -99,13 +113,14 @@ export class ProjectStore {
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       position: db.prepare<[string, number], { offset: number }>('SELECT offset FROM position WHERE source = ? AND partition = ?'),
       setPosition: db.prepare('INSERT INTO position (source, partition, offset) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET offset = max(offset, excluded.offset)'),
-      eventKey: db.prepare<[string], { case_id: string; digest: string }>('SELECT case_id, digest FROM event_key WHERE key = ?'),
-      putEventKey: db.prepare('INSERT INTO event_key (key, case_id, digest) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET case_id = excluded.case_id, digest = excluded.digest'),
-      trace: db.prepare<[string], { trace: string }>('SELECT trace FROM case_trace WHERE case_id = ?'),
-      putTrace: db.prepare(
-        'INSERT INTO case_trace (case_id, first_time, last_time, events, trace) VALUES (?, ?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET first_time = excluded.first_time, last_time = excluded.last_time, events = excluded.events, trace = excluded.trace',
+      eventRow: db.prepare<[string], EventRow>('SELECT key, case_id, time, digest, body FROM event WHERE key = ?'),
+      addEvent: db.prepare('INSERT INTO event (key, case_id, time, digest, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING'),
+      replaceEvent: db.prepare('UPDATE event SET case_id = ?, time = ?, digest = ?, body = ? WHERE key = ?'),
+      caseEvents: db.prepare<[string], EventRow>('SELECT key, case_id, time, digest, body FROM event WHERE case_id = ?'),
+      putCase: db.prepare(
+        'INSERT INTO case_state (case_id, first_time, last_time, events) VALUES (?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET first_time = excluded.first_time, last_time = excluded.last_time, events = excluded.events',
       ),
-      deleteTrace: db.prepare('DELETE FROM case_trace WHERE case_id = ?'),
+      deleteCase: db.prepare('DELETE FROM case_state WHERE case_id = ?'),
       bumpCounter: db.prepare<[string, string, string, number, number], { n: number }>(
         'INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n',
       ),
@@ -115,7 +130,7 @@ export class ProjectStore {
       putObject: db.prepare('INSERT OR IGNORE INTO object (id, type) VALUES (?, ?)'),
       putRelation: db.prepare('INSERT OR IGNORE INTO object_relation (from_id, to_id, qualifier) VALUES (?, ?, ?)'),
       period: db.prepare<[], { start: number | null; end: number | null }>(
-        'SELECT (SELECT min(first_time) FROM case_trace) AS start, (SELECT max(last_time) FROM case_trace) AS end',
+        'SELECT (SELECT min(first_time) FROM case_state) AS start, (SELECT max(last_time) FROM case_state) AS end',
       ),
     };
   }
@@ -143,104 +158,160 @@ export class ProjectStore {
 
   apply(batch: Batch, position?: Position): ApplyResult {
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
-    let delta: Tally | undefined;
-    const traces = new Map<string, Event[]>();
+    let delta: Counters | undefined;
+    let entries = new Map<string, CaseEntry>();
     try {
       this.db.transaction(() => {
+        result.dataVersion = this.dataVersion;
         if (position) {
           const stored = this.position(position.source, position.partition);
-          if (stored !== undefined && stored >= position.offset) {
-            result.dataVersion = this.dataVersion;
-            return;
-          }
+          if (stored !== undefined && stored >= position.offset) return;
+          this.q.setPosition.run(position.source, position.partition, position.offset);
         }
         result.applied = true;
-        const source = position?.source ?? 'direct';
-        const reject = (location: string, reason: string, payload: string) => {
-          result.rejected += 1;
-          if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location, reason });
-          this.q.deadLetter.run(source, location, reason, payload, Date.now());
-        };
-        for (const r of batch.rejected ?? []) reject(r.location, r.reason, r.payload);
-
-        // Within the batch, one body per key: the smallest digest, as across batches.
-        const incoming = new Map<string, Event>();
-        batch.records.forEach((record, i) => {
-          const checked = checkEvent(record);
-          if (!checked.ok) {
-            reject(batch.locations?.[i] ?? `record ${i + 1}`, checked.reason, safeJson(record));
-            return;
-          }
-          const e = checked.event;
-          const seen = incoming.get(e.key);
-          if (seen) result.duplicates += 1;
-          if (!seen || e.digest < seen.digest) incoming.set(e.key, e);
-        });
-
-        let digest = this.getMeta('log_digest') ?? EMPTY_DIGEST;
-        const removals = new Map<string, Set<string>>();
-        const additions = new Map<string, Event[]>();
-        for (const e of incoming.values()) {
-          const kept = this.q.eventKey.get(e.key);
-          if (kept && kept.digest <= e.digest) {
-            result.duplicates += 1;
-            continue;
-          }
-          if (kept) {
-            // A different body under a known id, and it wins: the old one leaves its case.
-            digest = addDigest(digest, kept.digest, -1);
-            getOrSet(removals, kept.case_id, () => new Set()).add(e.key);
-          }
-          digest = addDigest(digest, e.digest, 1);
-          getOrSet(additions, e.caseId, () => []).push(e);
-          this.q.putEventKey.run(e.key, e.caseId, e.digest);
-          result.accepted += 1;
-        }
-
-        if (result.rejected) this.q.setMeta.run('rejected', String(Number(this.getMeta('rejected') ?? '0') + result.rejected));
+        const incoming = this.validate(batch, position?.source ?? 'direct', result);
+        const changes = this.writeEvents(incoming, result);
         const objectsChanged = this.putObjects(batch, incoming.values());
-        const touched = new Set([...removals.keys(), ...additions.keys()]);
-        if (touched.size === 0 && !objectsChanged) {
-          if (position) this.q.setPosition.run(position.source, position.partition, position.offset);
-          result.dataVersion = this.dataVersion;
-          return;
-        }
+        if (changes.touched.size === 0 && !objectsChanged) return;
 
-        delta = emptyTally();
-        for (const caseId of touched) {
-          const before = this.loadTrace(caseId);
-          const gone = removals.get(caseId);
-          let after = gone ? before.filter((e) => !gone.has(e.key)) : before.slice();
-          const added = additions.get(caseId) ?? [];
-          const appendOnly = !gone && added.length > 0 && (after.length === 0 || compareEvents(after[after.length - 1]!, added[0]!) < 0);
-          after.push(...added);
-          if (!appendOnly || added.length > 1) after.sort(compareEvents);
-          addTally(delta, contribution(before), -1);
-          addTally(delta, contribution(after), 1);
-          traces.set(caseId, after);
-          if (after.length === 0) this.q.deleteTrace.run(caseId);
-          else this.q.putTrace.run(caseId, after[0]!.time, after[after.length - 1]!.time, after.length, packTrace(after));
-        }
-        for (const r of tallyRows(delta)) {
+        delta = new Map();
+        entries = this.updateCases(changes, delta);
+        for (const r of counterRows(delta)) {
           const stored = this.q.bumpCounter.get(r.kind, r.k1, r.k2, r.bucket, r.n);
           if (stored && stored.n === 0) this.q.deleteCounter.run(r.kind, r.k1, r.k2, r.bucket);
         }
-        result.dataVersion = this.dataVersion + 1;
+        this.updatePeriod(changes);
+        result.dataVersion += 1;
         this.q.setMeta.run('data_version', String(result.dataVersion));
-        this.q.setMeta.run('log_digest', digest);
-        if (position) this.q.setPosition.run(position.source, position.partition, position.offset);
+        this.q.setMeta.run('log_digest', changes.digest);
       })();
     } catch (error) {
       this.cache.clear();
       this.tally = undefined;
       throw error;
     }
-    for (const [caseId, trace] of traces) this.cache.set(caseId, trace);
+    for (const [caseId, entry] of entries) this.cache.set(caseId, entry);
     if (delta && this.tally && this.tallyVersion === result.dataVersion - 1) {
-      addTally(this.tally, delta, 1);
+      tallyFromRows(counterRows(delta), this.tally);
       this.tallyVersion = result.dataVersion;
     }
     return result;
+  }
+
+  /** Validated events of the batch, one body per key (the smallest digest, as across batches); the rest dead-lettered. */
+  private validate(batch: Batch, source: string, result: ApplyResult): Map<string, Event> {
+    const reject = (location: string, reason: string, payload: string) => {
+      result.rejected += 1;
+      if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location, reason });
+      this.q.deadLetter.run(source, location, reason, payload, Date.now());
+    };
+    for (const r of batch.rejected ?? []) reject(r.location, r.reason, r.payload);
+    const incoming = new Map<string, Event>();
+    batch.records.forEach((record, i) => {
+      const checked = checkEvent(record);
+      if (!checked.ok) {
+        reject(batch.locations?.[i] ?? `record ${i + 1}`, checked.reason, safeJson(record));
+        return;
+      }
+      const e = checked.event;
+      const seen = incoming.get(e.key);
+      if (seen) result.duplicates += 1;
+      if (!seen || e.digest < seen.digest) incoming.set(e.key, e);
+    });
+    if (result.rejected) this.q.setMeta.run('rejected', String(Number(this.getMeta('rejected') ?? '0') + result.rejected));
+    return incoming;
+  }
+
+  /**
+   * Writes the batch's new and winning events. The insert itself is the
+   * duplicate check (one statement for the common, new event); only a
+   * conflict reads the kept row.
+   */
+  private writeEvents(incoming: Map<string, Event>, result: ApplyResult): BatchChanges {
+    const changes: BatchChanges = {
+      digest: this.getMeta('log_digest') ?? EMPTY_DIGEST,
+      additions: new Map(),
+      replaced: new Map(),
+      written: new Set(),
+      touched: new Set(),
+      addedMin: Infinity,
+      addedMax: -Infinity,
+    };
+    for (const e of incoming.values()) {
+      const body = packBody(e);
+      if (this.q.addEvent.run(e.key, e.caseId, e.time, e.digest, body).changes === 0) {
+        const kept = this.q.eventRow.get(e.key)!;
+        if (kept.digest <= e.digest) {
+          result.duplicates += 1;
+          continue;
+        }
+        // A different body under a known id, and it wins: the old one leaves its case.
+        changes.digest = addDigest(changes.digest, kept.digest, -1);
+        getOrSet(changes.replaced, kept.case_id, () => []).push(unpackRow(kept));
+        changes.touched.add(kept.case_id);
+        this.q.replaceEvent.run(e.caseId, e.time, e.digest, body, e.key);
+      }
+      changes.digest = addDigest(changes.digest, e.digest, 1);
+      getOrSet(changes.additions, e.caseId, () => []).push(e);
+      changes.written.add(e.key);
+      changes.touched.add(e.caseId);
+      changes.addedMin = Math.min(changes.addedMin, e.time);
+      changes.addedMax = Math.max(changes.addedMax, e.time);
+      result.accepted += 1;
+    }
+    return changes;
+  }
+
+  /** Moves every touched case to its new state, adding its contribution's change to delta. */
+  private updateCases(changes: BatchChanges, delta: Counters): Map<string, CaseEntry> {
+    const entries = new Map<string, CaseEntry>();
+    for (const caseId of changes.touched) {
+      const added = (changes.additions.get(caseId) ?? []).sort(compareEvents);
+      const replaced = changes.replaced.get(caseId);
+      const entry = this.cache.get(caseId);
+      let next: CaseEntry;
+      if (entry && !replaced && added.length > 0 && (!entry.fold.lastEvent || compareEvents(entry.fold.lastEvent, added[0]!) < 0)) {
+        // The common case of a stream: events after the case's last one continue its fold.
+        this.cache.delete(caseId);
+        entry.fold.finish(delta, -1);
+        for (const e of added) entry.fold.step(e, delta, 1);
+        entry.fold.finish(delta, 1);
+        entry.trace.push(...added);
+        next = entry;
+      } else {
+        // Anything else retracts the whole old contribution and adds the new one.
+        const before = entry ? entry.trace : this.storedTrace(caseId, changes);
+        contribute(delta, before, -1);
+        const after = before.filter((e) => !changes.written.has(e.key)).concat(added).sort(compareEvents);
+        next = { trace: after, fold: contribute(delta, after, 1) };
+      }
+      entries.set(caseId, next);
+      const trace = next.trace;
+      if (trace.length === 0) this.q.deleteCase.run(caseId);
+      else this.q.putCase.run(caseId, trace[0]!.time, trace[trace.length - 1]!.time, trace.length);
+    }
+    return entries;
+  }
+
+  /** A case as it was before this batch, read back from rows this batch has already written over. */
+  private storedTrace(caseId: string, changes: BatchChanges): Event[] {
+    const rows = this.q.caseEvents.all(caseId).map(unpackRow).filter((e) => !changes.written.has(e.key));
+    return rows.concat(changes.replaced.get(caseId) ?? []).sort(compareEvents);
+  }
+
+  /** The log's period, kept in meta: widened by additions, recomputed when a replacement may have narrowed it. */
+  private updatePeriod(changes: BatchChanges): void {
+    if (changes.replaced.size > 0) {
+      const p = this.q.period.get()!;
+      this.q.setMeta.run('period_start', String(p.start ?? ''));
+      this.q.setMeta.run('period_end', String(p.end ?? ''));
+      return;
+    }
+    if (changes.addedMin === Infinity) return;
+    const start = this.getMeta('period_start');
+    const end = this.getMeta('period_end');
+    if (!start || changes.addedMin < Number(start)) this.q.setMeta.run('period_start', String(changes.addedMin));
+    if (!end || changes.addedMax > Number(end)) this.q.setMeta.run('period_end', String(changes.addedMax));
   }
 
   private putObjects(batch: Batch, events: Iterable<Event>): boolean {
@@ -249,13 +320,6 @@ export class ProjectStore {
     for (const e of events) for (const o of e.objects) changed += this.q.putObject.run(o.id, o.type).changes;
     for (const r of batch.objectRelations ?? []) changed += this.q.putRelation.run(r.fromId, r.toId, r.qualifier).changes;
     return changed > 0;
-  }
-
-  private loadTrace(caseId: string): Event[] {
-    const cached = this.cache.get(caseId);
-    if (cached) return cached;
-    const row = this.q.trace.get(caseId);
-    return row ? unpackTrace(caseId, row.trace) : [];
   }
 
   /** The counted state; served from memory while no other connection has written. */
@@ -271,7 +335,7 @@ export class ProjectStore {
   snapshot(): ProjectSnapshot {
     return this.db.transaction(() => {
       const tally = structuredClone(this.currentTally());
-      const period = this.q.period.get()!;
+      const period = { start: meta_num(this.getMeta('period_start')), end: meta_num(this.getMeta('period_end')) };
       const meta: Record<string, string> = {};
       for (const r of this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').iterate()) meta[r.key] = r.value;
       const objectCounts = new Map<string, number>();
@@ -301,24 +365,35 @@ export class ProjectStore {
 
   /** Every kept event, case by case in case order: the raw log for rebuilds and filtered views. */
   *events(): Generator<Event> {
-    for (const row of this.db.prepare<[], { case_id: string; trace: string }>('SELECT case_id, trace FROM case_trace ORDER BY case_id').iterate()) {
-      yield* unpackTrace(row.case_id, row.trace);
-    }
+    for (const trace of this.traces()) yield* trace;
   }
 
-  /** Recomputes every counter from the kept events (after a version change of contribution, say). */
-  rebuild(): void {
-    const t = emptyTally();
-    for (const row of this.db.prepare<[], { case_id: string; trace: string }>('SELECT case_id, trace FROM case_trace').iterate()) {
-      addTally(t, contribution(unpackTrace(row.case_id, row.trace)), 1);
+  /** Every case's events in case order, one case at a time. */
+  *traces(): Generator<Event[]> {
+    let current: Event[] = [];
+    const rows = this.db.prepare<[], EventRow>('SELECT key, case_id, time, digest, body FROM event ORDER BY case_id').iterate();
+    for (const row of rows) {
+      if (current.length && current[0]!.caseId !== row.case_id) {
+        yield current.sort(compareEvents);
+        current = [];
+      }
+      current.push(unpackRow(row));
     }
+    if (current.length) yield current.sort(compareEvents);
+  }
+
+  /** Recomputes every counter from the kept events (after a change to contribution, say). */
+  rebuild(): void {
+    const all: Counters = new Map();
+    for (const trace of this.traces()) contribute(all, trace, 1);
     this.db.transaction(() => {
       this.db.exec('DELETE FROM counter');
       const insert = this.db.prepare('INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?)');
-      for (const r of tallyRows(t)) insert.run(r.kind, r.k1, r.k2, r.bucket, r.n);
+      for (const r of counterRows(all)) insert.run(r.kind, r.k1, r.k2, r.bucket, r.n);
       this.q.setMeta.run('data_version', String(this.dataVersion + 1));
     })();
     this.tally = undefined;
+    this.cache.clear();
   }
 
   deadLetters(limit = 100): { source: string; location: string; reason: string; payload: string; receivedAt: number }[] {
@@ -328,6 +403,10 @@ export class ProjectStore {
       )
       .all(limit);
   }
+}
+
+function meta_num(value: string | undefined): number | null {
+  return value ? Number(value) : null;
 }
 
 function getOrSet<K, V>(map: Map<K, V>, key: K, make: () => V): V {

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { ProjectStore } from '../../engine/index.js';
+import { ProjectStore, type StoreOptions } from '../../engine/index.js';
 
 /** A fresh store on a fresh file per call, removed after the test. */
-export function freshStore(): ProjectStore {
+export function freshStore(options: StoreOptions = {}): ProjectStore {
   const dir = mkdtempSync(join(tmpdir(), 'pcg-test-'));
-  const store = ProjectStore.open(join(dir, 'state.sqlite'));
+  const store = ProjectStore.open(join(dir, 'state.sqlite'), options);
   afterEach(() => {
     try {
       store.close();
