@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { z } from 'zod';
 import { parseIsoMillis } from './time.js';
 
@@ -102,7 +102,8 @@ function makeEvent(w: EventFields): Event {
     Object.entries(attributes),
     objects.map((o) => [o.type, o.id, o.qualifier ?? null]),
   ]);
-  const digest = createHash('sha256').update(canonical).digest('hex').slice(0, 32);
+  // One-shot hash: about three times cheaper than createHash for short inputs.
+  const digest = hash('sha256', canonical).slice(0, 32);
   const event: Event = {
     key: w.eventId !== undefined ? `i:${w.eventId}` : `h:${digest}`,
     digest,

@@ -121,6 +121,7 @@ export class ProjectStore {
         'INSERT INTO case_state (case_id, first_time, last_time, events) VALUES (?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET first_time = excluded.first_time, last_time = excluded.last_time, events = excluded.events',
       ),
       deleteCase: db.prepare('DELETE FROM case_state WHERE case_id = ?'),
+      caseSize: db.prepare<[string], { events: number }>('SELECT events FROM case_state WHERE case_id = ?'),
       bumpCounter: db.prepare<[string, string, string, number, number], { n: number }>(
         'INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n',
       ),
@@ -295,6 +296,8 @@ export class ProjectStore {
 
   /** A case as it was before this batch, read back from rows this batch has already written over. */
   private storedTrace(caseId: string, changes: BatchChanges): Event[] {
+    // A primary-key probe first: most cases a stream touches uncached are new ones.
+    if (!this.q.caseSize.get(caseId)) return changes.replaced.get(caseId) ?? [];
     const rows = this.q.caseEvents.all(caseId).map(unpackRow).filter((e) => !changes.written.has(e.key));
     return rows.concat(changes.replaced.get(caseId) ?? []).sort(compareEvents);
   }
