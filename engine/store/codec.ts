@@ -9,8 +9,31 @@ import { edgeKey, emptyTally, pairKey, splitChoiceKey, splitKey, type PairTally,
 export type Counters = Map<string, number>;
 const SEP = '\u0001';
 
+/**
+ * Keys are interned: the same counter gets the same string object, whose hash
+ * V8 keeps, so the hot loop's map operations skip re-hashing long keys.
+ * Bounded: the table is dropped when it grows past MAX_INTERNED.
+ */
+const MAX_INTERNED = 500_000;
+let interned = new Map<string, Map<string, Map<string, Map<number, string>>>>();
+let internedCount = 0;
+
 export function counterKey(kind: string, k1: string, k2: string, bucket: number): string {
-  return kind + SEP + k1 + SEP + k2 + SEP + bucket;
+  let byK1 = interned.get(kind);
+  if (!byK1) interned.set(kind, (byK1 = new Map()));
+  let byK2 = byK1.get(k1);
+  if (!byK2) byK1.set(k1, (byK2 = new Map()));
+  let byBucket = byK2.get(k2);
+  if (!byBucket) byK2.set(k2, (byBucket = new Map()));
+  let key = byBucket.get(bucket);
+  if (key === undefined) {
+    key = kind + SEP + k1 + SEP + k2 + SEP + bucket;
+    if (++internedCount > MAX_INTERNED) {
+      interned = new Map();
+      internedCount = 0;
+    } else byBucket.set(bucket, key);
+  }
+  return key;
 }
 
 /** The rows of flat counters (a batch's delta, or a whole state). */
