@@ -40,3 +40,46 @@ export function isoUtc(millis: number): string {
 }
 
 export const HOUR_MS = 3_600_000;
+
+/**
+ * Time zones, from the platform's IANA database (Intl): one place for what
+ * importers (zone-less times) and the working-time calendar both need.
+ * Throws RangeError for an unknown zone name.
+ */
+export function zoneOffset(zone: string): (utcMillis: number) => number {
+  if (zone.toUpperCase() === 'UTC' || zone === 'Z') return () => 0;
+  const format = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  });
+  // Offsets change on whole hours at most a few times a year: one lookup per UTC hour.
+  const cache = new Map<number, number>();
+  return (utc) => {
+    const hour = Math.floor(utc / HOUR_MS);
+    let offset = cache.get(hour);
+    if (offset === undefined) {
+      const p: Record<string, number> = {};
+      for (const part of format.formatToParts(hour * HOUR_MS)) if (part.type !== 'literal') p[part.type] = Number(part.value);
+      offset = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - hour * HOUR_MS;
+      if (cache.size > 100_000) cache.clear();
+      cache.set(hour, offset);
+    }
+    return offset;
+  };
+}
+
+/** Reads a zone-less wall-clock time (given as if it were UTC) in a zone: real UTC millis. */
+export function wallClockReader(zone: string): (localMillis: number) => number {
+  const offsetAt = zoneOffset(zone);
+  return (local) => {
+    // The offset at the guessed instant; a second look settles times next to a change.
+    const first = offsetAt(local - offsetAt(local));
+    return local - first;
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The catalog's schema, one entry per version (user_version = entries applied).
+ * Append only: a shipped entry is never edited.
+ */
+const stamp = 'created_at TEXT NOT NULL, updated_at TEXT NOT NULL';
+
+/** Records owned by a project (and maybe a parent record): one shape, several tables. */
+function projectRecordTable(name: string, parent?: string): string {
+  const parentColumn = parent ? `parent_id TEXT NOT NULL REFERENCES ${parent} (id) ON DELETE CASCADE,` : 'parent_id TEXT,';
+  return `CREATE TABLE ${name} (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL REFERENCES tenant (id) ON DELETE CASCADE,
+    project_id TEXT NOT NULL REFERENCES project (id) ON DELETE CASCADE,
+    ${parentColumn}
+    position INTEGER NOT NULL DEFAULT 0,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    ${stamp}
+  ) STRICT;
+  CREATE INDEX ${name}_project ON ${name} (project_id, parent_id, position);`;
+}
+
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE tenant (id TEXT PRIMARY KEY, name TEXT NOT NULL, description TEXT NOT NULL, ${stamp}) STRICT;
+  CREATE TABLE user (id TEXT PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT NOT NULL, ${stamp}) STRICT;
+  CREATE TABLE membership (
+    tenant_id TEXT NOT NULL REFERENCES tenant (id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES user (id) ON DELETE CASCADE,
+    permissions TEXT NOT NULL,
+    ${stamp},
+    PRIMARY KEY (tenant_id, user_id)
+  ) STRICT;
+  CREATE TABLE global_key (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, prefix TEXT NOT NULL, hash BLOB NOT NULL,
+    created_at TEXT NOT NULL, last_used_at TEXT, revoked_at TEXT
+  ) STRICT;
+  CREATE INDEX global_key_prefix ON global_key (prefix);
+  CREATE TABLE api_key (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL REFERENCES tenant (id) ON DELETE CASCADE,
+    user_id TEXT NOT NULL REFERENCES user (id) ON DELETE CASCADE,
+    name TEXT NOT NULL, prefix TEXT NOT NULL, hash BLOB NOT NULL,
+    permissions TEXT NOT NULL, project_ids TEXT,
+    created_at TEXT NOT NULL, last_used_at TEXT, revoked_at TEXT
+  ) STRICT;
+  CREATE INDEX api_key_prefix ON api_key (prefix);
+  CREATE INDEX api_key_tenant ON api_key (tenant_id);
+  CREATE TABLE project (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL REFERENCES tenant (id) ON DELETE CASCADE,
+    name TEXT NOT NULL, description TEXT NOT NULL, ${stamp}
+  ) STRICT;
+  CREATE INDEX project_tenant ON project (tenant_id);
+  ${projectRecordTable('dataset')}
+  ${projectRecordTable('investigation')}
+  ${projectRecordTable('notebook', 'investigation')}
+  ${projectRecordTable('block', 'notebook')}
+  ${projectRecordTable('dashboard')}
+  CREATE TABLE graph_version (
+    project_id TEXT NOT NULL REFERENCES project (id) ON DELETE CASCADE,
+    data_version INTEGER NOT NULL,
+    document TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (project_id, data_version)
+  ) STRICT;
+  `,
+];

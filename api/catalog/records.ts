@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { now, type Db } from './database.js';
+
+export interface Project {
+  id: string;
+  tenantId: string;
+  name: string;
+  description: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A record owned by a project (dataset, investigation, notebook, block, dashboard): its kind-specific fields live in `body`. */
+export interface ProjectRecord<B = Record<string, unknown>> {
+  id: string;
+  tenantId: string;
+  projectId: string;
+  parentId: string | null;
+  position: number;
+  name: string;
+  body: B;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type RecordKind = 'dataset' | 'investigation' | 'notebook' | 'block' | 'dashboard';
+const kinds: readonly RecordKind[] = ['dataset', 'investigation', 'notebook', 'block', 'dashboard'];
+
+const projectCols = 'id, tenant_id AS tenantId, name, description, created_at AS createdAt, updated_at AS updatedAt';
+const recordCols = 'id, tenant_id AS tenantId, project_id AS projectId, parent_id AS parentId, position, name, body, created_at AS createdAt, updated_at AS updatedAt';
+
+type Row = Omit<ProjectRecord, 'body'> & { body: string };
+const record = (r: Row): ProjectRecord => ({ ...r, body: JSON.parse(r.body) as Record<string, unknown> });
+
+/** One kind of project record: every query is scoped by tenant and project, so a caller can never reach across. */
+export class RecordTable {
+  private readonly q;
+  constructor(db: Db, kind: RecordKind) {
+    if (!kinds.includes(kind)) throw new Error(`unknown record kind ${kind}`);
+    this.q = {
+      insert: db.prepare(
+        `INSERT INTO ${kind} (id, tenant_id, project_id, parent_id, position, name, body, created_at, updated_at) VALUES (?, ?, ?, ?, (SELECT coalesce(max(position), -1) + 1 FROM ${kind} WHERE project_id = ? AND parent_id IS ?), ?, ?, ?, ?)`,
+      ),
+      get: db.prepare<[string, string, string], Row>(`SELECT ${recordCols} FROM ${kind} WHERE tenant_id = ? AND project_id = ? AND id = ?`),
+      list: db.prepare<[string, string, string | null], Row>(
+        `SELECT ${recordCols} FROM ${kind} WHERE tenant_id = ? AND project_id = ? AND parent_id IS ? ORDER BY position, created_at, id`,
+      ),
+      update: db.prepare(`UPDATE ${kind} SET name = ?, body = ?, position = ?, updated_at = ? WHERE tenant_id = ? AND project_id = ? AND id = ?`),
+      delete: db.prepare(`DELETE FROM ${kind} WHERE tenant_id = ? AND project_id = ? AND id = ?`),
+    };
+  }
+
+  create(tenantId: string, projectId: string, parentId: string | null, name: string, body: object): ProjectRecord {
+    const id = randomUUID();
+    const t = now();
+    this.q.insert.run(id, tenantId, projectId, parentId, projectId, parentId, name, JSON.stringify(body), t, t);
+    return this.get(tenantId, projectId, id)!;
+  }
+  get(tenantId: string, projectId: string, id: string): ProjectRecord | undefined {
+    const r = this.q.get.get(tenantId, projectId, id);
+    return r && record(r);
+  }
+  list(tenantId: string, projectId: string, parentId: string | null = null): ProjectRecord[] {
+    return this.q.list.all(tenantId, projectId, parentId).map(record);
+  }
+  update(tenantId: string, projectId: string, id: string, change: { name?: string | undefined; body?: object | undefined; position?: number | undefined }): ProjectRecord | undefined {
+    const old = this.get(tenantId, projectId, id);
+    if (!old) return undefined;
+    this.q.update.run(change.name ?? old.name, JSON.stringify(change.body ?? old.body), change.position ?? old.position, now(), tenantId, projectId, id);
+    return this.get(tenantId, projectId, id);
+  }
+  delete(tenantId: string, projectId: string, id: string): boolean {
+    return this.q.delete.run(tenantId, projectId, id).changes > 0;
+  }
+}
+
+export class Projects {
+  private readonly q;
+  constructor(db: Db) {
+    this.q = {
+      insert: db.prepare('INSERT INTO project (id, tenant_id, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      get: db.prepare<[string, string], Project>(`SELECT ${projectCols} FROM project WHERE tenant_id = ? AND id = ?`),
+      list: db.prepare<[string], Project>(`SELECT ${projectCols} FROM project WHERE tenant_id = ? ORDER BY created_at, id`),
+      ofTenant: db.prepare<[string], { id: string }>('SELECT id FROM project WHERE tenant_id = ?'),
+      update: db.prepare('UPDATE project SET name = ?, description = ?, updated_at = ? WHERE tenant_id = ? AND id = ?'),
+      delete: db.prepare('DELETE FROM project WHERE tenant_id = ? AND id = ?'),
+    };
+  }
+  create(tenantId: string, input: { name: string; description?: string | undefined }): Project {
+    const id = randomUUID();
+    const t = now();
+    this.q.insert.run(id, tenantId, input.name, input.description ?? '', t, t);
+    return this.get(tenantId, id)!;
+  }
+  get(tenantId: string, id: string): Project | undefined {
+    return this.q.get.get(tenantId, id);
+  }
+  list(tenantId: string): Project[] {
+    return this.q.list.all(tenantId);
+  }
+  idsOfTenant(tenantId: string): string[] {
+    return this.q.ofTenant.all(tenantId).map((r) => r.id);
+  }
+  update(tenantId: string, id: string, input: { name?: string | undefined; description?: string | undefined }): Project | undefined {
+    const old = this.get(tenantId, id);
+    if (!old) return undefined;
+    this.q.update.run(input.name ?? old.name, input.description ?? old.description, now(), tenantId, id);
+    return this.get(tenantId, id);
+  }
+  delete(tenantId: string, id: string): boolean {
+    return this.q.delete.run(tenantId, id).changes > 0;
+  }
+}
+
+export interface GraphVersionInfo {
+  dataVersion: number;
+  createdAt: string;
+}
+
+/**
+ * Every graph document served, by data_version, so `?version=V` answers the
+ * same bytes again. A live project serves a new version every few seconds, so
+ * only the newest `keep` per project are retained.
+ */
+export class GraphVersions {
+  private readonly q;
+  constructor(
+    db: Db,
+    readonly keep = 500,
+  ) {
+    this.q = {
+      put: db.prepare('INSERT OR IGNORE INTO graph_version (project_id, data_version, document, created_at) VALUES (?, ?, ?, ?)'),
+      prune: db.prepare(
+        'DELETE FROM graph_version WHERE project_id = ? AND data_version <= (SELECT data_version FROM graph_version WHERE project_id = ? ORDER BY data_version DESC LIMIT 1 OFFSET ?)',
+      ),
+      get: db.prepare<[string, number], { document: string }>('SELECT document FROM graph_version WHERE project_id = ? AND data_version = ?'),
+      list: db.prepare<[string], GraphVersionInfo>(
+        'SELECT data_version AS dataVersion, created_at AS createdAt FROM graph_version WHERE project_id = ? ORDER BY data_version',
+      ),
+    };
+  }
+  put(projectId: string, dataVersion: number, document: string): void {
+    if (this.q.put.run(projectId, dataVersion, document, now()).changes) this.q.prune.run(projectId, projectId, this.keep);
+  }
+  get(projectId: string, dataVersion: number): string | undefined {
+    return this.q.get.get(projectId, dataVersion)?.document;
+  }
+  list(projectId: string): GraphVersionInfo[] {
+    return this.q.list.all(projectId);
+  }
+}

@@ -1,0 +1,62 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The server's configuration: read once at start from the environment, with
+ * `pcg serve` flags taking precedence, then frozen. Every path the server
+ * touches derives from `dataDir`.
+ */
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+export const configSchema = z.object({
+  dataDir: z.string().min(1).default('./data').transform((d) => resolve(d)),
+  host: z.string().min(1).default('127.0.0.1'),
+  port: intIn(0, 65535).default(8080),
+  globalApiKey: z.string().min(16, 'the global API key must have at least 16 characters').optional(),
+  logLevel: z.enum(logLevels).default('info'),
+  /** Per key: bucket size and refill per second; 0 turns rate limiting off. */
+  rateLimitBurst: intIn(0, 1_000_000).default(600),
+  rateLimitPerSecond: intIn(0, 1_000_000).default(100),
+  /** JSON bodies (events ingestion included). */
+  bodyLimitBytes: intIn(1024, 1 << 30).default(16 * 1024 * 1024),
+  /** Raw dataset uploads. */
+  uploadLimitBytes: intIn(1024, 64 * 1024 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
+});
+
+export type Config = Readonly<z.output<typeof configSchema>>;
+export type ConfigInput = z.input<typeof configSchema>;
+
+/** Environment variable for each setting. */
+export const configEnv: Record<keyof ConfigInput, string> = {
+  dataDir: 'PCG_DATA_DIR',
+  host: 'PCG_HOST',
+  port: 'PCG_PORT',
+  globalApiKey: 'PCG_GLOBAL_API_KEY',
+  logLevel: 'PCG_LOG_LEVEL',
+  rateLimitBurst: 'PCG_RATE_LIMIT_BURST',
+  rateLimitPerSecond: 'PCG_RATE_LIMIT_PER_SECOND',
+  bodyLimitBytes: 'PCG_BODY_LIMIT_BYTES',
+  uploadLimitBytes: 'PCG_UPLOAD_LIMIT_BYTES',
+};
+
+export class ConfigError extends Error {}
+
+/** Environment first, then `overrides` (flags); empty strings count as unset. */
+export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof ConfigInput, unknown>> = {}): Config {
+  const raw: Record<string, unknown> = {};
+  for (const [key, name] of Object.entries(configEnv)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  for (const [key, value] of Object.entries(overrides)) if (value !== undefined && value !== '') raw[key] = value;
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) {
+    const names = configEnv as Record<string, string>;
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${names[String(i.path[0])] ?? String(i.path[0])}: ${i.message}`).join('; '),
+    );
+  }
+  return Object.freeze(parsed.data);
+}

@@ -1,0 +1,22 @@
+import type { Logger } from 'pino';
+import type { Catalog } from './catalog/index.js';
+import type { Config } from './config.js';
+import { ApiError } from './errors.js';
+import type { ProjectStates } from './states.js';
+
+/** What every route module needs: built once by buildApp. */
+export interface AppContext {
+  config: Config;
+  catalog: Catalog;
+  states: ProjectStates;
+  logger: Logger;
+}
+
+export function notFound(what: string): never {
+  throw new ApiError('not_found', `${what} not found`);
+}
+
+/** The project, or 404: callers already know the key may see this tenant and project. */
+export function projectOr404(ctx: AppContext, tenantId: string, projectId: string) {
+  return ctx.catalog.projects.get(tenantId, projectId) ?? notFound('project');
+}

@@ -1,0 +1,98 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Access, Auth, Principal } from './auth.js';
+import type { Permission } from './catalog/index.js';
+import { ApiError } from './errors.js';
+
+/**
+ * One route, declared once: its zod schemas validate the request at run time
+ * and describe it in the OpenAPI document, so the two never drift apart.
+ */
+export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType = z.ZodType, B extends z.ZodType = z.ZodType> {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Fastify form: `/api/:tenantId/project`. */
+  url: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** How the body arrives: JSON (default), a raw upload stream, or events (JSON array or NDJSON). */
+  bodyKind?: 'json' | 'raw' | 'events';
+  /** Success status (default 200); 204 answers no body. */
+  status?: number;
+  /** Success body schema (for OpenAPI and tests); undefined for 204 / non-JSON. */
+  response?: z.ZodType;
+  /** Non-JSON answers (SSE, HTML) described by media type. */
+  produces?: string;
+  handler(ctx: RouteContext<z.output<P>, z.output<Q>, z.output<B>>): unknown;
+}
+
+export interface RouteContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal | undefined;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+const noQuery = z.object({}).strict();
+
+export const route = <P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(def: RouteDef<P, Q, B>): RouteDef => def as unknown as RouteDef;
+
+function check<T extends z.ZodType>(schema: T | undefined, value: unknown, where: string): z.output<T> {
+  if (!schema) return undefined as z.output<T>;
+  const r = schema.safeParse(value ?? (where === 'body' ? undefined : {}));
+  if (r.success) return r.data;
+  const detail = r.error.issues
+    .slice(0, 5)
+    .map((i) => `${[where, ...i.path.map(String)].join('.')}: ${i.message}`)
+    .join('; ');
+  throw new ApiError('validation_failed', detail);
+}
+
+/** Tenant routes carry `tenantId` (and maybe `projectId`) in the path: access is checked against those. */
+function authorize(auth: Auth, def: RouteDef, principal: Principal | undefined, params: unknown): void {
+  if (typeof def.access !== 'object' || !principal) return;
+  const p = params as { tenantId: string; projectId?: string };
+  auth.authorize(principal, p.tenantId, def.access.tenant as Permission, p.projectId);
+}
+
+const isStream = (b: unknown): boolean => b !== null && typeof b === 'object' && typeof (b as { pipe?: unknown }).pipe === 'function';
+
+/** Uploads must arrive as a stream (application/octet-stream); JSON routes must not. */
+function rawBody(def: RouteDef, body: unknown): unknown {
+  if (def.bodyKind === 'raw' && !isStream(body)) {
+    if (body === undefined) throw new ApiError('validation_failed', 'body: the file is required, sent as application/octet-stream');
+    throw new ApiError('unsupported_media_type', 'send the file as application/octet-stream');
+  }
+  if (def.bodyKind !== 'raw' && isStream(body)) throw new ApiError('unsupported_media_type', 'this endpoint takes application/json');
+  return body;
+}
+
+export function registerRoutes(app: FastifyInstance, auth: Auth, defs: readonly RouteDef[]): void {
+  for (const def of defs) {
+    app.route({
+      method: def.method,
+      url: def.url,
+      ...(def.bodyKind === 'raw' ? { config: { raw: true } } : {}),
+      onRequest: async (request) => {
+        if (def.access !== 'public') (request as FastifyRequest & { principal?: Principal }).principal = auth.authenticate(request, def.access);
+      },
+      handler: async (request, reply) => {
+        const principal = (request as FastifyRequest & { principal?: Principal }).principal;
+        const params = check(def.params, request.params, 'path');
+        authorize(auth, def, principal, params);
+        // A route without query parameters refuses any: a typo never passes silently.
+        const query = check(def.query ?? noQuery, request.query, 'query');
+        const body = def.bodyKind === 'raw' || def.bodyKind === 'events' ? rawBody(def, request.body) : check(def.body, rawBody(def, request.body), 'body');
+        const result = await def.handler({ params, query, body, principal, request, reply });
+        if (reply.sent) return reply;
+        if (def.status === 204) return reply.code(204).send();
+        return reply.code(def.status ?? 200).send(result);
+      },
+    });
+  }
+}

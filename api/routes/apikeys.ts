@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import type { Principal } from '../auth.js';
+import { grants, type Permission } from '../catalog/index.js';
+import type { AppContext } from '../context.js';
+import { notFound } from '../context.js';
+import { ApiError } from '../errors.js';
+import { route } from '../route.js';
+import { apiKeySchema, createdApiKeySchema, guid, listOf, name, permissions, tenantParams } from '../schemas.js';
+
+const keyBody = z
+  .object({ userId: guid, name, permissions: permissions.optional(), projectIds: z.array(guid).max(1000).nullable().optional() })
+  .strict();
+const keyParams = z.object({ tenantId: guid, keyId: guid });
+
+/**
+ * Tenant keys, issued by the global key at /api/tenant/{tenantId}/apikey or by
+ * a tenant admin key at /api/{tenantId}/apikey. A key never carries more than
+ * its user's membership, nor (when issued by a tenant key) more than the issuer.
+ */
+export function apiKeyRoutes(ctx: AppContext) {
+  const { identity, keys, projects } = ctx.catalog;
+
+  const issue = (tenantId: string, body: z.infer<typeof keyBody>, issuer: Principal | undefined) => {
+    if (!identity.tenant(tenantId)) notFound('tenant');
+    const member = identity.membership(tenantId, body.userId);
+    if (!member) throw new ApiError('validation_failed', 'body.userId: the user is not a member of this tenant');
+    const wanted: Permission[] = body.permissions ?? member.permissions;
+    const cap = issuer?.kind === 'tenant' ? issuer.permissions : (['admin'] as Permission[]);
+    for (const p of wanted) {
+      if (!grants(member.permissions, p)) throw new ApiError('validation_failed', `body.permissions: the user's membership does not grant '${p}'`);
+      if (!grants(cap, p)) throw new ApiError('forbidden', `a key cannot issue the '${p}' permission it does not hold`);
+    }
+    let projectIds = body.projectIds ?? null;
+    if (issuer?.kind === 'tenant' && issuer.projectIds) {
+      projectIds ??= issuer.projectIds;
+      if (projectIds.some((p) => !issuer.projectIds!.includes(p))) throw new ApiError('forbidden', 'a project-scoped key cannot issue keys for other projects');
+    }
+    for (const p of projectIds ?? []) if (!projects.get(tenantId, p)) throw new ApiError('validation_failed', `body.projectIds: no project ${p} in this tenant`);
+    const { info, key } = keys.createTenantKey({ tenantId, userId: body.userId, name: body.name, permissions: wanted, projectIds });
+    return { ...info, key };
+  };
+  const list = (tenantId: string) => {
+    if (!identity.tenant(tenantId)) notFound('tenant');
+    return { items: keys.tenantKeys(tenantId) };
+  };
+  const revoke = (tenantId: string, keyId: string) => {
+    if (!keys.revokeTenantKey(tenantId, keyId)) notFound('active API key');
+  };
+
+  const admin = { tenant: 'admin' as const };
+  return [
+    route({ method: 'POST', url: '/api/tenant/:tenantId/apikey', summary: 'Issue a tenant key (the secret is shown only here)', tag: 'apikeys', access: 'global', params: tenantParams, body: keyBody, status: 201, response: createdApiKeySchema, handler: ({ params, body, principal }) => issue(params.tenantId, body, principal) }),
+    route({ method: 'GET', url: '/api/tenant/:tenantId/apikey', summary: 'List the keys of a tenant, without secrets', tag: 'apikeys', access: 'global', params: tenantParams, response: listOf(apiKeySchema), handler: ({ params }) => list(params.tenantId) }),
+    route({ method: 'DELETE', url: '/api/tenant/:tenantId/apikey/:keyId', summary: 'Revoke a tenant key', tag: 'apikeys', access: 'global', params: keyParams, status: 204, handler: ({ params }) => revoke(params.tenantId, params.keyId) }),
+    route({ method: 'POST', url: '/api/:tenantId/apikey', summary: 'Issue a key in your own tenant (tenant admin)', tag: 'apikeys', access: admin, params: tenantParams, body: keyBody, status: 201, response: createdApiKeySchema, handler: ({ params, body, principal }) => issue(params.tenantId, body, principal) }),
+    route({ method: 'GET', url: '/api/:tenantId/apikey', summary: 'List the keys of your tenant (tenant admin)', tag: 'apikeys', access: admin, params: tenantParams, response: listOf(apiKeySchema), handler: ({ params }) => list(params.tenantId) }),
+    route({ method: 'DELETE', url: '/api/:tenantId/apikey/:keyId', summary: 'Revoke a key of your tenant (tenant admin)', tag: 'apikeys', access: admin, params: keyParams, status: 204, handler: ({ params }) => revoke(params.tenantId, params.keyId) }),
+  ];
+}

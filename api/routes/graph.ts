@@ -1,0 +1,148 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { notFound, projectOr404 } from '../context.js';
+import type { Graphs, ServedGraph } from '../graph.js';
+import { route } from '../route.js';
+import { guid, listOf, projectParams, scopeSchema, type Scope } from '../schemas.js';
+
+export const graphDocumentSchema = z
+  .object({ schema: z.string(), schema_version: z.string() })
+  .loose()
+  .describe('the process context graph document (schema service.process-context-graph 1.0)')
+  .meta({ id: 'GraphDocument' });
+
+const graphQuery = z
+  .object({
+    investigation: guid.optional().describe('apply this investigation\'s scope'),
+    version: z.coerce.number().int().min(0).optional().describe('a data_version served before'),
+  })
+  .strict();
+const streamQuery = z
+  .object({
+    investigation: guid.optional(),
+    include: z.enum(['document']).optional().describe('also send the document with each version'),
+  })
+  .strict();
+
+const HEARTBEAT_MS = 15_000;
+const POLL_MS = 1_000;
+
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((t) => {
+    const v = t.trim().replace(/^W\//, '');
+    return v === '*' || v === etag;
+  });
+}
+
+function answer(request: FastifyRequest, reply: FastifyReply, served: ServedGraph) {
+  reply.header('etag', served.etag).header('cache-control', 'no-cache');
+  if (matches(request.headers['if-none-match'], served.etag)) return reply.code(304).send();
+  return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(served.json);
+}
+
+export function graphRoutes(ctx: AppContext, graphs: Graphs) {
+  const scopeOf = (tenantId: string, projectId: string, investigationId: string): Scope => {
+    const inv = ctx.catalog.investigations.get(tenantId, projectId, investigationId) ?? notFound('investigation');
+    return scopeSchema.parse(inv.body.scope ?? {});
+  };
+  const serve = async (tenantId: string, projectId: string, investigation: string | undefined) => {
+    if (investigation === undefined) return graphs.current(projectId);
+    return graphs.inScope(projectId, investigation, [scopeOf(tenantId, projectId, investigation)]);
+  };
+
+  return [
+    route({
+      method: 'GET',
+      url: '/api/:tenantId/project/:projectId/graph',
+      summary: 'The current process context graph document (ETag = data_version; If-None-Match answers 304)',
+      tag: 'graph',
+      access: { tenant: 'read' },
+      params: projectParams,
+      query: graphQuery,
+      response: graphDocumentSchema,
+      handler: async ({ params, query, request, reply }) => {
+        projectOr404(ctx, params.tenantId, params.projectId);
+        if (query.version !== undefined) {
+          if (query.investigation !== undefined) notFound('versions of investigation graphs are not kept; graph version');
+          return answer(request, reply, graphs.version(params.projectId, query.version) ?? notFound(`graph version ${query.version}`));
+        }
+        return answer(request, reply, await serve(params.tenantId, params.projectId, query.investigation));
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/:tenantId/project/:projectId/graph/versions',
+      summary: 'The data versions whose graph was served and is kept',
+      tag: 'graph',
+      access: { tenant: 'read' },
+      params: projectParams,
+      response: listOf(z.object({ dataVersion: z.number().int(), createdAt: z.string() })),
+      handler: ({ params }) => {
+        projectOr404(ctx, params.tenantId, params.projectId);
+        return { items: ctx.catalog.graphVersions.list(params.projectId) };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/:tenantId/project/:projectId/graph/stream',
+      summary: 'Server-Sent Events: a `version` event with the data_version (and the document with include=document) on every change',
+      tag: 'graph',
+      access: { tenant: 'read' },
+      params: projectParams,
+      query: streamQuery,
+      produces: 'text/event-stream',
+      handler: async ({ params, query, request, reply }) => {
+        projectOr404(ctx, params.tenantId, params.projectId);
+        if (query.investigation !== undefined) scopeOf(params.tenantId, params.projectId, query.investigation);
+        const store = ctx.states.store(params.projectId);
+        reply.hijack();
+        const raw = reply.raw;
+        raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': request.id });
+        let sent = -1;
+        let busy = false;
+        let closed = false;
+        const send = async () => {
+          if (busy || closed) return;
+          busy = true;
+          try {
+            const version = store.dataVersion;
+            if (version === sent) return;
+            sent = version;
+            const payload: Record<string, unknown> = { dataVersion: version };
+            if (query.include === 'document') {
+              const served = await serve(params.tenantId, params.projectId, query.investigation);
+              payload.dataVersion = served.dataVersion;
+              payload.etag = served.etag;
+              payload.document = JSON.parse(served.json);
+            }
+            if (!closed) raw.write(`id: ${version}\nevent: version\ndata: ${JSON.stringify(payload)}\n\n`);
+          } catch (error) {
+            request.log.error({ err: error }, 'graph stream failed');
+            if (!closed) raw.write(`event: error\ndata: ${JSON.stringify({ error: 'internal_error', message: 'the graph could not be built' })}\n\n`);
+          } finally {
+            busy = false;
+          }
+        };
+        const onChange = () => void send();
+        const onDeleted = () => raw.end();
+        ctx.states.changes.on(params.projectId, onChange);
+        ctx.states.changes.once(`${params.projectId}:deleted`, onDeleted);
+        const poll = setInterval(onChange, POLL_MS);
+        const beat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
+        const stop = () => {
+          closed = true;
+          clearInterval(poll);
+          clearInterval(beat);
+          ctx.states.changes.off(params.projectId, onChange);
+          ctx.states.changes.off(`${params.projectId}:deleted`, onDeleted);
+        };
+        raw.on('close', stop);
+        request.raw.on('close', stop);
+        await send();
+        return reply;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import { wireEventSchema, type Rejection } from '../../engine/index.js';
+import type { Project } from '../catalog/index.js';
+import type { AppContext } from '../context.js';
+import { notFound, projectOr404 } from '../context.js';
+import { ApiError } from '../errors.js';
+import { route } from '../route.js';
+import { description, listOf, name, projectParams, projectSchema, tenantParams } from '../schemas.js';
+
+const MAX_EVENTS = 100_000;
+
+export const ingestResultSchema = z
+  .object({
+    accepted: z.number().int(),
+    duplicates: z.number().int(),
+    rejected: z.number().int(),
+    rejections: z.array(z.object({ location: z.string(), reason: z.string() })),
+    dataVersion: z.number().int(),
+  })
+  .meta({ id: 'IngestResult' });
+
+/** A JSON array (or one object) or NDJSON text, as records plus the lines that were not JSON. */
+export function eventsOf(body: unknown, ndjson: boolean): { records: unknown[]; locations?: string[]; rejected: Rejection[] } {
+  if (ndjson && typeof body === 'string') {
+    const records: unknown[] = [];
+    const locations: string[] = [];
+    const rejected: Rejection[] = [];
+    body.split('\n').forEach((line, i) => {
+      const text = line.trim();
+      if (!text) return;
+      try {
+        records.push(JSON.parse(text));
+        locations.push(`line ${i + 1}`);
+      } catch {
+        rejected.push({ location: `line ${i + 1}`, reason: 'not valid JSON', payload: text.slice(0, 10_000) });
+      }
+    });
+    return { records, locations, rejected };
+  }
+  if (Array.isArray(body)) return { records: body, rejected: [] };
+  if (body !== null && typeof body === 'object') return { records: [body], rejected: [] };
+  throw new ApiError('validation_failed', 'body: expected a JSON array of events, one event object, or NDJSON');
+}
+
+export function projectRoutes(ctx: AppContext) {
+  const { projects } = ctx.catalog;
+  const withVersion = (p: Project) => ({ ...p, dataVersion: ctx.states.store(p.id).dataVersion });
+  return [
+    route({
+      method: 'POST',
+      url: '/api/:tenantId/project',
+      summary: 'Create a project',
+      tag: 'projects',
+      access: { tenant: 'write' },
+      params: tenantParams,
+      body: z.object({ name, description: description.optional() }).strict(),
+      status: 201,
+      response: projectSchema,
+      handler: ({ params, body, principal }) => {
+        if (principal?.kind === 'tenant' && principal.projectIds) throw new ApiError('forbidden', 'a project-scoped key cannot create projects');
+        return withVersion(projects.create(params.tenantId, body));
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/:tenantId/project',
+      summary: 'List the projects this key can see',
+      tag: 'projects',
+      access: { tenant: 'read' },
+      params: tenantParams,
+      response: listOf(projectSchema),
+      handler: ({ params, principal }) => {
+        const scope = principal?.kind === 'tenant' ? principal.projectIds : null;
+        return { items: projects.list(params.tenantId).filter((p) => !scope || scope.includes(p.id)).map(withVersion) };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: '/api/:tenantId/project/:projectId',
+      summary: 'Read a project',
+      tag: 'projects',
+      access: { tenant: 'read' },
+      params: projectParams,
+      response: projectSchema,
+      handler: ({ params }) => withVersion(projectOr404(ctx, params.tenantId, params.projectId)),
+    }),
+    route({
+      method: 'PUT',
+      url: '/api/:tenantId/project/:projectId',
+      summary: 'Update a project',
+      tag: 'projects',
+      access: { tenant: 'write' },
+      params: projectParams,
+      body: z.object({ name: name.optional(), description: description.optional() }).strict(),
+      response: projectSchema,
+      handler: ({ params, body }) => withVersion(projects.update(params.tenantId, params.projectId, body) ?? notFound('project')),
+    }),
+    route({
+      method: 'DELETE',
+      url: '/api/:tenantId/project/:projectId',
+      summary: 'Delete a project with its records, event state and files',
+      tag: 'projects',
+      access: { tenant: 'write' },
+      params: projectParams,
+      status: 204,
+      handler: ({ params }) => {
+        if (!projects.delete(params.tenantId, params.projectId)) notFound('project');
+        ctx.states.remove(params.projectId);
+      },
+    }),
+    route({
+      method: 'POST',
+      url: '/api/:tenantId/project/:projectId/events',
+      summary: 'Ingest events: a JSON array (application/json) or NDJSON (application/x-ndjson) of wire events',
+      tag: 'events',
+      access: { tenant: 'write' },
+      params: projectParams,
+      bodyKind: 'events',
+      // Documents the wire event; records are checked one by one by the store so that one bad event does not sink the batch.
+      body: z.array(wireEventSchema).max(MAX_EVENTS).describe('wire events; invalid ones are rejected with their reason, the rest accepted'),
+      response: ingestResultSchema,
+      handler: ({ params, body, request }) => {
+        projectOr404(ctx, params.tenantId, params.projectId);
+        const batch = eventsOf(body, /ndjson/i.test(String(request.headers['content-type'] ?? '')));
+        if (batch.records.length + batch.rejected.length > MAX_EVENTS) throw new ApiError('payload_too_large', `at most ${MAX_EVENTS} events per request`);
+        const result = ctx.states.store(params.projectId).apply(batch);
+        if (result.accepted > 0) ctx.states.changed(params.projectId);
+        const { applied: _applied, ...answer } = result;
+        return answer;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/** Shared request/response shapes. Response schemas are exact: the OpenAPI document and schemathesis hold answers to them. */
+export const guid = z.uuid();
+export const name = z.string().trim().min(1).max(200);
+export const description = z.string().max(2000);
+export const permission = z.enum(['read', 'write', 'admin']);
+export const permissions = z.array(permission).min(1).max(3);
+const isoTime = z.string().describe('ISO 8601 UTC');
+
+export const tenantParams = z.object({ tenantId: guid });
+export const projectParams = z.object({ tenantId: guid, projectId: guid });
+
+export const tenantSchema = z
+  .object({ id: guid, name: z.string(), description: z.string(), createdAt: isoTime, updatedAt: isoTime })
+  .meta({ id: 'Tenant' });
+export const userSchema = z.object({ id: guid, email: z.string(), name: z.string(), createdAt: isoTime, updatedAt: isoTime }).meta({ id: 'User' });
+export const membershipSchema = z
+  .object({ id: z.string(), tenantId: guid, userId: guid, permissions: z.array(permission), createdAt: isoTime, updatedAt: isoTime })
+  .meta({ id: 'Membership' });
+export const apiKeySchema = z
+  .object({
+    id: guid,
+    tenantId: guid,
+    userId: guid,
+    name: z.string(),
+    permissions: z.array(permission),
+    projectIds: z.array(guid).nullable(),
+    createdAt: isoTime,
+    lastUsedAt: isoTime.nullable(),
+    revokedAt: isoTime.nullable(),
+  })
+  .meta({ id: 'ApiKey' });
+export const createdApiKeySchema = apiKeySchema.extend({ key: z.string().describe('the secret: shown only in this answer') }).meta({ id: 'CreatedApiKey' });
+export const projectSchema = z
+  .object({ id: guid, tenantId: guid, name: z.string(), description: z.string(), dataVersion: z.number().int(), createdAt: isoTime, updatedAt: isoTime })
+  .meta({ id: 'Project' });
+
+export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });
+
+export const pingSchema = z.object({ status: z.literal('ok'), timestamp: isoTime }).meta({ id: 'Ping' });
+export const authenticatedPingSchema = z
+  .object({
+    status: z.literal('authenticated'),
+    timestamp: isoTime,
+    tenantId: guid,
+    projectId: guid,
+    userId: z.string(),
+    permissions: z.array(permission),
+  })
+  .meta({ id: 'AuthenticatedPing' });
+
+/** Strings shaped like a timestamp for query/body filters. */
+export const timeInput = z.string().refine((s) => Number.isFinite(Date.parse(s)), 'expected an ISO 8601 time');
+
+/** An investigation's scope; every part optional, all parts must hold. */
+export const scopeSchema = z
+  .object({
+    from: timeInput.optional().describe('cases starting at or after'),
+    to: timeInput.optional().describe('cases ending at or before'),
+    variants: z.array(z.array(z.string()).max(1000)).max(1000).optional().describe('keep cases whose activity sequence is one of these'),
+    activities: z.array(z.string()).max(1000).optional().describe('keep cases that contain every one of these activities'),
+    attributes: z
+      .record(z.string(), z.array(z.union([z.string(), z.number(), z.boolean()])).max(1000))
+      .optional()
+      .describe('keep cases with an event whose attribute equals one of the listed values'),
+  })
+  .strict()
+  .meta({ id: 'Scope' });
+export type Scope = z.infer<typeof scopeSchema>;

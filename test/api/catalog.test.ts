@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Catalog } from '../../api/catalog/index.js';
+import { GraphVersions } from '../../api/catalog/records.js';
+
+describe('catalog', () => {
+  let dir: string;
+  let c: Catalog;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pcg-catalog-'));
+    c = Catalog.open(join(dir, 'catalog.sqlite'));
+  });
+  afterEach(() => {
+    c.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('is migrated, WAL, with STRICT tables and foreign keys on', () => {
+    expect(c.db.pragma('user_version', { simple: true })).toBe(1);
+    expect(c.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(c.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    const tables = c.db.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all();
+    expect(tables.map((t) => t.name).sort()).toEqual(['api_key', 'block', 'dashboard', 'dataset', 'global_key', 'graph_version', 'investigation', 'membership', 'notebook', 'project', 'tenant', 'user']);
+    for (const t of tables) expect(t.sql, t.name).toMatch(/STRICT$/);
+  });
+
+  it('keeps keys as hashes, finds them in constant time, and records their use', () => {
+    const tenant = c.identity.createTenant({ name: 't' });
+    const user = c.identity.createUser({ email: 'u@example.com' })!;
+    c.identity.putMembership(tenant.id, user.id, ['read']);
+    const { info, key } = c.keys.createTenantKey({ tenantId: tenant.id, userId: user.id, name: 'k', permissions: ['read'] });
+    expect(info.lastUsedAt).toBeNull();
+    const stored = c.db.prepare<[], { hash: Buffer; prefix: string }>('SELECT hash, prefix FROM api_key').get()!;
+    expect(stored.hash).toHaveLength(32);
+    expect(key.startsWith(stored.prefix)).toBe(true);
+    expect(key.length).toBeGreaterThan(40);
+    expect(c.keys.verifyTenant(key)?.id).toBe(info.id);
+    expect(c.keys.verifyTenant(`${key}x`)).toBeUndefined();
+    expect(c.keys.verifyTenant(`${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`)).toBeUndefined();
+    expect(c.keys.tenantKey(tenant.id, info.id)?.lastUsedAt).not.toBeNull();
+    expect(c.keys.revokeTenantKey(tenant.id, info.id)).toBe(true);
+    expect(c.keys.verifyTenant(key)).toBeUndefined();
+  });
+
+  it('keeps only the newest graph versions of a project', () => {
+    const tenant = c.identity.createTenant({ name: 't' });
+    const p = c.projects.create(tenant.id, { name: 'p' });
+    const versions = new GraphVersions(c.db, 3);
+    for (let v = 1; v <= 6; v++) versions.put(p.id, v, `{"v":${v}}`);
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([4, 5, 6]);
+    expect(versions.get(p.id, 5)).toBe('{"v":5}');
+    expect(versions.get(p.id, 1)).toBeUndefined();
+  });
+
+  it('cascades a tenant delete to every record', () => {
+    const tenant = c.identity.createTenant({ name: 't' });
+    const p = c.projects.create(tenant.id, { name: 'p' });
+    const inv = c.investigations.create(tenant.id, p.id, null, 'i', {});
+    const nb = c.notebooks.create(tenant.id, p.id, inv.id, 'n', {});
+    c.blocks.create(tenant.id, p.id, nb.id, 'b', {});
+    c.blocks.create(tenant.id, p.id, nb.id, 'b2', {});
+    expect(c.blocks.list(tenant.id, p.id, nb.id).map((b) => b.position)).toEqual([0, 1]);
+    c.graphVersions.put(p.id, 1, '{}');
+    c.identity.deleteTenant(tenant.id);
+    for (const table of ['project', 'investigation', 'notebook', 'block', 'graph_version']) {
+      expect(c.db.prepare(`SELECT count(*) AS n FROM ${table}`).get(), table).toEqual({ n: 0 });
+    }
+  });
+});

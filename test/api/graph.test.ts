@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateDocument } from '../../engine/document/index.js';
+import { call, events, expectError, makeTenant, testApp, type TestApp, type World } from './helpers.js';
+
+describe('graph endpoint', () => {
+  let t: TestApp;
+  let a: World;
+  beforeAll(async () => {
+    t = testApp();
+    a = await makeTenant(t.app, 'g');
+  });
+  afterAll(() => t.close());
+  const graph = (query = '', headers: Record<string, string> = {}) => call(t.app, 'GET', `/api/${a.tenantId}/project/${a.projectId}/graph${query}`, a.reader, undefined, headers);
+
+  it('serves the document with ETag = data_version, 304 on If-None-Match, and reflects ingestion', async () => {
+    const empty = await graph();
+    expect(empty.status).toBe(200);
+    expect(empty.headers.etag).toBe('"0"');
+    expect(empty.body.schema).toBe('service.process-context-graph');
+    expect(empty.body.source.events).toBe(0);
+
+    const ingest = await call(t.app, 'POST', `/api/${a.tenantId}/project/${a.projectId}/events`, a.admin, events(9));
+    expect(ingest.body.accepted).toBe(24);
+    const g = await graph();
+    expect(g.headers.etag).toBe('"1"');
+    expect(g.body.source).toMatchObject({ data_version: '1', cases: 9, events: 24 });
+    expect(validateDocument(g.body).problems).toEqual([]);
+    const same = await graph('', { 'if-none-match': '"1"' });
+    expect(same.status).toBe(304);
+    expect(same.text).toBe('');
+    expect(same.headers.etag).toBe('"1"');
+    expect((await graph('', { 'if-none-match': '"0"' })).status).toBe(200);
+    expect((await graph('', { 'if-none-match': 'W/"1", "7"' })).status).toBe(304);
+  });
+
+  it('keeps each served version: ?version=V answers the same bytes, /versions lists them', async () => {
+    const v1 = await graph();
+    await call(t.app, 'POST', `/api/${a.tenantId}/project/${a.projectId}/events`, a.admin, events(12).slice(24));
+    const v2 = await graph();
+    expect(v2.headers.etag).toBe('"2"');
+    expect(v2.body.source.cases).toBe(12);
+    const again = await graph('?version=1');
+    expect(again.text).toBe(v1.text);
+    expect(again.headers.etag).toBe('"1"');
+    const versions = await call(t.app, 'GET', `/api/${a.tenantId}/project/${a.projectId}/graph/versions`, a.reader);
+    expect(versions.body.items.map((v: { dataVersion: number }) => v.dataVersion)).toEqual([0, 1, 2]);
+    expectError(await graph('?version=99'), 404, 'not_found');
+    expectError(await graph('?version=x'), 400, 'validation_failed');
+    expectError(await graph('?bogus=1'), 400, 'validation_failed');
+  });
+
+  it('applies an investigation scope through the same builder', async () => {
+    const inv = await call(t.app, 'POST', `/api/${a.tenantId}/project/${a.projectId}/investigation`, a.admin, {
+      name: 'north, short path',
+      scope: { attributes: { region: ['north'] }, variants: [['a', 'c']] },
+    });
+    expect(inv.status).toBe(201);
+    const g = await graph(`?investigation=${inv.body.id}`);
+    expect(g.status).toBe(200);
+    // Cases 0..11: odd ones are north; i % 3 == 2 take a→c: 5 and 11.
+    expect(g.body.source).toMatchObject({ cases: 2, events: 4 });
+    expect(g.headers.etag).toMatch(/^"2-[0-9a-f]{12}"$/);
+    expect((await graph(`?investigation=${inv.body.id}`, { 'if-none-match': String(g.headers.etag) })).status).toBe(304);
+    expectError(await graph(`?investigation=${crypto.randomUUID()}`), 404, 'not_found');
+  });
+
+  it('streams a version event over SSE and another after ingestion', async () => {
+    const address = await t.app.listen({ host: '127.0.0.1', port: 0 });
+    const controller = new AbortController();
+    const res = await fetch(`${address}/api/${a.tenantId}/project/${a.projectId}/graph/stream?include=document`, {
+      headers: { authorization: `Bearer ${a.reader}` },
+      signal: controller.signal,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    const next = async () => {
+      while (!buffer.includes('\n\n')) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error('stream ended');
+        buffer += decoder.decode(value, { stream: true });
+      }
+      const [message, ...rest] = buffer.split('\n\n');
+      buffer = rest.join('\n\n');
+      const data = message!.split('\n').find((l) => l.startsWith('data: '))!.slice(6);
+      return { message: message!, data: JSON.parse(data) };
+    };
+    const first = await next();
+    expect(first.message).toContain('event: version');
+    expect(first.data.dataVersion).toBe(2);
+    expect(first.data.document.source.cases).toBe(12);
+    await call(t.app, 'POST', `/api/${a.tenantId}/project/${a.projectId}/events`, a.admin, [{ caseId: 'late', activity: 'a', timestamp: '2024-03-01T00:00:00Z' }]);
+    const second = await next();
+    expect(second.data.dataVersion).toBe(3);
+    expect(second.data.document.source.cases).toBe(13);
+    controller.abort();
+  });
+});
