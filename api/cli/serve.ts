@@ -45,7 +45,19 @@ Options:
     const { ensureDemo, runLiveFeed } = await import('../demo.js');
     const { app, context, globalKey } = createApp({ config });
     const stop = new AbortController();
-    const address = await app.listen({ host: config.host, port: config.port });
+    let address: string;
+    try {
+      address = await app.listen({ host: config.host, port: config.port });
+    } catch (error) {
+      // A busy or forbidden port is the user's to fix: say so plainly, no stack.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
+        await app.close();
+        io.err(`pcg serve: cannot listen on ${config.host}:${config.port} (${code}); choose another --port or PCG_PORT\n`);
+        return 1;
+      }
+      throw error;
+    }
     const url = address.replace('://[::1]', '://localhost');
     const lines = [`pcg listening on ${url}  (docs: ${url}/docs, OpenAPI: ${url}/openapi.json)`, `data directory: ${config.dataDir}`];
     if (globalKey.source === 'config') lines.push('global API key: from PCG_GLOBAL_API_KEY / --global-api-key');

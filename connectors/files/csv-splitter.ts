@@ -1,0 +1,145 @@
+/**
+ * RFC 4180 records from text chunks: quoted fields may hold the delimiter,
+ * doubled quotes and newlines; CRLF and LF both end a record. Lenient where
+ * real exports are sloppy (a quote inside an unquoted field is kept as text).
+ */
+export type RowHandler = (fields: string[], line: number) => void;
+
+export class CsvSplitter {
+  private buf = '';
+  private pos = 0;
+  /** Line number of the record starting at `pos`. */
+  private line = 1;
+  private readonly delim: string;
+
+  constructor(
+    delimiter: string,
+    private readonly onRow: RowHandler,
+  ) {
+    this.delim = delimiter;
+  }
+
+  private quoteAt = -1;
+
+  write(chunk: string): void {
+    this.buf = this.pos > 0 ? this.buf.slice(this.pos) + chunk : this.buf + chunk;
+    this.pos = 0;
+    this.quoteAt = -1;
+    this.run(false);
+  }
+
+  /** Returns the line of an unterminated quoted field at the end, if any (its text is in `rest`). */
+  end(): { line: number; rest: string } | undefined {
+    this.run(true);
+    if (this.pos < this.buf.length) {
+      const rest = this.buf.slice(this.pos);
+      this.pos = this.buf.length;
+      return { line: this.line, rest };
+    }
+    return undefined;
+  }
+
+  private run(final: boolean): void {
+    const buf = this.buf;
+    for (;;) {
+      if (this.pos >= buf.length) return;
+      let nl = buf.indexOf('\n', this.pos);
+      if (nl < 0) {
+        if (!final) return;
+        nl = buf.length;
+      }
+      // The next quote is searched once and remembered: searching per row would rescan the buffer.
+      if (this.quoteAt < this.pos) {
+        const q = buf.indexOf('"', this.pos);
+        this.quoteAt = q < 0 ? Infinity : q;
+      }
+      const quote = this.quoteAt;
+      if (quote > nl) {
+        let end = nl;
+        if (end > this.pos && buf.charCodeAt(end - 1) === 13) end -= 1;
+        const fields = buf.slice(this.pos, end).split(this.delim);
+        const line = this.line;
+        this.pos = nl + 1;
+        this.line += 1;
+        this.onRow(fields, line);
+        continue;
+      }
+      const parsed = this.quoted(final);
+      if (!parsed) return;
+    }
+  }
+
+  /** A record with quotes, char by char. Returns false when it continues past the buffer. */
+  private quoted(final: boolean): boolean {
+    const buf = this.buf;
+    const d = this.delim;
+    const fields: string[] = [];
+    let i = this.pos;
+    let lines = 0;
+    for (;;) {
+      let value = '';
+      if (buf[i] === '"') {
+        let j = i + 1;
+        for (;;) {
+          const q = buf.indexOf('"', j);
+          if (q < 0 || (q + 1 >= buf.length && !final)) return false;
+          value += buf.slice(j, q);
+          if (buf[q + 1] === '"') {
+            value += '"';
+            j = q + 2;
+          } else {
+            i = q + 1;
+            break;
+          }
+        }
+        for (let k = value.indexOf('\n'); k >= 0; k = value.indexOf('\n', k + 1)) lines++;
+      }
+      // Unquoted text (or what follows a closing quote) up to the delimiter or the end of the line.
+      let stop = i;
+      while (stop < buf.length && !buf.startsWith(d, stop) && buf[stop] !== '\n') stop++;
+      if (stop >= buf.length && !final) return false;
+      let text = buf.slice(i, stop);
+      if (buf[stop] === '\n' && text.endsWith('\r')) text = text.slice(0, -1);
+      fields.push(value + text);
+      if (stop < buf.length && buf[stop] !== '\n') {
+        i = stop + d.length;
+        continue;
+      }
+      const line = this.line;
+      this.line += lines + 1;
+      this.pos = stop + 1;
+      this.onRow(fields, line);
+      return true;
+    }
+  }
+}
+
+/**
+ * The delimiter of a CSV text, from its first lines: the candidate found the
+ * same (non-zero) number of times on every line, most often; else the one most
+ * frequent in the header.
+ */
+export function sniffDelimiter(head: string): string {
+  const lines = head.split(/\r?\n/).filter((l) => l.trim()).slice(0, 20);
+  if (lines.length > 1 && !head.endsWith('\n')) lines.pop(); // the last line of a head may be cut
+  const candidates = [',', ';', '\t', '|'];
+  const count = (line: string, c: string) => line.replace(/"[^"]*"/g, '').split(c).length - 1;
+  let best: string | undefined;
+  let bestCount = 0;
+  for (const c of candidates) {
+    const n = count(lines[0] ?? '', c);
+    if (n > bestCount && lines.every((l) => count(l, c) === n)) {
+      best = c;
+      bestCount = n;
+    }
+  }
+  if (best) return best;
+  for (const c of candidates) {
+    const n = count(lines[0] ?? '', c);
+    if (n > bestCount) {
+      best = c;
+      bestCount = n;
+    }
+  }
+  return best ?? ',';
+}

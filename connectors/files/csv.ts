@@ -1,0 +1,162 @@
+import type { AttributeValue, Batch } from '../../engine/index.js';
+import { Batcher, ordinalId } from './batcher.js';
+import { CsvSplitter, sniffDelimiter } from './csv-splitter.js';
+import { FileImportError } from './errors.js';
+import { textChunks, type Input } from './input.js';
+import { parseTimestamp, type ZoneReader } from './timestamp.js';
+
+/**
+ * CSV event logs: one row, one event. Columns are found by the usual names
+ * (pm4py exports, Disco/Celonis/Simod headers) unless given. With a start
+ * time column the row is still one event, at its end time; the start is kept
+ * as the `start_timestamp` attribute (ISO text), so counts equal pm4py's.
+ * A first column without a name (a pandas index) is ignored; other columns
+ * become attributes, numbers when they read as numbers.
+ */
+export interface CsvOptions {
+  caseColumn?: string;
+  activityColumn?: string;
+  timestampColumn?: string;
+  resourceColumn?: string;
+  startTimestampColumn?: string;
+  delimiter?: string;
+  batchSize: number;
+  idPrefix: string;
+  zone: ZoneReader;
+  /** Leave out ids and attributes, which only the store needs (for inspect). */
+  lean?: boolean;
+}
+
+export interface CsvMapping {
+  delimiter: string;
+  header: string[];
+  case: number;
+  activity: number;
+  timestamp: number;
+  resource: number;
+  start: number;
+  /** Columns kept as attributes. */
+  attributes: number[];
+}
+
+const normalize = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
+const usualNames = {
+  case: ['case:concept:name', 'caseid', 'case', 'casename', 'caseconcept:name', 'traceid'],
+  activity: ['concept:name', 'activity', 'activityname', 'event', 'eventname', 'task', 'action'],
+  timestamp: ['time:timestamp', 'completetimestamp', 'endtimestamp', 'endtime', 'timestamp', 'completetime', 'time', 'datetime', 'date'],
+  resource: ['org:resource', 'resource', 'user', 'performer', 'agent'],
+  start: ['starttimestamp', 'starttime', 'start', 'time:start'],
+};
+
+function findColumn(header: string[], wanted: string | undefined, role: keyof typeof usualNames, delimiter: string, required: boolean): number {
+  if (wanted !== undefined) {
+    const i = header.indexOf(wanted);
+    if (i < 0) throw missing(header, `no column '${wanted}' (given for the ${role})`, delimiter);
+    return i;
+  }
+  const names = header.map(normalize);
+  for (const candidate of usualNames[role]) {
+    const i = names.indexOf(candidate);
+    if (i >= 0) return i;
+  }
+  if (required) throw missing(header, `no ${role} column found (looked for ${usualNames[role].join(', ')}); name it with --${role === 'start' ? 'start-timestamp' : role}`, delimiter);
+  return -1;
+}
+
+function missing(header: string[], message: string, delimiter: string): FileImportError {
+  const shown = header.length > 12 ? [...header.slice(0, 12), '…'] : header;
+  let hint = '';
+  if (header.length === 1) {
+    const other = [',', ';', '\t', '|'].find((c) => c !== delimiter && header[0]!.includes(c));
+    hint = other
+      ? ` The header is one column with '${other === '\t' ? '\\t' : other}' inside: wrong delimiter? (delimiter used: '${delimiter === '\t' ? '\\t' : delimiter}'; try --delimiter '${other === '\t' ? '\\t' : other}')`
+      : ' The header is a single column: wrong delimiter?';
+  }
+  return new FileImportError('missing_column', `${message}. Columns: ${shown.map((h) => JSON.stringify(h)).join(', ')}.${hint}`);
+}
+
+/** Reads the header from the head of the file and decides what each column is. */
+export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' | 'activityColumn' | 'timestampColumn' | 'resourceColumn' | 'startTimestampColumn' | 'delimiter'>): CsvMapping {
+  const delimiter = options.delimiter ?? sniffDelimiter(head);
+  if (!delimiter) throw new FileImportError('invalid_option', 'the delimiter must not be empty');
+  let header: string[] | undefined;
+  const splitter = new CsvSplitter(delimiter, (fields) => {
+    if (!header && !(fields.length === 1 && fields[0]!.trim() === '')) header = fields.map((f) => f.trim());
+  });
+  const firstLines = head.slice(0, Math.max(head.indexOf('\n', head.search(/\S/)) + 1, 0)) || head;
+  splitter.write(firstLines);
+  splitter.end();
+  if (!header) throw new FileImportError('empty_file', 'the CSV has no header line');
+  const h = header;
+  const caseCol = findColumn(h, options.caseColumn, 'case', delimiter, true);
+  const activity = findColumn(h, options.activityColumn, 'activity', delimiter, true);
+  const timestamp = findColumn(h, options.timestampColumn, 'timestamp', delimiter, true);
+  const resource = findColumn(h, options.resourceColumn, 'resource', delimiter, false);
+  let start = findColumn(h, options.startTimestampColumn, 'start', delimiter, false);
+  if (start === timestamp) start = -1;
+  const used = new Set([caseCol, activity, timestamp, resource, start]);
+  const attributes = h.map((_, i) => i).filter((i) => !used.has(i) && h[i] !== '' && !/^Unnamed: \d+$/.test(h[i]!));
+  return { delimiter, header: h, case: caseCol, activity, timestamp, resource, start, attributes };
+}
+
+const numberPattern = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+export async function* csvBatches(input: Input, mapping: CsvMapping, options: CsvOptions): AsyncGenerator<Batch> {
+  const batcher = new Batcher(options.batchSize);
+  const { header } = mapping;
+  let headerSeen = false;
+  let row = 0;
+  const onRow = (fields: string[], line: number) => {
+    if (fields.length === 1 && fields[0]!.trim() === '') return; // blank line
+    if (!headerSeen) {
+      headerSeen = true;
+      return;
+    }
+    row += 1;
+    const location = `line ${line}`;
+    const payload = () => fields.join(mapping.delimiter);
+    if (fields.length !== header.length) {
+      batcher.reject(location, `row has ${fields.length} fields, the header has ${header.length}`, payload());
+      return;
+    }
+    const caseId = fields[mapping.case]!;
+    const activity = fields[mapping.activity]!;
+    const timeText = fields[mapping.timestamp]!;
+    if (!caseId.trim()) return batcher.reject(location, `empty case id in column '${header[mapping.case]}'`, payload());
+    if (!activity.trim()) return batcher.reject(location, `empty activity in column '${header[mapping.activity]}'`, payload());
+    const time = parseTimestamp(timeText, options.zone);
+    if (Number.isNaN(time)) {
+      return batcher.reject(location, timeText.trim() ? `cannot read timestamp '${timeText}' in column '${header[mapping.timestamp]}'` : `empty timestamp in column '${header[mapping.timestamp]}'`, payload());
+    }
+    if (options.lean) {
+      batcher.record({ caseId, activity, timestamp: time });
+      return;
+    }
+    const record: Record<string, unknown> = { caseId, activity, timestamp: time, eventId: ordinalId(options.idPrefix, row) };
+    if (mapping.resource >= 0 && fields[mapping.resource]!.trim()) record.resource = fields[mapping.resource];
+    let attributes: Record<string, AttributeValue> | undefined;
+    if (mapping.start >= 0) {
+      const text = fields[mapping.start]!;
+      if (text.trim()) {
+        const start = parseTimestamp(text, options.zone);
+        (attributes ??= {}).start_timestamp = Number.isNaN(start) ? text : new Date(start).toISOString();
+      }
+    }
+    for (const i of mapping.attributes) {
+      const text = fields[i]!;
+      if (text === '') continue;
+      (attributes ??= {})[header[i]!] = numberPattern.test(text) && Number.isFinite(Number(text)) ? Number(text) : text;
+    }
+    if (attributes) record.attributes = attributes;
+    batcher.record(record, location);
+  };
+  const splitter = new CsvSplitter(mapping.delimiter, onRow);
+  for await (const text of textChunks(input)) {
+    splitter.write(text);
+    yield* batcher.take();
+  }
+  const rest = splitter.end();
+  if (rest) batcher.reject(`line ${rest.line}`, 'unterminated quoted field at the end of the file', rest.rest.slice(0, 1000));
+  if (input.truncated) batcher.reject('end of file', 'the compressed file ends early (truncated .gz)', '');
+  yield* batcher.flush();
+}

@@ -1,0 +1,26 @@
+/**
+ * The file readers' error registry: stable codes callers (CLI, API) map,
+ * never messages. Problems with single records are not errors: they become
+ * rejections (dead letters) with their line or element.
+ */
+export const fileErrorCodes = {
+  file_not_found: 'the file does not exist or cannot be read',
+  empty_file: 'the file holds no data',
+  binary_file: 'the file is binary and not a log format pcg reads',
+  unknown_format: 'the content is not a log format pcg reads',
+  missing_column: 'a CSV column needed for case, activity or timestamp is absent',
+  unknown_classifier: 'the XES classifier asked for is not declared in the log',
+  invalid_option: 'an import option has a value that cannot be used',
+  format_unavailable: 'the reader for this format is not installed',
+} as const;
+
+export type FileErrorCode = keyof typeof fileErrorCodes;
+
+export class FileImportError extends Error {
+  readonly code: FileErrorCode;
+  constructor(code: FileErrorCode, message: string) {
+    super(message);
+    this.name = 'FileImportError';
+    this.code = code;
+  }
+}

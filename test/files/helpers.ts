@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach } from 'vitest';
+import { ProjectStore, type Rejection } from '../../engine/index.js';
+import type { LogSource } from '../../connectors/files/index.js';
+
+/** A fresh folder per test for log files and project state, removed after. */
+export function scratch() {
+  const dir = mkdtempSync(join(tmpdir(), 'pcg-files-'));
+  const stores: ProjectStore[] = [];
+  afterEach(() => {
+    for (const s of stores) {
+      try {
+        s.close();
+      } catch {
+        // closed by the test
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return {
+    dir,
+    file(name: string, content: string | Buffer, options: { gzip?: boolean } = {}): string {
+      const path = join(dir, name);
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      writeFileSync(path, options.gzip ? gzipSync(bytes) : bytes);
+      return path;
+    },
+    store(name = 'state.sqlite'): ProjectStore {
+      const s = ProjectStore.open(join(dir, name));
+      stores.push(s);
+      return s;
+    },
+  };
+}
+
+export interface Collected {
+  records: Record<string, unknown>[];
+  locations: string[];
+  rejected: Rejection[];
+  batches: number;
+}
+
+/** Every record, location and rejection of a source, in order. */
+export async function collect(source: LogSource): Promise<Collected> {
+  const out: Collected = { records: [], locations: [], rejected: [], batches: 0 };
+  for await (const b of source.batches()) {
+    out.batches += 1;
+    out.records.push(...(b.records as Record<string, unknown>[]));
+    out.locations.push(...(b.locations ?? []));
+    out.rejected.push(...(b.rejected ?? []));
+  }
+  return out;
+}
+
+export const utc = (text: string) => Date.parse(text);
