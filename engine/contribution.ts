@@ -37,8 +37,9 @@ export class CaseFold {
   private readonly path: string[] = [];
   private first: Event | undefined;
   private last: Event | undefined;
-  /** Reading counters: attribute → counted value known so far, and whether the last event was its activity's first visit. */
+  /** Reading counters: attribute → pairKey(attribute, counted value) known so far, and whether the last event was its activity's first visit. */
   private readonly known = new Map<string, string>();
+  private fold = -1;
   private lastIsFirstVisit = false;
   private readonly byResource = new Map<string, Set<string>>();
 
@@ -104,7 +105,7 @@ export class CaseFold {
     if (this.last && this.lastIsFirstVisit) this.countChoice(this.last.activity, ev.activity, into, sign);
     for (const name in ev.attributes) {
       const value = name === '' ? undefined : choiceValue(ev.attributes[name]!);
-      if (value !== undefined && (this.known.has(name) || this.known.size < MAX_CHOICE_ATTRIBUTES)) this.known.set(name, value);
+      if (value !== undefined && (this.known.has(name) || this.known.size < MAX_CHOICE_ATTRIBUTES)) this.known.set(name, pairKey(name, value));
     }
     this.lastIsFirstVisit = firstVisit;
     if (ev.resource === undefined) return;
@@ -118,9 +119,10 @@ export class CaseFold {
   }
 
   private countChoice(at: string, next: string, into: Counters, sign: 1 | -1): void {
-    const fold = caseFold(this.first!.caseId);
-    bump(into, counterKey('choice', pairKey(at, next), pairKey('', ''), fold), sign);
-    for (const [name, value] of this.known) bump(into, counterKey('choice', pairKey(at, next), pairKey(name, value), fold), sign);
+    if (this.fold < 0) this.fold = caseFold(this.first!.caseId);
+    const k1 = pairKey(at, next);
+    bump(into, counterKey('choice', k1, pairKey('', ''), this.fold), sign);
+    for (const k2 of this.known.values()) bump(into, counterKey('choice', k1, k2, this.fold), sign);
   }
 
   finish(into: Counters, sign: 1 | -1): void {
@@ -131,7 +133,6 @@ export class CaseFold {
     bump(into, counterKey('edge.cases', last.activity, END, 0), sign);
     bump(into, counterKey('variant', variantKey(this.path), '', 0), sign);
     bump(into, counterKey('duration', '', '', bucketOf(this.duration(this.first!.time, last.time))), sign);
-    if (this.lastIsFirstVisit) this.countChoice(last.activity, END, into, sign);
     bump(into, counterKey('last', last.activity, '', Math.floor(last.time / HOUR_MS)), sign);
   }
 }

@@ -48,8 +48,8 @@ export interface Tally {
   objectTypes: Map<string, PairTally>;
   /**
    * The interpreter's counters (engine/reading). Keyed by choiceKey: cases whose
-   * first visit of `at` is directly followed by `next` (END when the case stops
-   * there), in held-out fold `fold`, overall (attribute '') and per bucketed
+   * first visit of `at` is directly followed by `next` (a case stopping there
+   * counts nowhere), in held-out fold `fold`, overall (attribute '') and per bucketed
    * value of each attribute known at that point (see choiceValue).
    */
   choices: Map<string, number>;
@@ -124,14 +124,16 @@ export function numberBin(v: number): number {
 
 /**
  * The counted form of an attribute value, or undefined when it is not worth
- * counting: numbers by their 1-2-5 bin, booleans as they are, strings of up
- * to 40 characters with at most three digits (longer ones and codes are ids,
+ * counting: numbers (and decimal numbers written as text) by their 1-2-5
+ * bin, booleans as they are, strings of up to 40 characters with at most three digits (longer ones and codes are ids,
  * dates or free text, whose many values no rule can learn from).
  */
 export function choiceValue(v: string | number | boolean): string | undefined {
   if (typeof v === 'boolean') return v ? 'b:true' : 'b:false';
   if (typeof v === 'number') return `n:${numberBin(v)}`;
   if (v.length === 0 || v.length > 40) return undefined;
+  // Files often carry numbers as text (XES strings, CSV cells): count them as numbers.
+  if (/^-?\d+(\.\d+)?$/.test(v)) return `n:${numberBin(Number(v))}`;
   let digits = 0;
   for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) digits++;
   return digits > 3 ? undefined : `s:${v}`;

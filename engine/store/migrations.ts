@@ -40,6 +40,7 @@ export const migrations: readonly string[] = [
     n INTEGER NOT NULL,
     PRIMARY KEY (kind, k1, k2, bucket)
   ) STRICT, WITHOUT ROWID;
+  CREATE INDEX counter_zero ON counter(n) WHERE n = 0;
 
   -- The highest source position applied, per source and partition.
   CREATE TABLE position (

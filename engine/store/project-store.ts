@@ -122,10 +122,9 @@ export class ProjectStore {
       ),
       deleteCase: db.prepare('DELETE FROM case_state WHERE case_id = ?'),
       caseSize: db.prepare<[string], { events: number }>('SELECT events FROM case_state WHERE case_id = ?'),
-      bumpCounter: db.prepare<[string, string, string, number, number], { n: number }>(
-        'INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n RETURNING n',
-      ),
-      deleteCounter: db.prepare('DELETE FROM counter WHERE kind = ? AND k1 = ? AND k2 = ? AND bucket = ?'),
+      bumpCounter: db.prepare('INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n'),
+      // Rows that fell to zero, found through a partial index that holds only them.
+      deleteZeroCounters: db.prepare('DELETE FROM counter WHERE n = 0'),
       counters: db.prepare<[], CounterRow>('SELECT kind, k1, k2, bucket, n FROM counter'),
       deadLetter: db.prepare('INSERT INTO dead_letter (source, location, reason, payload, received_at) VALUES (?, ?, ?, ?, ?)'),
       putObject: db.prepare('INSERT OR IGNORE INTO object (id, type) VALUES (?, ?)'),
@@ -178,9 +177,9 @@ export class ProjectStore {
         delta = new Map();
         entries = this.updateCases(changes, delta);
         for (const r of counterRows(delta)) {
-          const stored = this.q.bumpCounter.get(r.kind, r.k1, r.k2, r.bucket, r.n);
-          if (stored && stored.n === 0) this.q.deleteCounter.run(r.kind, r.k1, r.k2, r.bucket);
+          this.q.bumpCounter.run(r.kind, r.k1, r.k2, r.bucket, r.n);
         }
+        this.q.deleteZeroCounters.run();
         this.updatePeriod(changes);
         result.dataVersion += 1;
         this.q.setMeta.run('data_version', String(result.dataVersion));

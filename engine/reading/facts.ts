@@ -1,0 +1,187 @@
+import { cmp } from '../event.js';
+import { quantile, sketchCount, type Sketch } from '../sketch.js';
+import { END, splitKey, START, variantPath, type Tally } from '../tally.js';
+import { mined } from '../document/evidence.js';
+import type { Evidence, Strength } from '../document/types.js';
+
+/**
+ * What every part of the reading looks at, derived once from the counted
+ * state: the variant multiset with first positions, out- and in-edges, and
+ * the main path. Pure data; nothing here reads events.
+ */
+export interface VariantFacts {
+  path: string[];
+  count: number;
+  /** activity -> index of its first occurrence */
+  first: Map<string, number>;
+  /** activity -> occurrences */
+  times: Map<string, number>;
+}
+
+export interface EdgeFacts {
+  from: string;
+  to: string;
+  cases: number;
+  events: number;
+  wait: Sketch;
+}
+
+export interface Facts {
+  tally: Tally;
+  cases: number;
+  /** Sorted activity labels. */
+  activities: string[];
+  activityCases: Map<string, number>;
+  /** By count, descending, then path. */
+  variants: VariantFacts[];
+  out: Map<string, EdgeFacts[]>;
+  into: Map<string, EdgeFacts[]>;
+  /**
+   * Distinct activities of the commonest variant ending in a success ending
+   * (the commonest variant until the endings are read), in order of first occurrence.
+   */
+  mainPath: string[];
+  toHours(millis: number): number;
+  /** Cases containing both a and b, and those where a's first occurrence comes before b's. */
+  order(a: string, b: string): { both: number; aFirst: number };
+}
+
+export function factsOf(tally: Tally, toHours: (millis: number) => number): Facts {
+  const variants: VariantFacts[] = [...tally.variants.entries()]
+    .map(([key, count]) => {
+      const path = variantPath(key);
+      const first = new Map<string, number>();
+      const times = new Map<string, number>();
+      path.forEach((a, i) => {
+        if (!first.has(a)) first.set(a, i);
+        times.set(a, (times.get(a) ?? 0) + 1);
+      });
+      return { path, count, first, times, key };
+    })
+    .sort((x, y) => y.count - x.count || cmp(x.key, y.key))
+    .map(({ path, count, first, times }) => ({ path, count, first, times }));
+  const out = new Map<string, EdgeFacts[]>();
+  const into = new Map<string, EdgeFacts[]>();
+  for (const [key, e] of [...tally.edges.entries()].sort((x, y) => cmp(x[0], y[0]))) {
+    const [from, to] = splitKey(key);
+    const f: EdgeFacts = { from, to, cases: e.cases, events: e.events, wait: e.wait };
+    push(out, from, f);
+    push(into, to, f);
+  }
+  const activityCases = new Map([...tally.activities.entries()].map(([a, t]) => [a, t.cases]));
+  const mainPath = variants.length ? [...new Set(variants[0]!.path)] : [];
+  const orderCache = new Map<string, { both: number; aFirst: number }>();
+  // Inverted index: per activity, the variants holding it, so a pair scans only the rarer one's list.
+  const holding = new Map<string, VariantFacts[]>();
+  for (const v of variants) for (const a of v.first.keys()) push(holding, a, v);
+  return {
+    tally,
+    cases: tally.cases,
+    activities: [...tally.activities.keys()].sort(cmp),
+    activityCases,
+    variants,
+    out,
+    into,
+    mainPath,
+    toHours,
+    order(a, b) {
+      const key = a + '\u0000' + b;
+      let r = orderCache.get(key);
+      if (!r) {
+        r = { both: 0, aFirst: 0 };
+        const la = holding.get(a) ?? [];
+        const lb = holding.get(b) ?? [];
+        for (const v of la.length <= lb.length ? la : lb) {
+          const ia = v.first.get(a);
+          const ib = v.first.get(b);
+          if (ia === undefined || ib === undefined) continue;
+          r.both += v.count;
+          if (ia < ib) r.aFirst += v.count;
+        }
+        orderCache.set(key, r);
+      }
+      return r;
+    },
+  };
+}
+
+function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {
+  const list = m.get(k);
+  if (list) list.push(v);
+  else m.set(k, [v]);
+}
+
+/**
+ * Concurrent work: a and b occur together in at least 80% of the cases of
+ * the rarer one, and each comes first in at least 1% (and 2) of the cases with both.
+ */
+export function parallel(f: Facts, a: string, b: string): boolean {
+  if (a === b) return false;
+  const o = f.order(a, b);
+  const rarer = Math.min(f.activityCases.get(a) ?? 0, f.activityCases.get(b) ?? 0);
+  const minority = Math.min(o.aFirst, o.both - o.aFirst);
+  return o.both > 0 && o.both >= 0.8 * rarer && minority >= 2 && minority >= 0.01 * o.both;
+}
+
+/** Real out-edges of an activity (END left out), by cases descending then name. */
+export function successors(f: Facts, a: string): EdgeFacts[] {
+  return (f.out.get(a) ?? []).filter((e) => e.to !== END).sort((x, y) => y.cases - x.cases || cmp(x.to, y.to));
+}
+
+/** Real in-edges of an activity (START left out), by cases descending then name. */
+export function predecessors(f: Facts, a: string): EdgeFacts[] {
+  return (f.into.get(a) ?? []).filter((e) => e.from !== START).sort((x, y) => y.cases - x.cases || cmp(x.from, y.from));
+}
+
+/** Share of a sketch's values at or below a threshold (bucket-exact: values are bucketed). */
+export function shareAtMost(s: Sketch, thresholdValue: number, bucketValueOf: (b: number) => number): number {
+  const n = sketchCount(s);
+  if (!n) return 0;
+  let k = 0;
+  for (const [b, c] of s) if (bucketValueOf(b) <= thresholdValue) k += c;
+  return k / n;
+}
+
+export { quantile };
+
+/** The strength of a mined claim holding in `share` of `ofCases`, as the document's evidence_levels define it. */
+export function strengthOf(ofCases: number, share: number): Strength {
+  return mined(Math.round(share * ofCases), ofCases, '').strength;
+}
+
+export function evidence(cases: number, ofCases: number, share: number, strength: Strength, method: string): Evidence {
+  return { cases: Math.max(0, Math.round(cases)), of_cases: Math.max(0, Math.round(ofCases)), share: clamp01(share), strength, method };
+}
+
+export const clamp01 = (x: number): number => (Number.isFinite(x) ? Math.min(1, Math.max(0, x)) : 0);
+export const ratio = (a: number, b: number): number => (b > 0 ? clamp01(a / b) : 0);
+/** Rounds a share for printing in text (the numeric fields keep full precision). */
+export const pct = (x: number): string => `${(Math.round(x * 1000) / 10).toString()}%`;
+/** Hours for text: two significant digits at most, never scientific. */
+export function hoursText(h: number): string {
+  if (h === 0) return '0';
+  const r = Number(h.toPrecision(2));
+  return r >= 100 ? String(Math.round(r)) : String(r);
+}
+export const q = (label: string): string => `'${label}'`;
+
+/** A stable id fragment from a label. */
+export function slug(text: string): string {
+  const s = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return s || 'x';
+}
+
+/** Ids made unique in order of appearance (two labels can share a slug). */
+export function uniqueIds<T extends { id: string }>(items: T[]): T[] {
+  const seen = new Map<string, number>();
+  for (const it of items) {
+    const n = seen.get(it.id) ?? 0;
+    seen.set(it.id, n + 1);
+    if (n > 0) it.id = `${it.id}-${n + 1}`;
+  }
+  return items;
+}

@@ -1,0 +1,142 @@
+import { bucketValue, quantile, sketchCount, type Sketch } from '../sketch.js';
+import { pairKey } from '../tally.js';
+import type { Policy } from '../document/types.js';
+import { earlier } from './edges.js';
+import { evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+
+export const SERVICE_QUANTILE = 0.9;
+const MIN_CASES = 10;
+const SEPARATION_SAME_MAX = 0.02;
+const SEPARATION_EXPECTED_MIN = 10;
+
+/** Rounds hours up to two significant digits: a threshold a person would state. */
+export function niceHours(h: number): number {
+  if (h <= 0) return 0;
+  const p = 10 ** (Math.floor(Math.log10(h)) - 1);
+  return Number((Math.ceil(h / p - 1e-9) * p).toPrecision(12));
+}
+
+function shareWithin(f: Facts, s: Sketch, hours: number): number {
+  const n = sketchCount(s);
+  if (!n) return 0;
+  let k = 0;
+  for (const [b, c] of s) if (f.toHours(bucketValue(b)) <= hours + 1e-9) k += c;
+  return k / n;
+}
+
+/**
+ * Limits most cases stay inside, inferred from timings and counts, never from
+ * a policy document: the case duration's 90th percentile (rounded up to two
+ * digits), the same for each main-path hand-off, main-path order, and
+ * separation of duties.
+ */
+export function readPolicies(f: Facts): { policies: Policy[]; serviceLevel: { hours: number; share: number; method: string } | undefined; method: string } {
+  const policies: Policy[] = [];
+  let serviceLevel: { hours: number; share: number; method: string } | undefined;
+  const durations = sketchCount(f.tally.caseDuration);
+  if (durations >= MIN_CASES) {
+    const hours = niceHours(f.toHours(quantile(f.tally.caseDuration, SERVICE_QUANTILE)));
+    const share = shareWithin(f, f.tally.caseDuration, hours);
+    const method = `case duration sketch (first to last event, all cases including open ones): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits; share of cases at or under it`;
+    serviceLevel = { hours, share, method };
+    policies.push({
+      id: 'service-level-case',
+      kind: 'service_level',
+      statement: `Cases finish within ${hours} hours of their first event.`,
+      threshold_hours: hours,
+      share_met: share,
+      evidence: evidence(Math.round(share * durations), durations, share, strengthOf(durations, share), method),
+    });
+  }
+  const main = f.mainPath;
+  for (let i = 0; i + 1 < main.length; i++) {
+    const a = main[i]!;
+    const b = main[i + 1]!;
+    const e = f.tally.edges.get(pairKey(a, b));
+    const n = e ? sketchCount(e.wait) : 0;
+    if (!e || n < MIN_CASES) continue;
+    const hours = niceHours(f.toHours(quantile(e.wait, SERVICE_QUANTILE)));
+    const share = shareWithin(f, e.wait, hours);
+    policies.push({
+      id: `timing-${slug(a)}-${slug(b)}`,
+      kind: 'timing',
+      statement: `${q(b)} follows ${q(a)} within ${hours} hours.`,
+      threshold_hours: hours,
+      share_met: share,
+      evidence: evidence(Math.round(share * n), n, share, strengthOf(n, share), `wait sketch of the hand-off ${q(a)} -> ${q(b)} (${n} hand-offs): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits`),
+    });
+  }
+  for (let i = 0; i + 1 < main.length; i++) {
+    const a = main[i]!;
+    const b = main[i + 1]!;
+    const o = f.order(a, b);
+    if (o.both < MIN_CASES || !earlier(f, a, b)) continue;
+    policies.push({
+      id: `sequence-${slug(a)}-${slug(b)}`,
+      kind: 'sequence',
+      statement: `${q(a)} comes before ${q(b)}.`,
+      threshold_hours: 0,
+      share_met: ratio(o.aFirst, o.both),
+      evidence: evidence(o.aFirst, o.both, ratio(o.aFirst, o.both), strengthOf(o.both, ratio(o.aFirst, o.both)), `cases with both main-path steps where the first ${q(a)} precedes the first ${q(b)}, counted over the variants`),
+    });
+  }
+  policies.push(...separations(f));
+  const method = `policies: case duration and main-path hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits), main-path order, and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
+  return { policies, serviceLevel, method };
+}
+
+/**
+ * Two activities by the same pool of people, yet (almost) never by the same
+ * person in one case. "By chance" is the share expected if each activity drew
+ * its resource independently from its own event mix: sum over r of p_a(r)·p_b(r).
+ */
+function separations(f: Facts): Policy[] {
+  const mix = new Map<string, Map<string, number>>();
+  for (const [key, p] of f.tally.resources) {
+    const i = key.indexOf('\u0000');
+    const a = key.slice(0, i);
+    const r = key.slice(i + 1);
+    let m = mix.get(a);
+    if (!m) mix.set(a, (m = new Map()));
+    m.set(r, p.events);
+  }
+  const full = [...mix.keys()].filter((a) => {
+    const n = [...mix.get(a)!.values()].reduce((x, y) => x + y, 0);
+    return n === f.tally.activities.get(a)?.events;
+  }).sort();
+  const out: Policy[] = [];
+  for (let i = 0; i < full.length; i++) {
+    for (let j = i + 1; j < full.length; j++) {
+      const a = full[i]!;
+      const b = full[j]!;
+      const ma = mix.get(a)!;
+      const mb = mix.get(b)!;
+      const na = [...ma.values()].reduce((x, y) => x + y, 0);
+      const nb = [...mb.values()].reduce((x, y) => x + y, 0);
+      let expected = 0;
+      for (const [r, n] of ma) expected += (n / na) * ((mb.get(r) ?? 0) / nb);
+      const rarer = Math.min(f.activityCases.get(a) ?? 0, f.activityCases.get(b) ?? 0);
+      if (expected * rarer < SEPARATION_EXPECTED_MIN) continue;
+      const both = f.order(a, b).both;
+      if (both < MIN_CASES) continue;
+      const same = f.tally.sameResource.get(pairKey(a, b)) ?? 0;
+      if (same > SEPARATION_SAME_MAX * both || expected * both < SEPARATION_EXPECTED_MIN || same > 0.2 * expected * both) continue;
+      const share = ratio(both - same, both);
+      out.push({
+        id: `separation-${slug(a)}-${slug(b)}`,
+        kind: 'separation',
+        statement: `${q(a)} and ${q(b)} are done by different people in a case.`,
+        threshold_hours: 0,
+        share_met: share,
+        evidence: evidence(
+          both - same,
+          both,
+          share,
+          strengthOf(both, share),
+          `one resource did both in ${same} of the ${both} cases with both, where independent draws from each activity's resource mix would give ${pct(expected)} (about ${Math.round(expected * both)} cases)`,
+        ),
+      });
+    }
+  }
+  return out;
+}
