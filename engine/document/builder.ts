@@ -1,0 +1,152 @@
+import { workingMillisBetween, type WorkingCalendar } from '../calendar.js';
+import { EngineError } from '../errors.js';
+import { discoverModel, FALLBACK_THRESHOLD, MAX_CONCURRENT_SEARCH, NOISE_THRESHOLDS, MIN_ACCEPTANCE, type MinedModel } from '../mining/index.js';
+import { readProcess } from '../reading/index.js';
+import type { ProjectSnapshot } from '../store/project-store.js';
+import { HOUR_MS, isoUtc } from '../time.js';
+import { EVIDENCE_LEVELS, shareOf } from './evidence.js';
+import { countedGraph, SLOW_PERCENTILE } from './graph.js';
+import { discoverRoles, objectParts, ROLE_SIMILARITY } from './roles.js';
+import { SCHEMA_NAME, SCHEMA_VERSION } from './schema.js';
+import type { GraphDocument, Plain } from './types.js';
+import { listVariants, MIN_VARIANT_SHARE } from './variants.js';
+
+export interface BuildOptions {
+  /** `working` needs a snapshot from workingSnapshot(); default: the snapshot's own basis (clock). */
+  timeBasis?: 'clock' | 'working';
+  /** What one case is; default the store's meta `case_notion`, else `case id`. */
+  caseNotion?: string;
+}
+
+/**
+ * The graph document of a project's state. Pure and deterministic: it reads
+ * only the snapshot's sufficient statistics (never events), so its cost grows
+ * with activities and variants, not with the number of events.
+ */
+export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions = {}): GraphDocument {
+  const { tally, meta } = snapshot;
+  const basis = options.timeBasis ?? (meta.time_basis === 'working' ? 'working' : 'clock');
+  const calendar = basis === 'working' ? calendarOf(snapshot) : undefined;
+  const caseNotion = options.caseNotion ?? meta.case_notion ?? 'case id';
+  const cases = tally.cases;
+
+  const attribute = meta.resource_attribute ?? 'org:resource';
+  const { roles, rolesOf } = discoverRoles(tally.resources, cases, attribute);
+  const objects = objectParts(snapshot.objectCounts, tally.objectTypes, snapshot.objectRelations);
+  const graph = countedGraph(
+    tally,
+    (a) => rolesOf.get(a) ?? [],
+    (a) => objects.typesOf.get(a) ?? [],
+  );
+  const model = cases > 0 ? discoverModel(tally.variants) : undefined;
+  const listed = listVariants(tally.variants, cases, model?.acceptedVariants ?? new Map());
+  const processTree = model?.text ?? 'tau';
+  const casesItAccepts = model ? shareOf(model.acceptedCases, model.cases) : 0;
+
+  const reading = readProcess({
+    snapshot,
+    nodes: graph.nodes,
+    edges: graph.edges,
+    variants: listed.variants,
+    processTree,
+    casesItAccepts,
+    hoursBetween: (from, to) => (calendar ? workingMillisBetween(from, to, calendar) : Math.max(0, to - from)) / HOUR_MS,
+  });
+  const nodes = graph.nodes.map((n) => (n.kind === 'activity' ? { ...n, stage: reading.stageOf.get(n.label) ?? '' } : n));
+  const edges = graph.edges.map((e) => {
+    const k = reading.edgeKinds.get(e.id);
+    return k ? { ...e, kind: k.kind, evidence: { ...e.evidence, method: `${e.evidence.method}; kind: ${k.method}` } } : e;
+  });
+
+  return {
+    schema: SCHEMA_NAME,
+    schema_version: SCHEMA_VERSION,
+    source: {
+      data_version: String(snapshot.dataVersion),
+      log_digest: snapshot.logDigest,
+      case_notion: caseNotion,
+      cases,
+      events: tally.events,
+      period_start: snapshot.periodStart === undefined ? '' : isoUtc(snapshot.periodStart),
+      period_end: snapshot.periodEnd === undefined ? '' : isoUtc(snapshot.periodEnd),
+      time_basis: basis,
+    },
+    process: reading.process,
+    success_criteria: reading.success_criteria,
+    outcomes: reading.outcomes,
+    stages: reading.stages,
+    nodes,
+    edges,
+    variants: listed.variants,
+    model: { process_tree: processTree, cases_it_accepts: casesItAccepts },
+    decisions: reading.decisions,
+    sequence_rules: reading.sequence_rules,
+    exceptions: reading.exceptions,
+    escalations: reading.escalations,
+    policies: reading.policies,
+    roles,
+    object_types: objects.objectTypes,
+    object_relations: objects.relations,
+    evidence_levels: { ...EVIDENCE_LEVELS },
+    assumptions: [...assumptionsOf({ snapshot, basis, calendar, caseNotion, model, listed, roles: roles.length, attribute }), ...reading.assumptions],
+    open_questions: [...reading.open_questions],
+  };
+}
+
+function calendarOf(snapshot: ProjectSnapshot): WorkingCalendar {
+  if (snapshot.meta.time_basis !== 'working' || !snapshot.meta.calendar) {
+    throw new EngineError('invalid_argument', 'the working time basis needs a snapshot from workingSnapshot(store, calendar)');
+  }
+  return JSON.parse(snapshot.meta.calendar) as WorkingCalendar;
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+function assumptionsOf(a: {
+  snapshot: ProjectSnapshot;
+  basis: 'clock' | 'working';
+  calendar: WorkingCalendar | undefined;
+  caseNotion: string;
+  model: MinedModel | undefined;
+  listed: { leftOff: number; leftOffCases: number };
+  roles: number;
+  attribute: string;
+}): Plain[] {
+  const out: Plain[] = [
+    `A case is one ${a.caseNotion}; its events are ordered by time, ties by event id (file order for imported logs).`,
+    a.basis === 'clock'
+      ? 'Durations are clock time (every hour counts, nights and weekends included).'
+      : `Durations are working time on the calendar ${JSON.stringify(a.calendar)}: only the working hours of worked days in that zone, holidays left out. They were recomputed from the stored events (cost grows with events, unlike the rest of the document).`,
+    `Hours are medians (the lower median) and ${SLOW_PERCENTILE * 100}th percentiles read from log-bucket sketches with 1% relative error, not exact order statistics.`,
+    'The start and end nodes are not events: their cases are all cases, their events 0. Edges from start and to end carry no wait.',
+    'An edge\'s share_of_from is the share of the cases reaching its from-node that take that hand-off at least once; a case that leaves a node several ways counts for each, so the shares out of one node can add up to more than 1.',
+    `Variants: the main path is the commonest; allowed are paths the process tree accepts, exceptions the ones it does not. Paths followed by fewer than ${MIN_VARIANT_SHARE * 100} in 100 cases are left off (${a.listed.leftOff} paths, ${a.listed.leftOffCases} cases).`,
+  ];
+  if (a.model) {
+    const m = a.model;
+    out.push({
+      model: `process tree discovered with the Inductive Miner infrequent (IMf, Leemans et al. 2013) on the variants; log splits on variants, directly-follows cuts, the fall-throughs of pm4py (the activity-concurrent one only in sublogs of at most ${MAX_CONCURRENT_SEARCH} activities)`,
+      noise_threshold: m.noiseThreshold,
+      threshold_rule: `tried noise thresholds ${NOISE_THRESHOLDS.join(', ')}; kept the one with the best harmonic mean of accepted share and precision among those accepting at least ${MIN_ACCEPTANCE * 100}% of cases (ties: the earlier threshold); when none did, threshold ${FALLBACK_THRESHOLD} (the plain Inductive Miner) was tried too and the tree accepting most was kept`,
+      trials: m.trials.map((t) => ({ noise_threshold: t.noiseThreshold, cases_it_accepts: round(t.acceptedShare), precision: round(t.precision) })),
+      cases_it_accepts: `${m.acceptedCases} of ${m.cases} cases (${pct(shareOf(m.acceptedCases, m.cases))}), exact: every variant checked for membership in the tree's language`,
+      precision: round(m.precision),
+      flower_precision: round(m.flowerPrecision),
+      precision_method: 'escaping-edges precision (ETC, Muñoz-Gama and Carmona) over the prefixes of the variants, weighted by cases, as pm4py\'s token-based ETC counts it but with the exact model state; the flower model (any activity in any order) is the floor',
+      labels: 'a single quote in an activity name is printed as \u2019 in the tree (pm4py\'s syntax has no escape)',
+    });
+  } else {
+    out.push('No cases: the process tree is tau and accepts 0 cases.');
+  }
+  out.push(
+    a.roles > 0
+      ? `Roles come from the ${a.attribute} attribute: resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first; a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. Role, group or team attributes other than the resource are not in the counted state (left).`
+      : 'The log has no resource attribute, so there are no roles.',
+  );
+  if (a.snapshot.rejected > 0) out.push(`${a.snapshot.rejected} records were rejected at import and are not counted.`);
+  return out;
+}
+
+function round(x: number): number {
+  return Math.round(x * 10000) / 10000;
+}

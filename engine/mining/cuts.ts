@@ -1,0 +1,321 @@
+import { addPicked, edgeOf, K, LogBuilder, type Dfg, type VariantLog } from './log.js';
+
+/**
+ * The four directly-follows cuts of the Inductive Miner (Leemans 2013, and
+ * "Robust Process Mining with Guarantees", 2017), each a detection on the DFG
+ * and a log split on the variants (the IMf splits, which drop the events that
+ * do not fit the cut instead of refusing it).
+ */
+export type Cut = { operator: 'xor' | 'sequence' | 'parallel' | 'loop'; groups: number[][] };
+
+class UnionFind {
+  private readonly parent = new Map<number, number>();
+  find(a: number): number {
+    let p = this.parent.get(a) ?? a;
+    if (p !== a) {
+      p = this.find(p);
+      this.parent.set(a, p);
+    }
+    return p;
+  }
+  union(a: number, b: number): void {
+    const ra = this.find(a);
+    const rb = this.find(b);
+    if (ra !== rb) this.parent.set(Math.max(ra, rb), Math.min(ra, rb));
+  }
+}
+
+/** Groups of `items` by union-find root, each ascending, ordered by smallest member. */
+function groupsOf(items: readonly number[], uf: UnionFind): number[][] {
+  const by = new Map<number, number[]>();
+  for (const a of items) {
+    const r = uf.find(a);
+    const g = by.get(r);
+    if (g) g.push(a);
+    else by.set(r, [a]);
+  }
+  return [...by.values()].map((g) => g.sort((x, y) => x - y)).sort((x, y) => x[0]! - y[0]!);
+}
+
+const has = (dfg: Dfg, a: number, b: number) => dfg.edges.has(edgeOf(a, b));
+
+export function xorCut(dfg: Dfg): number[][] | undefined {
+  const uf = new UnionFind();
+  for (const [a, succ] of dfg.succ) for (const b of succ) uf.union(a, b);
+  const groups = groupsOf(dfg.activities, uf);
+  return groups.length > 1 ? groups : undefined;
+}
+
+/**
+ * Transitive successors of every activity as bitsets (bit j of row i: the
+ * i-th activity reaches the j-th), via strongly connected components taken
+ * sinks first: O(edges x activities / 32), which keeps logs with hundreds of
+ * activities fast.
+ */
+function reachability(dfg: Dfg): { index: Map<number, number>; rows: Uint32Array[]; has(a: number, b: number): boolean; count(a: number): number } {
+  const acts = dfg.activities;
+  const n = acts.length;
+  const index = new Map(acts.map((a, i) => [a, i]));
+  const words = (n + 31) >>> 5;
+  const succ = acts.map((a) => [...(dfg.succ.get(a) ?? [])].map((b) => index.get(b)!).filter((b) => b !== undefined));
+  // Tarjan's algorithm, iterative; components come out sinks first.
+  const order = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const comp = new Int32Array(n).fill(-1);
+  const stack: number[] = [];
+  const comps: number[][] = [];
+  let counter = 0;
+  for (let root = 0; root < n; root++) {
+    if (order[root] !== -1) continue;
+    const work: [number, number][] = [[root, 0]];
+    order[root] = low[root] = counter++;
+    stack.push(root);
+    onStack[root] = 1;
+    while (work.length) {
+      const top = work[work.length - 1]!;
+      const [v, k] = top;
+      if (k < succ[v]!.length) {
+        top[1] = k + 1;
+        const w = succ[v]![k]!;
+        if (order[w] === -1) {
+          order[w] = low[w] = counter++;
+          stack.push(w);
+          onStack[w] = 1;
+          work.push([w, 0]);
+        } else if (onStack[w]) low[v] = Math.min(low[v]!, order[w]!);
+        continue;
+      }
+      work.pop();
+      if (work.length) {
+        const u = work[work.length - 1]![0];
+        low[u] = Math.min(low[u]!, low[v]!);
+      }
+      if (low[v] === order[v]) {
+        const members: number[] = [];
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack[w] = 0;
+          comp[w] = comps.length;
+          members.push(w);
+        } while (w !== v);
+        comps.push(members);
+      }
+    }
+  }
+  const rows = acts.map(() => new Uint32Array(words));
+  for (const members of comps) {
+    const r = new Uint32Array(words);
+    const cyclic = members.length > 1 || succ[members[0]!]!.includes(members[0]!);
+    for (const v of members) {
+      for (const w of succ[v]!) {
+        if (comp[w] === comp[v]) continue;
+        const rw = rows[w]!;
+        for (let i = 0; i < words; i++) r[i]! |= rw[i]!;
+        r[w >>> 5]! |= 1 << (w & 31);
+      }
+    }
+    if (cyclic) for (const v of members) r[v >>> 5]! |= 1 << (v & 31);
+    for (const v of members) rows[v] = r;
+  }
+  const popcount = (x: number) => {
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  };
+  return {
+    index,
+    rows,
+    has: (a, b) => {
+      const j = index.get(b)!;
+      return (rows[index.get(a)!]![j >>> 5]! & (1 << (j & 31))) !== 0;
+    },
+    count: (a) => rows[index.get(a)!]!.reduce((s, x) => s + popcount(x), 0),
+  };
+}
+
+/** Strict sequence cut: groups of mutually reachable or mutually unreachable activities, ordered by reachability, then the skippable groups merged. */
+export function sequenceCut(dfg: Dfg): number[][] | undefined {
+  const acts = dfg.activities;
+  const reach = reachability(dfg);
+  const uf = new UnionFind();
+  const bit = (i: number, j: number) => (reach.rows[i]![j >>> 5]! & (1 << (j & 31))) !== 0;
+  const preds = new Int32Array(acts.length);
+  for (let i = 0; i < acts.length; i++) {
+    for (let j = 0; j < acts.length; j++) if (bit(i, j)) preds[j]! += 1;
+    for (let j = i + 1; j < acts.length; j++) {
+      if (bit(i, j) === bit(j, i)) uf.union(acts[i]!, acts[j]!);
+    }
+  }
+  const rank = (g: number[]) => preds[reach.index.get(g[0]!)!]! + (acts.length - reach.count(g[0]!));
+  const c = groupsOf(acts, uf).sort((x, y) => rank(x) - rank(y) || x[0]! - y[0]!);
+  if (c.length < 2) return undefined;
+
+  // Strict sequence (Leemans 2017, p. 233): merge groups that together can be skipped.
+  const groupOf = new Map<number, number>();
+  c.forEach((g, i) => g.forEach((a) => groupOf.set(a, i)));
+  const mf = c.map((g) => (g.some((a) => dfg.start.has(a)) ? -Infinity : Infinity));
+  const mt = c.map((g) => (g.some((a) => dfg.end.has(a)) ? Infinity : -Infinity));
+  for (const [key] of dfg.edges) {
+    const a = Math.floor(key / K);
+    const b = key % K;
+    const ga = groupOf.get(a)!;
+    const gb = groupOf.get(b)!;
+    mf[gb] = Math.min(mf[gb]!, ga);
+    mt[ga] = Math.max(mt[ga]!, gb);
+  }
+  const skippable = (p: number): boolean => {
+    const after = new Set(c.slice(p + 1).flat());
+    for (let i = 0; i < p; i++) for (const a of c[i]!) for (const b of dfg.succ.get(a) ?? []) if (after.has(b)) return true;
+    for (let i = p + 1; i < c.length; i++) if (c[i]!.some((a) => dfg.start.has(a))) return true;
+    for (let i = 0; i < p; i++) if (c[i]!.some((a) => dfg.end.has(a))) return true;
+    return false;
+  };
+  for (let p = 0; p < c.length; p++) {
+    if (!skippable(p)) continue;
+    for (let q = p - 1; q >= 0 && mt[q]! <= p; q--) {
+      c[p] = [...c[p]!, ...c[q]!];
+      c[q] = [];
+    }
+    for (let q = p + 1; q < c.length && mf[q]! >= p; q++) {
+      c[p] = [...c[p]!, ...c[q]!];
+      c[q] = [];
+    }
+  }
+  const out = c.filter((g) => g.length > 0).map((g) => g.sort((x, y) => x - y));
+  return out.length > 1 ? out : undefined;
+}
+
+/** Parallel cut: components of the complement of the two-way DFG; every group needs a start and an end activity. */
+export function parallelCut(dfg: Dfg): number[][] | undefined {
+  const acts = dfg.activities;
+  const uf = new UnionFind();
+  for (let i = 0; i < acts.length; i++) {
+    for (let j = i + 1; j < acts.length; j++) {
+      const a = acts[i]!;
+      const b = acts[j]!;
+      if (!has(dfg, a, b) || !has(dfg, b, a)) uf.union(a, b);
+    }
+  }
+  const groups = groupsOf(acts, uf).sort((x, y) => x.length - y.length);
+  let i = 0;
+  while (i < groups.length && groups.length > 1) {
+    const g = groups[i]!;
+    if (g.some((a) => dfg.start.has(a)) && g.some((a) => dfg.end.has(a))) {
+      i++;
+      continue;
+    }
+    groups.splice(i, 1);
+    const into = i === 0 ? 0 : i - 1;
+    groups[into] = [...groups[into]!, ...g].sort((x, y) => x - y);
+  }
+  return groups.length > 1 ? groups : undefined;
+}
+
+/** Loop cut: the body holds the start and end activities; the redo part is what connects end back to start. */
+export function loopCut(dfg: Dfg): number[][] | undefined {
+  if (dfg.edges.size === 0) return undefined;
+  const start = new Set(dfg.start.keys());
+  const end = new Set(dfg.end.keys());
+  const body = new Set([...start, ...end]);
+  const uf = new UnionFind();
+  const rest = dfg.activities.filter((a) => !body.has(a));
+  for (const a of rest) for (const b of dfg.succ.get(a) ?? []) if (!body.has(b)) uf.union(a, b);
+  const groups: Set<number>[] = [body, ...groupsOf(rest, uf).map((g) => new Set(g))];
+  const merge = (a: number) => {
+    const i = groups.findIndex((g) => g.has(a));
+    if (i > 0) {
+      for (const x of groups[i]!) groups[0]!.add(x);
+      groups.splice(i, 1);
+    }
+  };
+  // What follows a start activity that is not an end activity belongs to the body, and so does what precedes a non-start end activity.
+  for (const a of start) if (!end.has(a)) for (const b of dfg.succ.get(a) ?? []) merge(b);
+  for (const b of end) if (!start.has(b)) for (const a of dfg.pred.get(b) ?? []) merge(a);
+  // A redo group must lead to every start activity and be reached from every end activity.
+  for (let i = 1; i < groups.length; ) {
+    const g = groups[i]!;
+    const bad = [...g].some((a) => [...(dfg.succ.get(a) ?? [])].some((b) => start.has(b)) && [...start].some((s) => !has(dfg, a, s)));
+    if (bad) merge([...g][0]!);
+    else i++;
+  }
+  for (let i = 1; i < groups.length; ) {
+    const g = groups[i]!;
+    const bad = [...g].some((a) => [...(dfg.pred.get(a) ?? [])].some((b) => end.has(b)) && [...end].some((e) => !has(dfg, e, a)));
+    if (bad) merge([...g][0]!);
+    else i++;
+  }
+  if (groups.length <= 1) return undefined;
+  const redo = groups.slice(1).flatMap((g) => [...g]);
+  return [[...groups[0]!].sort((x, y) => x - y), redo.sort((x, y) => x - y)];
+}
+
+/** The IMf log splits: every event that does not fit the cut is left out. */
+export function splitLog(log: VariantLog, cut: Cut, size: number): VariantLog[] {
+  // Group per activity as a dense array (-1: in no group): this is the miner's innermost loop.
+  const groupOf = new Int32Array(size).fill(-1);
+  cut.groups.forEach((g, i) => g.forEach((a) => (groupOf[a] = i)));
+  const builders = cut.groups.map(() => new LogBuilder());
+  switch (cut.operator) {
+    case 'xor':
+      log.traces.forEach((t, v) => {
+        // The trace goes to the group holding most of its events (ties: the later group).
+        const counts = cut.groups.map(() => 0);
+        for (const a of t) {
+          const g = groupOf[a]!;
+          if (g >= 0) counts[g]! += 1;
+        }
+        let best = 0;
+        counts.forEach((n, i) => {
+          if (n >= counts[best]!) best = i;
+        });
+        addPicked(builders[best]!, t, 0, t.length, groupOf, best, log.counts[v]!);
+      });
+      return builders.map((b) => b.log);
+    case 'parallel':
+      log.traces.forEach((t, v) => builders.forEach((b, i) => addPicked(b, t, 0, t.length, groupOf, i, log.counts[v]!)));
+      return builders.map((b) => b.log);
+    case 'sequence':
+      log.traces.forEach((t, v) => {
+        let from = 0;
+        for (let i = 0; i < cut.groups.length; i++) {
+          // The split point after group i is where events of group i most outnumber events of later groups.
+          let cost = 0;
+          let least = 0;
+          let to = from;
+          for (let j = from; j < t.length; j++) {
+            const g = groupOf[t[j]!]!;
+            if (g === i) cost -= 1;
+            else if (g < 0 || g > i) cost += 1;
+            if (cost < least) {
+              least = cost;
+              to = j + 1;
+            }
+          }
+          addPicked(builders[i]!, t, from, to, groupOf, i, log.counts[v]!);
+          from = to;
+        }
+      });
+      return builders.map((b) => b.log);
+    case 'loop':
+      log.traces.forEach((t, v) => {
+        const n = log.counts[v]!;
+        let body: number[] = [];
+        let redo: number[] = [];
+        for (const a of t) {
+          const g = groupOf[a];
+          if (g === 0) {
+            body.push(a);
+            if (redo.length) builders[1]!.add(redo, n), (redo = []);
+          } else if (g === 1) {
+            redo.push(a);
+            if (body.length) builders[0]!.add(body, n), (body = []);
+          }
+        }
+        if (redo.length) builders[1]!.add(redo, n);
+        builders[0]!.add(body, n);
+      });
+      return builders.map((b) => b.log);
+  }
+}

@@ -1,0 +1,112 @@
+import { cmp } from '../event.js';
+import { inductiveMiner, MinerMemo } from './inductive.js';
+import { replayVariants } from './language.js';
+import type { VariantLog } from './log.js';
+import { printTree, type ProcessTree } from './tree.js';
+
+export { foldTree, leaf, node, parseTree, printTree, safeLabel, tau, treeLabels, type Operator, type ProcessTree } from './tree.js';
+export { inductiveMiner, MAX_CONCURRENT_SEARCH, MinerMemo } from './inductive.js';
+export { Language, replayVariants, type Replay } from './language.js';
+export type { VariantLog } from './log.js';
+
+/** The noise thresholds tried, in order; 0 (the plain Inductive Miner, which accepts every case) only when none of them accepts MIN_ACCEPTANCE. */
+export const NOISE_THRESHOLDS: readonly number[] = [0.1, 0.2, 0.3];
+export const FALLBACK_THRESHOLD = 0;
+/** A threshold is only chosen if its tree accepts at least this share of cases. */
+export const MIN_ACCEPTANCE = 0.5;
+
+export interface ModelTrial {
+  noiseThreshold: number;
+  acceptedShare: number;
+  precision: number;
+  score: number;
+}
+
+export interface MinedModel {
+  tree: ProcessTree;
+  /** pm4py's syntax (printTree). */
+  text: string;
+  noiseThreshold: number;
+  acceptedCases: number;
+  cases: number;
+  /** Escaping-edges precision of the tree and of the flower model over the same activities. */
+  precision: number;
+  flowerPrecision: number;
+  /** Per variant key (tally.variants' keys): does the tree accept it. */
+  acceptedVariants: Map<string, boolean>;
+  trials: ModelTrial[];
+}
+
+/**
+ * Variant keys (JSON paths) with counts -> the miner's integer log, activity
+ * ids in sorted label order. Keys stay in map order: nothing the miner or the
+ * replay computes depends on the order of variants.
+ */
+export function variantLog(variants: ReadonlyMap<string, number>): { log: VariantLog; labels: string[]; keys: string[] } {
+  const keys = [...variants.keys()];
+  const first = new Map<string, number>();
+  const traces = keys.map((k) => {
+    const path = JSON.parse(k) as string[];
+    const t = new Array<number>(path.length);
+    for (let i = 0; i < path.length; i++) {
+      let id = first.get(path[i]!);
+      if (id === undefined) first.set(path[i]!, (id = first.size));
+      t[i] = id;
+    }
+    return t;
+  });
+  const labels = [...first.keys()].sort(cmp);
+  const remap = new Int32Array(labels.length);
+  labels.forEach((l, i) => (remap[first.get(l)!] = i));
+  for (const t of traces) for (let i = 0; i < t.length; i++) t[i] = remap[t[i]!]!;
+  return { log: { traces, counts: keys.map((k) => variants.get(k)!) }, labels, keys };
+}
+
+/**
+ * Mines IMf trees for each threshold in NOISE_THRESHOLDS and keeps the one
+ * with the best harmonic mean of accepted share and precision among those
+ * accepting at least MIN_ACCEPTANCE of cases (ties: the earlier threshold);
+ * when none does, the plain Inductive Miner's tree (threshold 0) joins the
+ * trials, and the one accepting most wins.
+ */
+export function discoverModel(variants: ReadonlyMap<string, number>, thresholds: readonly number[] = NOISE_THRESHOLDS): MinedModel {
+  const { log, labels, keys } = variantLog(variants);
+  let best: MinedModel | undefined;
+  let bestScore = -1;
+  const trials: ModelTrial[] = [];
+  const seen = new Map<string, ModelTrial>();
+  const memo = new MinerMemo();
+  const trial = (noise: number) => {
+    const tree = inductiveMiner(log, labels, noise, memo);
+    const text = printTree(tree);
+    const again = seen.get(text);
+    if (again) {
+      trials.push({ ...again, noiseThreshold: noise });
+      return;
+    }
+    const r = replayVariants(tree, log, labels);
+    const share = r.cases ? r.acceptedCases / r.cases : 1;
+    const f = share + r.precision > 0 ? (2 * share * r.precision) / (share + r.precision) : 0;
+    const score = share >= MIN_ACCEPTANCE ? 1 + f : share;
+    const t = { noiseThreshold: noise, acceptedShare: share, precision: r.precision, score };
+    trials.push(t);
+    seen.set(text, t);
+    if (score > bestScore) {
+      bestScore = score;
+      best = {
+        tree,
+        text,
+        noiseThreshold: noise,
+        acceptedCases: r.acceptedCases,
+        cases: r.cases,
+        precision: r.precision,
+        flowerPrecision: r.flowerPrecision,
+        acceptedVariants: new Map(keys.map((k, i) => [k, r.accepted[i]!])),
+        trials,
+      };
+    }
+  };
+  for (const noise of thresholds) trial(noise);
+  if (bestScore < 1 && !thresholds.includes(FALLBACK_THRESHOLD)) trial(FALLBACK_THRESHOLD);
+  return best!;
+}

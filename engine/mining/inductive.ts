@@ -1,0 +1,286 @@
+import { loopCut, parallelCut, sequenceCut, splitLog, xorCut, type Cut } from './cuts.js';
+import { addEdge, dfgOf, edgeOf, emptyDfg, K, LogBuilder, totalCases, type Dfg, type VariantLog } from './log.js';
+import { foldTree, leaf, node, tau, type ProcessTree } from './tree.js';
+
+/**
+ * The Inductive Miner with infrequent-behaviour filtering, IMf (Leemans,
+ * Fahland, van der Aalst 2013), on a multiset of variants: find a cut of the
+ * directly-follows graph, split the log along it, recurse; when no cut holds,
+ * filter the DFG (an edge survives if it has more than `noise` times the
+ * commonest edge out of its source) and try again; when that fails too, fall
+ * through (activity once per trace, activity concurrent, strict tau loop, tau
+ * loop, flower). With noise 0 this is the plain Inductive Miner.
+ */
+export function inductiveMiner(log: VariantLog, labels: readonly string[], noise: number, memo: MinerMemo = new MinerMemo()): ProcessTree {
+  const mined = mine(log, { noise, size: labels.length, memo });
+  return foldTree(relabel(mined, labels));
+}
+
+/**
+ * What the miner learns about a (sub)log that does not depend on the noise
+ * threshold: its DFG, its unfiltered cut and split, its fall-through. Runs
+ * with several thresholds over one log share it: their recursions meet the
+ * very same sublog objects until a threshold changes a decision.
+ */
+export class MinerMemo {
+  readonly facts = new WeakMap<VariantLog, Facts>();
+  get(log: VariantLog): Facts {
+    let f = this.facts.get(log);
+    if (!f) this.facts.set(log, (f = { filtered: new Map() }));
+    return f;
+  }
+}
+
+type Fall = { kind: 'split'; a: number; only: VariantLog; rest: VariantLog; restDfg: Dfg } | { kind: 'loop'; log: VariantLog } | { kind: 'flower'; acts: number[] };
+
+interface Facts {
+  empty?: number;
+  total?: number;
+  nonEmpty?: VariantLog;
+  dfg?: Dfg;
+  cut?: Cut | null;
+  split?: VariantLog[];
+  filtered: Map<number, { cut: Cut | null; split?: VariantLog[] }>;
+  fall?: Fall;
+}
+
+interface Ctx {
+  noise: number;
+  /** Activity ids are below this. */
+  size: number;
+  memo: MinerMemo;
+}
+
+function relabel(t: ProcessTree, labels: readonly string[]): ProcessTree {
+  if (t.kind === 'activity') return leaf(labels[Number(t.label)]!);
+  if (t.kind === 'tau') return t;
+  return node(t.kind, t.children.map((c) => relabel(c, labels)));
+}
+
+function findCut(dfg: Dfg): Cut | undefined {
+  const x = xorCut(dfg);
+  if (x) return { operator: 'xor', groups: x };
+  const s = sequenceCut(dfg);
+  if (s) return { operator: 'sequence', groups: s };
+  const p = parallelCut(dfg);
+  if (p) return { operator: 'parallel', groups: p };
+  const l = loopCut(dfg);
+  if (l) return { operator: 'loop', groups: l };
+  return undefined;
+}
+
+/** `known`: the log's DFG when the caller has it already (it does not change when empty traces go). */
+function mine(input: VariantLog, ctx: Ctx, known?: Dfg): ProcessTree {
+  let log = input;
+  const f = ctx.memo.get(input);
+  if (f.empty === undefined) {
+    f.total = totalCases(log);
+    f.empty = 0;
+    log.counts.forEach((n, v) => {
+      if (log.traces[v]!.length === 0) f.empty! += n;
+    });
+  }
+  if (f.empty > 0) {
+    const rest = (f.nonEmpty ??= filterTraces(log, (t) => t.length > 0));
+    if (rest.traces.length === 0) return tau();
+    // Empty traces above the noise level make the whole subtree optional; below it they are noise.
+    if (f.empty > ctx.noise * f.total!) return node('xor', [tau(), mine(rest, ctx, known)]);
+    log = rest;
+  }
+  if (log.traces.length === 1 && log.traces[0]!.length === 1) return leaf(String(log.traces[0]![0]));
+  const g = ctx.memo.get(log);
+  const dfg = (g.dfg ??= known ?? dfgOf(log, ctx.size));
+  if (g.cut === undefined) g.cut = findCut(dfg) ?? null;
+  if (g.cut) {
+    const cut = g.cut;
+    return node(cut.operator, (g.split ??= splitLog(log, cut, ctx.size)).map((l) => mine(l, ctx)));
+  }
+  if (ctx.noise > 0) {
+    let fc = g.filtered.get(ctx.noise);
+    if (!fc) g.filtered.set(ctx.noise, (fc = { cut: findCut(filterDfg(dfg, ctx.noise)) ?? null }));
+    if (fc.cut) {
+      const cut = fc.cut;
+      return node(cut.operator, (fc.split ??= splitLog(log, cut, ctx.size)).map((l) => mine(l, ctx)));
+    }
+  }
+  const fall = (g.fall ??= fallThrough(log, dfg, ctx.size));
+  switch (fall.kind) {
+    case 'split':
+      return node('parallel', [mine(fall.only, ctx), mine(fall.rest, ctx, fall.restDfg)]);
+    case 'loop':
+      return node('loop', [mine(fall.log, ctx), tau()]);
+    case 'flower':
+      return node('loop', [tau(), node('xor', fall.acts.map((a) => leaf(String(a))))]);
+  }
+}
+
+function filterTraces(log: VariantLog, keep: (t: number[]) => boolean): VariantLog {
+  const out: VariantLog = { traces: [], counts: [] };
+  log.traces.forEach((t, v) => {
+    if (keep(t)) {
+      out.traces.push(t);
+      out.counts.push(log.counts[v]!);
+    }
+  });
+  return out;
+}
+
+function filterDfg(dfg: Dfg, noise: number): Dfg {
+  const maxOut = new Map<number, number>();
+  for (const [a, n] of dfg.end) maxOut.set(a, n);
+  for (const [key, n] of dfg.edges) {
+    const a = Math.floor(key / K);
+    maxOut.set(a, Math.max(maxOut.get(a) ?? 0, n));
+  }
+  const out = emptyDfg();
+  out.activities = dfg.activities;
+  for (const [key, n] of dfg.edges) {
+    const a = Math.floor(key / K);
+    if (n > noise * maxOut.get(a)!) addEdge(out, a, key % K, n);
+  }
+  let maxStart = 0;
+  for (const n of dfg.start.values()) maxStart = Math.max(maxStart, n);
+  for (const [a, n] of dfg.start) if (n >= noise * maxStart) out.start.set(a, n);
+  for (const [a, n] of dfg.end) out.end.set(a, n);
+  return out;
+}
+
+/** Above this many activities in a sublog the activity-concurrent fall-through is not tried (its cost grows with the cube of activities). */
+export const MAX_CONCURRENT_SEARCH = 100;
+
+/** The fall-throughs of pm4py's IM, in its order; which one applies does not depend on the noise threshold. */
+function fallThrough(log: VariantLog, dfg: Dfg, size: number): Fall {
+  const acts = dfg.activities;
+  if (acts.length > 1) {
+    const bridges = bridgesOf(log, size);
+    // Activity once per trace: it runs in parallel with the rest.
+    const once = oncePerTrace(log, acts);
+    if (once.length) return splitOff(log, once[0]!, dfgWithout(dfg, once[0]!, bridges));
+    // Activity concurrent: leaving it out lets a cut hold. Each candidate costs a cut search, and a
+    // chain of such peels a search per level, so above MAX_CONCURRENT_SEARCH activities this is skipped.
+    for (const a of acts.length <= MAX_CONCURRENT_SEARCH ? acts : []) {
+      const rest = dfgWithout(dfg, a, bridges);
+      if (findCut(rest)) return splitOff(log, a, rest);
+    }
+  }
+  // Strict tau loop, then tau loop: cut traces where a start activity follows (an end activity).
+  const isStart = new Uint8Array(size);
+  const isEnd = new Uint8Array(size);
+  for (const a of dfg.start.keys()) isStart[a] = 1;
+  for (const a of dfg.end.keys()) isEnd[a] = 1;
+  for (const strict of [true, false]) {
+    const cutsAt = (t: number[], i: number) => isStart[t[i]!] === 1 && (!strict || isEnd[t[i - 1]!] === 1);
+    let pieces = 0;
+    log.traces.forEach((t, v) => {
+      for (let i = 1; i < t.length; i++) if (cutsAt(t, i)) pieces += log.counts[v]!;
+    });
+    if (pieces === 0) continue;
+    const b = new LogBuilder();
+    log.traces.forEach((t, v) => {
+      let from = 0;
+      for (let i = 1; i < t.length; i++) {
+        if (cutsAt(t, i)) {
+          b.add(t.slice(from, i), log.counts[v]!);
+          from = i;
+        }
+      }
+      b.add(t.slice(from), log.counts[v]!);
+    });
+    return { kind: 'loop', log: b.log };
+  }
+  // Flower: anything in any order.
+  return { kind: 'flower', acts: [...acts] };
+}
+
+function splitOff(log: VariantLog, a: number, restDfg: Dfg): Fall {
+  const only = new LogBuilder();
+  const rest = new LogBuilder();
+  log.traces.forEach((t, v) => {
+    const mine: number[] = [];
+    const others: number[] = [];
+    for (const x of t) (x === a ? mine : others).push(x);
+    only.add(mine, log.counts[v]!);
+    rest.add(others, log.counts[v]!);
+  });
+  return { kind: 'split', a, only: only.log, rest: rest.log, restDfg };
+}
+
+/** Activities that occur exactly once in every trace, ascending. */
+function oncePerTrace(log: VariantLog, acts: readonly number[]): number[] {
+  let candidates = new Set(acts);
+  const seen = new Map<number, number>();
+  for (const t of log.traces) {
+    seen.clear();
+    for (const a of t) if (candidates.has(a)) seen.set(a, (seen.get(a) ?? 0) + 1);
+    candidates = new Set([...candidates].filter((a) => seen.get(a) === 1));
+    if (candidates.size === 0) return [];
+  }
+  return [...candidates].sort((x, y) => x - y);
+}
+
+/**
+ * Per activity a, the hand-offs that appear when a is left out: every maximal
+ * run of a joins the activity before it to the one after it (-1: trace
+ * border). One pass gives the DFG without a for every a, instead of one pass
+ * per a. Keyed by a, then by edgeOf(before + 1, after + 1).
+ */
+function bridgesOf(log: VariantLog, size: number): Map<number, Map<number, number>> {
+  const out = new Map<number, Map<number, number>>();
+  const { traces, counts } = log;
+  // Few activities (the common case): count in a dense [a][before][after] array first, maps are slow per event.
+  const w = size + 1;
+  const dense = size <= 64 ? new Float64Array(size * w * w) : undefined;
+  for (let v = 0; v < traces.length; v++) {
+    const t = traces[v]!;
+    const n = counts[v]!;
+    for (let i = 0; i < t.length; ) {
+      const a = t[i]!;
+      let j = i;
+      while (j + 1 < t.length && t[j + 1] === a) j++;
+      const before = i > 0 ? t[i - 1]! + 1 : 0;
+      const after = j + 1 < t.length ? t[j + 1]! + 1 : 0;
+      if (dense) dense[(a * w + before) * w + after]! += n;
+      else {
+        let m = out.get(a);
+        if (!m) out.set(a, (m = new Map()));
+        const key = edgeOf(before, after);
+        m.set(key, (m.get(key) ?? 0) + n);
+      }
+      i = j + 1;
+    }
+  }
+  if (dense) {
+    for (let a = 0; a < size; a++) {
+      for (let p = 0; p < w; p++) {
+        for (let q = 0; q < w; q++) {
+          const n = dense[(a * w + p) * w + q]!;
+          if (n === 0) continue;
+          let m = out.get(a);
+          if (!m) out.set(a, (m = new Map()));
+          m.set(edgeOf(p, q), n);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+function dfgWithout(dfg: Dfg, a: number, bridges: Map<number, Map<number, number>>): Dfg {
+  const out = emptyDfg();
+  out.activities = dfg.activities.filter((x) => x !== a);
+  for (const [key, n] of dfg.edges) {
+    const x = Math.floor(key / K);
+    const y = key % K;
+    if (x !== a && y !== a) addEdge(out, x, y, n);
+  }
+  for (const [x, n] of dfg.start) if (x !== a) out.start.set(x, n);
+  for (const [x, n] of dfg.end) if (x !== a) out.end.set(x, n);
+  for (const [key, n] of bridges.get(a) ?? []) {
+    const x = Math.floor(key / K) - 1;
+    const y = (key % K) - 1;
+    if (x >= 0 && y >= 0) addEdge(out, x, y, n);
+    else if (x < 0 && y >= 0) out.start.set(y, (out.start.get(y) ?? 0) + n);
+    else if (y < 0 && x >= 0) out.end.set(x, (out.end.get(x) ?? 0) + n);
+  }
+  return out;
+}
