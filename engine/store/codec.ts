@@ -19,6 +19,8 @@ let interned = new Map<string, Map<string, Map<string, Map<number, string>>>>();
 let internedCount = 0;
 
 export function counterKey(kind: string, k1: string, k2: string, bucket: number): string {
+  // Variant keys are long and many: interning them would hold memory for little gain.
+  if (kind === 'variant') return kind + SEP + k1 + SEP + k2 + SEP + bucket;
   let byK1 = interned.get(kind);
   if (!byK1) interned.set(kind, (byK1 = new Map()));
   let byK2 = byK1.get(k1);
