@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { EngineError } from './errors.js';
+import { wallClockReader, zoneOffset } from './time.js';
 
 /**
  * A working-time calendar: which local days are worked, the working hours of
@@ -26,7 +27,7 @@ export const calendarSchema = z.strictObject({
     .default('UTC')
     .refine((tz) => {
       try {
-        new Intl.DateTimeFormat('en-US', { timeZone: tz });
+        zoneOffset(tz);
         return true;
       } catch {
         return false;
@@ -61,7 +62,6 @@ function minutes(hm: string): number {
 }
 
 const DAY = 86_400_000;
-const HOUR = 3_600_000;
 
 /**
  * The working clock of a calendar: W(t) = working milliseconds from a base day
@@ -69,8 +69,10 @@ const HOUR = 3_600_000;
  * running sums, so a duration costs two lookups however long it is.
  */
 class WorkingClock {
-  private readonly format: Intl.DateTimeFormat;
-  private readonly offsets = new Map<number, number>();
+  /** Local time minus UTC at an instant. */
+  private readonly offset: (t: number) => number;
+  /** The UTC instant of a local wall time (the earlier one when the clock repeats, the shifted one in a gap). */
+  private readonly utcOf: (local: number) => number;
   private readonly worked: Set<number>;
   private readonly holidays: Set<number>;
   private readonly spans: [number, number][];
@@ -80,39 +82,11 @@ class WorkingClock {
   private intervals: [number, number][][] = [];
 
   constructor(private readonly calendar: WorkingCalendar) {
-    this.format = new Intl.DateTimeFormat('en-US', {
-      timeZone: calendar.timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
+    this.offset = zoneOffset(calendar.timeZone);
+    this.utcOf = wallClockReader(calendar.timeZone, this.offset);
     this.worked = new Set(calendar.days);
     this.holidays = new Set(calendar.holidays.map((d) => Date.UTC(+d.slice(0, 4), +d.slice(5, 7) - 1, +d.slice(8, 10)) / DAY));
     this.spans = calendar.hours.map((h) => [minutes(h.from) * 60_000, minutes(h.to) * 60_000]);
-  }
-
-  /** Local time minus UTC at instant t; zones change offset on whole hours, so one lookup per hour. */
-  private offset(t: number): number {
-    const hour = Math.floor(t / HOUR);
-    let off = this.offsets.get(hour);
-    if (off === undefined) {
-      const p: Record<string, number> = {};
-      for (const part of this.format.formatToParts(hour * HOUR)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-      off = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - hour * HOUR;
-      this.offsets.set(hour, off);
-    }
-    return off;
-  }
-
-  /** The UTC instant of a local wall time (the earlier one when the clock repeats, the shifted one in a gap). */
-  private utcOf(local: number): number {
-    let t = local - this.offset(local);
-    t = local - this.offset(t);
-    return t;
   }
 
   private dayIntervals(day: number): [number, number][] {

@@ -71,7 +71,6 @@ export class CaseFold {
       bump(into, counterKey('cases', '', '', 0), sign);
     }
     bump(into, counterKey('events', '', '', 0), sign);
-    bump(into, counterKey('activity.events', a, '', 0), sign);
     const seenBefore = this.perActivity.get(a) ?? 0;
     this.perActivity.set(a, seenBefore + 1);
     if (seenBefore === 0) bump(into, counterKey('activity.cases', a, '', 0), sign);
@@ -82,7 +81,6 @@ export class CaseFold {
     once(counterKey('edge.cases', from, a, 0));
     if (prev) {
       const b = bucketOf(this.duration(prev.time, ev.time));
-      bump(into, counterKey('activity.next', from, '', b), sign);
       bump(into, counterKey('edge.wait', from, a, b), sign);
     }
     if (ev.resource !== undefined) {

@@ -1,9 +1,10 @@
 /** The engine's public surface: events in, counted state out. No framework imports here. */
 export { EngineError, engineErrorCodes, type EngineErrorCode } from './errors.js';
 export { checkEvent, cmp, compareEvents, toWire, wireEventSchema, type AttributeValue, type Event, type EventCheck, type ObjectRef, type WireEvent } from './event.js';
-export { parseIsoMillis, isoUtc, HOUR_MS } from './time.js';
+export { parseIsoMillis, isoUtc, HOUR_MS, daysInMonth, utcFromParts, wallClockReader, zoneOffset } from './time.js';
 export { bucketOf, bucketValue, exactQuantile, quantile, RELATIVE_ERROR, sketchCount, type Sketch } from './sketch.js';
 export { addTally, edgeKey, emptyTally, END, pairKey, splitKey, START, tallyToJson, variantKey, variantPath, type ActivityTally, type EdgeTally, type PairTally, type Tally } from './tally.js';
 export { contribution, type Trace } from './contribution.js';
 export { recompute } from './oracle.js';
 export { ProjectStore, type ApplyResult, type Batch, type ObjectRecord, type ObjectRelation, type Position, type ProjectSnapshot, type Rejection, type StoreOptions } from './store/project-store.js';
+export { openSqlite, type Db, type SqliteOptions } from './store/database.js';

@@ -12,16 +12,7 @@ export function parseIsoMillis(text: string, defaultOffsetMinutes = 0): number {
   const m = isoPattern.exec(text.trim());
   if (!m) return Number.NaN;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
-  const month = Number(mo);
-  const day = Number(d);
-  const hour = Number(h);
-  const minute = Number(mi);
-  const second = Number(s);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60) return Number.NaN;
-  const millis = frac ? Math.floor(Number(`0.${frac}`) * 1000 + 1e-6) : 0;
-  let utc = Date.UTC(Number(y), month - 1, day, hour, minute, second, millis);
-  // Date.UTC silently rolls 31 February into March; refuse such dates.
-  if (new Date(utc).getUTCDate() !== day && hour < 24) return Number.NaN;
+  const utc = utcFromParts(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s), frac);
   let offset = defaultOffsetMinutes;
   if (zone && zone !== 'Z' && zone !== 'z') {
     const sign = zone[0] === '-' ? -1 : 1;
@@ -30,8 +21,32 @@ export function parseIsoMillis(text: string, defaultOffsetMinutes = 0): number {
   } else if (zone) {
     offset = 0;
   }
-  utc -= offset * 60_000;
-  return utc;
+  return utc - offset * 60_000;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** Days of a month (1-12) in the proleptic Gregorian calendar. */
+export function daysInMonth(year: number, month: number): number {
+  return month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
+/** 400 Gregorian years are exactly this many days: shifting by them keeps every date's weekday and leap day. */
+const GREGORIAN_CYCLE_MS = 146_097 * 86_400_000;
+
+/**
+ * Epoch millis of calendar parts read as UTC, or NaN for an impossible date
+ * (month 13, 31 February, 25:00); hour 24 is the end of the day and second 60
+ * a leap second, both rolled forward. `frac` holds the digits after the
+ * decimal point, truncated to milliseconds. Years 0-99 are taken as written
+ * (Date.UTC alone would read them as 19xx).
+ */
+export function utcFromParts(year: number, month: number, day: number, hour: number, minute: number, second: number, frac = ''): number {
+  if (month < 1 || month > 12 || day < 1 || hour > 24 || minute > 59 || second > 60) return Number.NaN;
+  if (day > daysInMonth(year, month)) return Number.NaN;
+  const millis = frac ? Math.floor(Number(`0.${frac}`) * 1000 + 1e-6) : 0;
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute, second, millis);
+  return Date.UTC(year + 400, month - 1, day, hour, minute, second, millis) - GREGORIAN_CYCLE_MS;
 }
 
 /** ISO 8601 UTC text with milliseconds, the engine's one way of printing a time. */
@@ -41,13 +56,20 @@ export function isoUtc(millis: number): string {
 
 export const HOUR_MS = 3_600_000;
 
+const DAY_MS = 86_400_000;
+
+function isUtc(zone: string): boolean {
+  return zone.toUpperCase() === 'UTC' || zone === 'Z';
+}
+
 /**
  * Time zones, from the platform's IANA database (Intl): one place for what
  * importers (zone-less times) and the working-time calendar both need.
+ * `zoneOffset(zone)(t)` is local time minus UTC, in millis, at instant t.
  * Throws RangeError for an unknown zone name.
  */
 export function zoneOffset(zone: string): (utcMillis: number) => number {
-  if (zone.toUpperCase() === 'UTC' || zone === 'Z') return () => 0;
+  if (isUtc(zone)) return () => 0;
   const format = new Intl.DateTimeFormat('en-US', {
     timeZone: zone,
     hourCycle: 'h23',
@@ -58,28 +80,89 @@ export function zoneOffset(zone: string): (utcMillis: number) => number {
     minute: 'numeric',
     second: 'numeric',
   });
-  // Offsets change on whole hours at most a few times a year: one lookup per UTC hour.
-  const cache = new Map<number, number>();
-  return (utc) => {
-    const hour = Math.floor(utc / HOUR_MS);
-    let offset = cache.get(hour);
+  const exact = (utc: number): number => {
+    const whole = Math.floor(utc / 1000) * 1000;
+    const p: Record<string, number> = {};
+    for (const part of format.formatToParts(whole)) if (part.type !== 'literal') p[part.type] = Number(part.value);
+    return utcFromParts(p.year!, p.month!, p.day!, p.hour!, p.minute!, p.second!) - whole;
+  };
+  // Offsets change a few times a year, nearly always on a whole UTC hour: one
+  // lookup per hour. An hour that ends on another offset than it starts on
+  // (half-hour zones such as America/St_Johns, old local mean times) keeps the
+  // second the change happens, found by bisection once.
+  const starts = new Map<number, number>();
+  const changes = new Map<number, number>();
+  const startOf = (hour: number): number => {
+    let offset = starts.get(hour);
     if (offset === undefined) {
-      const p: Record<string, number> = {};
-      for (const part of format.formatToParts(hour * HOUR_MS)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-      offset = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!) - hour * HOUR_MS;
-      if (cache.size > 100_000) cache.clear();
-      cache.set(hour, offset);
+      offset = exact(hour * HOUR_MS);
+      if (starts.size > 100_000) {
+        starts.clear();
+        changes.clear();
+      }
+      starts.set(hour, offset);
     }
     return offset;
   };
+  const changeIn = (hour: number, before: number): number => {
+    let change = changes.get(hour);
+    if (change === undefined) {
+      let lo = hour * HOUR_MS;
+      let hi = lo + HOUR_MS;
+      while (hi - lo > 1000) {
+        const mid = lo + Math.floor((hi - lo) / 2000) * 1000;
+        if (exact(mid) === before) lo = mid;
+        else hi = mid;
+      }
+      change = hi;
+      changes.set(hour, change);
+    }
+    return change;
+  };
+  return (utc) => {
+    const hour = Math.floor(utc / HOUR_MS);
+    const before = startOf(hour);
+    const after = startOf(hour + 1);
+    return before === after || utc < changeIn(hour, before) ? before : after;
+  };
 }
 
-/** Reads a zone-less wall-clock time (given as if it were UTC) in a zone: real UTC millis. */
-export function wallClockReader(zone: string): (localMillis: number) => number {
-  const offsetAt = zoneOffset(zone);
+/**
+ * Reads a zone-less wall-clock time (given as if it were UTC) in a zone: real
+ * UTC millis. A time the clock shows twice (the hour after a fall-back) is the
+ * earlier instant; a time it skips (spring-forward gap) is moved forward by
+ * the gap, 02:30 becoming 03:30 summer time, east and west of Greenwich alike.
+ * Assumes a zone changes offset at most once within a day either side.
+ * Throws RangeError for an unknown zone name; `offsetAt` shares a zoneOffset's cache.
+ */
+export function wallClockReader(zone: string, offsetAt = zoneOffset(zone)): (localMillis: number) => number {
+  if (isUtc(zone)) return (local) => local;
+  // Every instant a local time can be lies within 14 h of it, so the offsets a
+  // day either side bound its candidates; when they agree (all but a day or
+  // two a year) the whole local hour reads with one offset.
+  const steady = new Map<number, number>();
+  const near = (local: number): number => {
+    const before = offsetAt(local - DAY_MS);
+    const after = offsetAt(local + DAY_MS);
+    const early = local - before;
+    const late = local - after;
+    const earlyOk = offsetAt(early) === before;
+    const lateOk = offsetAt(late) === after;
+    if (earlyOk && lateOk) return Math.min(early, late);
+    if (earlyOk) return early;
+    if (lateOk) return late;
+    // In the gap: the offset before it, which lands past the change.
+    return local - before;
+  };
   return (local) => {
-    // The offset at the guessed instant; a second look settles times next to a change.
-    const first = offsetAt(local - offsetAt(local));
-    return local - first;
+    const hour = Math.floor(local / HOUR_MS);
+    let offset = steady.get(hour);
+    if (offset === undefined) {
+      const before = offsetAt(hour * HOUR_MS - DAY_MS);
+      offset = before === offsetAt((hour + 1) * HOUR_MS + DAY_MS) ? before : Number.NaN;
+      if (steady.size > 100_000) steady.clear();
+      steady.set(hour, offset);
+    }
+    return Number.isNaN(offset) ? near(local) : local - offset;
   };
 }

@@ -1,3 +1,4 @@
+import { daysInMonth, utcFromParts, wallClockReader } from '../../engine/index.js';
 import { FileImportError } from './errors.js';
 
 /**
@@ -23,41 +24,15 @@ export type ZoneReader = (localMillis: number) => number;
 
 /** The function turning a zone-less wall-clock time (as if UTC) into real UTC millis. */
 export function zoneReader(zone: string | undefined): ZoneReader {
-  if (!zone || zone.toUpperCase() === 'UTC' || zone === 'Z') return (local) => local;
-  let format: Intl.DateTimeFormat;
+  if (!zone) return (local) => local;
   try {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-  } catch {
-    throw new FileImportError('invalid_option', `unknown time zone '${zone}' (use UTC or an IANA name such as Europe/Amsterdam)`);
-  }
-  const offsetAt = (utc: number): number => {
-    const p: Record<string, number> = {};
-    for (const part of format.formatToParts(utc)) if (part.type !== 'literal') p[part.type] = Number(part.value);
-    const asUtc = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
-    return asUtc - Math.floor(utc / 1000) * 1000;
-  };
-  // Offsets change at most a few times a year: cache per local hour.
-  const cache = new Map<number, number>();
-  return (local) => {
-    const hour = Math.floor(local / 3_600_000);
-    let offset = cache.get(hour);
-    if (offset === undefined) {
-      const guess = local - offsetAt(local);
-      offset = offsetAt(guess);
-      if (cache.size > 100_000) cache.clear();
-      cache.set(hour, offset);
+    return wallClockReader(zone);
+  } catch (error) {
+    if (error instanceof RangeError) {
+      throw new FileImportError('invalid_option', `unknown time zone '${zone}' (use UTC or an IANA name such as Europe/Amsterdam)`);
     }
-    return local - offset;
-  };
+    throw error;
+  }
 }
 
 /** Epoch millis, or NaN when the text is no time we read. */
@@ -81,19 +56,8 @@ export function parseTimestamp(text: string, zone: ZoneReader): number {
     return Number.NaN;
   }
   const [, , , , h = '0', mi = '0', s = '0', frac = '', z] = m;
-  const month = Number(mo);
-  const day = Number(d);
-  const hour = Number(h);
-  const minute = Number(mi);
-  const second = Number(s);
-  if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 24 || minute > 59 || second > 60) return Number.NaN;
-  const millis = frac ? Math.floor(Number(`0.${frac}`) * 1000 + 1e-6) : 0;
-  const year = Number(y);
-  let local = Date.UTC(year, month - 1, day, hour, minute, second, millis);
-  // Date.UTC reads years below 100 as 19xx.
-  if (year < 100) local = new Date(local).setUTCFullYear(year);
-  // Date.UTC silently rolls 31 February into March; refuse such dates.
-  if (new Date(local).getUTCDate() !== day && hour < 24) return Number.NaN;
+  const local = utcFromParts(Number(y), Number(mo), Number(d), Number(h), Number(mi), Number(s), frac);
+  if (Number.isNaN(local)) return local;
   if (!z) return inRange(zone(local));
   if (z === 'Z' || z === 'z' || z === 'UTC' || z === 'GMT') return inRange(local);
   const sign = z[0] === '-' ? -1 : 1;
@@ -105,8 +69,6 @@ export function parseTimestamp(text: string, zone: ZoneReader): number {
 function inRange(millis: number): number {
   return Number.isFinite(millis) && millis >= MIN_TIME && millis <= MAX_TIME ? millis : Number.NaN;
 }
-
-const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function digits(t: string, at: number, n: number): number {
   let v = 0;
@@ -134,8 +96,7 @@ function fastIso(t: string, zone: ZoneReader): number | undefined {
   const hour = digits(t, 11, 2);
   const minute = digits(t, 14, 2);
   if (year < 100 || month < 1 || month > 12 || day < 1 || hour < 0 || hour > 23 || minute < 0 || minute > 59) return undefined;
-  const leap = month === 2 && (year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0));
-  if (day > DAYS[month - 1]! + (leap ? 1 : 0)) return Number.NaN;
+  if (day > daysInMonth(year, month)) return Number.NaN;
   let i = 16;
   let second = 0;
   let millis = 0;

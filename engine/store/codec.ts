@@ -1,5 +1,5 @@
 import { addToSketch, type Sketch } from '../sketch.js';
-import { edgeKey, emptyTally, pairKey, splitChoiceKey, splitKey, type PairTally, type Tally } from '../tally.js';
+import { edgeKey, emptyTally, END, pairKey, splitChoiceKey, splitKey, type PairTally, type Tally } from '../tally.js';
 
 /**
  * Counters keyed flat: kind, k1, k2 and bucket joined by U+0001 (a character
@@ -76,10 +76,8 @@ export function* tallyRows(t: Tally): Generator<CounterRow> {
   if (t.cases) yield row('cases', '', '', 0, t.cases);
   if (t.events) yield row('events', '', '', 0, t.events);
   for (const [name, a] of t.activities) {
-    if (a.events) yield row('activity.events', name, '', 0, a.events);
     if (a.cases) yield row('activity.cases', name, '', 0, a.cases);
     if (a.casesRepeating) yield row('activity.repeating', name, '', 0, a.casesRepeating);
-    yield* sketchRows('activity.next', name, '', a.timeToNext);
   }
   for (const [key, e] of t.edges) {
     const [from, to] = splitKey(key);
@@ -141,13 +139,18 @@ export function tallyFromRows(rows: Iterable<CounterRow>, t: Tally = emptyTally(
     switch (r.kind) {
       case 'cases': t.cases += r.n; break;
       case 'events': t.events += r.n; break;
-      case 'activity.events': activity(r.k1).events += r.n; break;
       case 'activity.cases': activity(r.k1).cases += r.n; break;
       case 'activity.repeating': activity(r.k1).casesRepeating += r.n; break;
-      case 'activity.next': addToSketch(activity(r.k1).timeToNext, r.bucket, r.n); break;
-      case 'edge.events': edge(r.k1, r.k2).events += r.n; break;
+      // An activity's events and its time-to-next are sums of edge counters, so they are not stored twice.
+      case 'edge.events':
+        edge(r.k1, r.k2).events += r.n;
+        if (r.k2 !== END) activity(r.k2).events += r.n;
+        break;
       case 'edge.cases': edge(r.k1, r.k2).cases += r.n; break;
-      case 'edge.wait': addToSketch(edge(r.k1, r.k2).wait, r.bucket, r.n); break;
+      case 'edge.wait':
+        addToSketch(edge(r.k1, r.k2).wait, r.bucket, r.n);
+        addToSketch(activity(r.k1).timeToNext, r.bucket, r.n);
+        break;
       case 'variant': t.variants.set(r.k1, (t.variants.get(r.k1) ?? 0) + r.n); break;
       case 'duration': addToSketch(t.caseDuration, r.bucket, r.n); break;
       case 'resource.events': pair(t.resources, r.k1, r.k2).events += r.n; break;

@@ -12,6 +12,27 @@ export type Db = Database.Database;
  * refused rather than guessed at.
  */
 export function openDatabase(file: string): Db {
+  return openSqlite(file, migrations, {
+    tooNew: (version, known) =>
+      new EngineError('schema_too_new', `state file has schema version ${version}; this pcg knows up to ${known}. Use a newer pcg.`),
+    unversioned: () => new EngineError('state_corrupt', 'file has tables but no pcg schema version'),
+  });
+}
+
+export interface SqliteOptions {
+  /** The error for a file whose user_version is above the migrations known here (written by a newer pcg). */
+  tooNew: (version: number, known: number) => Error;
+  /** The error for a file with tables but no user_version; without it such a file is migrated as if empty. */
+  unversioned?: () => Error;
+}
+
+/**
+ * Opens (creating folder and file if needed) a SQLite file the way every pcg
+ * file is kept: WAL, synchronous NORMAL, foreign keys on, a 5 s busy timeout,
+ * and the numbered migrations (entry i moves user_version i-1 to i, each in a
+ * transaction). The connection is closed again when any of it fails.
+ */
+export function openSqlite(file: string, migrations: readonly string[], options: SqliteOptions): Db {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   try {
@@ -19,7 +40,7 @@ export function openDatabase(file: string): Db {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    migrate(db);
+    migrate(db, migrations, options);
     return db;
   } catch (error) {
     db.close();
@@ -27,17 +48,12 @@ export function openDatabase(file: string): Db {
   }
 }
 
-function migrate(db: Db): void {
+function migrate(db: Db, migrations: readonly string[], options: SqliteOptions): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > migrations.length) {
-    throw new EngineError(
-      'schema_too_new',
-      `state file has schema version ${current}; this pcg knows up to ${migrations.length}. Use a newer pcg.`,
-    );
-  }
-  if (current === 0) {
+  if (current > migrations.length) throw options.tooNew(current, migrations.length);
+  if (current === 0 && options.unversioned) {
     const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
-    if (tables.n > 0) throw new EngineError('state_corrupt', 'file has tables but no pcg schema version');
+    if (tables.n > 0) throw options.unversioned();
   }
   for (let v = current; v < migrations.length; v++) {
     db.transaction(() => {

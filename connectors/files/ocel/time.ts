@@ -1,4 +1,4 @@
-import { parseIsoMillis } from '../../../engine/index.js';
+import { parseIsoMillis, wallClockReader } from '../../../engine/index.js';
 import { OcelError } from './errors.js';
 
 /**
@@ -8,40 +8,22 @@ import { OcelError } from './errors.js';
  */
 export function timeReader(zone = 'UTC'): (raw: string | number) => number {
   const utc = zone === 'UTC' || zone === 'Etc/UTC' || zone === 'Z';
-  const offset = utc ? undefined : offsetFinder(zone);
+  const wallClock = utc ? undefined : zoneWallClock(zone);
   return (raw) => {
     if (typeof raw === 'number') return Math.abs(raw) < 1e11 ? Math.round(raw * 1000) : Math.round(raw);
     const asUtc = parseIsoMillis(raw, 0);
-    if (!offset || !Number.isFinite(asUtc)) return asUtc;
+    if (!wallClock || !Number.isFinite(asUtc)) return asUtc;
     // The same text read at two default offsets gives one instant only when it names its zone.
     if (parseIsoMillis(raw, 60) === asUtc) return asUtc;
-    let t = asUtc - offset(asUtc) * 60_000;
-    const second = offset(t);
-    if (asUtc - second * 60_000 !== t) t = asUtc - second * 60_000;
-    return t;
+    return wallClock(asUtc);
   };
 }
 
-function offsetFinder(zone: string): (millis: number) => number {
-  let format: Intl.DateTimeFormat;
+function zoneWallClock(zone: string): (localMillis: number) => number {
   try {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-  } catch {
-    throw new OcelError('ocel_bad_option', `unknown time zone "${zone}"`);
+    return wallClockReader(zone);
+  } catch (error) {
+    if (error instanceof RangeError) throw new OcelError('ocel_bad_option', `unknown time zone "${zone}"`);
+    throw error;
   }
-  return (millis) => {
-    const p: Record<string, number> = {};
-    for (const part of format.formatToParts(new Date(millis))) if (part.type !== 'literal') p[part.type] = Number(part.value);
-    const wall = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour!, p.minute!, p.second!);
-    return Math.round((wall - Math.floor(millis / 1000) * 1000) / 60_000);
-  };
 }
