@@ -7,7 +7,19 @@ const MOD = 1n << 128n;
 
 export const EMPTY_DIGEST = '0'.repeat(32);
 
-export function addDigest(sum: string, eventDigest: string, sign: 1 | -1): string {
-  const next = (BigInt(`0x${sum}`) + BigInt(sign) * BigInt(`0x${eventDigest}`)) % MOD;
-  return ((next + MOD) % MOD).toString(16).padStart(32, '0');
+/** A running sum for one batch: hex is parsed and printed once, not per event. */
+export class DigestSum {
+  private sum: bigint;
+
+  constructor(hex: string) {
+    this.sum = BigInt(`0x${hex}`);
+  }
+
+  add(eventDigest: string, sign: 1 | -1): void {
+    this.sum += sign === 1 ? BigInt(`0x${eventDigest}`) : -BigInt(`0x${eventDigest}`);
+  }
+
+  toHex(): string {
+    return (((this.sum % MOD) + MOD) % MOD).toString(16).padStart(32, '0');
+  }
 }

@@ -5,7 +5,7 @@ import { type Tally } from '../tally.js';
 import { CaseCache, type CaseEntry } from './case-cache.js';
 import { counterRows, tallyFromRows, type CounterRow, type Counters } from './codec.js';
 import { openDatabase, type Db } from './database.js';
-import { addDigest, EMPTY_DIGEST } from './digest.js';
+import { DigestSum, EMPTY_DIGEST } from './digest.js';
 import { packBody, unpackRow, type EventRow } from './trace-codec.js';
 
 /** Where a batch came from: applying a position at or below the stored one is a no-op. */
@@ -77,7 +77,7 @@ const REJECTIONS_SHOWN = 20;
 
 /** What a batch did to the kept events, for the case updates that follow. */
 interface BatchChanges {
-  digest: string;
+  digest: DigestSum;
   /** New and winning events, by their case. */
   additions: Map<string, Event[]>;
   /** Losing old bodies of replaced events, by their old case. */
@@ -183,7 +183,7 @@ export class ProjectStore {
         this.updatePeriod(changes);
         result.dataVersion += 1;
         this.q.setMeta.run('data_version', String(result.dataVersion));
-        this.q.setMeta.run('log_digest', changes.digest);
+        this.q.setMeta.run('log_digest', changes.digest.toHex());
       })();
     } catch (error) {
       this.cache.clear();
@@ -229,7 +229,7 @@ export class ProjectStore {
    */
   private writeEvents(incoming: Map<string, Event>, result: ApplyResult): BatchChanges {
     const changes: BatchChanges = {
-      digest: this.getMeta('log_digest') ?? EMPTY_DIGEST,
+      digest: new DigestSum(this.getMeta('log_digest') ?? EMPTY_DIGEST),
       additions: new Map(),
       replaced: new Map(),
       written: new Set(),
@@ -246,12 +246,12 @@ export class ProjectStore {
           continue;
         }
         // A different body under a known id, and it wins: the old one leaves its case.
-        changes.digest = addDigest(changes.digest, kept.digest, -1);
+        changes.digest.add(kept.digest, -1);
         getOrSet(changes.replaced, kept.case_id, () => []).push(unpackRow(kept));
         changes.touched.add(kept.case_id);
         this.q.replaceEvent.run(e.caseId, e.time, e.digest, body, e.key);
       }
-      changes.digest = addDigest(changes.digest, e.digest, 1);
+      changes.digest.add(e.digest, 1);
       getOrSet(changes.additions, e.caseId, () => []).push(e);
       changes.written.add(e.key);
       changes.touched.add(e.caseId);
