@@ -12,6 +12,12 @@ export const fileErrorCodes = {
   unknown_classifier: 'the XES classifier asked for is not declared in the log',
   invalid_option: 'an import option has a value that cannot be used',
   format_unavailable: 'the reader for this format is not installed',
+  ocel_malformed: 'the file is not well-formed JSON, XML or SQLite',
+  ocel_not_ocel: 'the file is well-formed but not an OCEL log',
+  ocel_missing_table: 'the SQLite file lacks a table OCEL 2.0 requires',
+  ocel_unknown_case_notion: 'the case notion is not an object type of the log',
+  ocel_no_objects: 'the log has no object types to take cases from',
+  ocel_bad_option: 'an import option does not fit (time zone, say)',
 } as const;
 
 export type FileErrorCode = keyof typeof fileErrorCodes;
