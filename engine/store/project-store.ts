@@ -69,7 +69,7 @@ export interface ProjectSnapshot {
 }
 
 export interface StoreOptions {
-  /** Events of recently touched cases kept in memory (default 200k). */
+  /** Events of recently touched cases kept in memory (default 50k: enough for the cases a stream has in flight). */
   cacheEvents?: number;
 }
 
@@ -107,7 +107,7 @@ export class ProjectStore {
 
   constructor(db: Db, options: StoreOptions = {}) {
     this.db = db;
-    this.cache = new CaseCache(options.cacheEvents ?? 200_000);
+    this.cache = new CaseCache(options.cacheEvents ?? 50_000);
     this.q = {
       meta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
