@@ -1,4 +1,4 @@
-import { EngineError } from '../../engine/index.js';
+import { EngineError } from '../../engine/errors.js';
 import { parseCommandArgs, processIo, UsageError, type Command, type Io } from './command.js';
 
 /** Every subcommand, loaded on demand. */
