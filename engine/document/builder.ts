@@ -1,6 +1,6 @@
 import { workingMillisBetween, type WorkingCalendar } from '../calendar.js';
 import { EngineError } from '../errors.js';
-import { discoverModel, FALLBACK_THRESHOLD, MAX_CONCURRENT_SEARCH, NOISE_THRESHOLDS, MIN_ACCEPTANCE, type MinedModel } from '../mining/index.js';
+import { discoverModel, variantLog, FALLBACK_THRESHOLD, MAX_CONCURRENT_SEARCH, NOISE_THRESHOLDS, MIN_ACCEPTANCE, type MinedModel } from '../mining/index.js';
 import { readProcess } from '../reading/index.js';
 import type { ProjectSnapshot } from '../store/project-store.js';
 import { HOUR_MS, isoUtc } from '../time.js';
@@ -38,7 +38,9 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
     (a) => rolesOf.get(a) ?? [],
     (a) => objects.typesOf.get(a) ?? [],
   );
-  const model = cases > 0 ? discoverModel(tally.variants) : undefined;
+  // Variant keys are parsed once, for the miner and the reading both.
+  const prepared = variantLog(tally.variants);
+  const model = cases > 0 ? discoverModel(tally.variants, NOISE_THRESHOLDS, prepared) : undefined;
   const listed = listVariants(tally.variants, cases, model?.acceptedVariants ?? new Map());
   const processTree = model?.text ?? 'tau';
   const casesItAccepts = model ? shareOf(model.acceptedCases, model.cases) : 0;
@@ -51,6 +53,7 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
     processTree,
     casesItAccepts,
     hoursBetween: (from, to) => (calendar ? workingMillisBetween(from, to, calendar) : Math.max(0, to - from)) / HOUR_MS,
+    parsed: { traces: prepared.log.traces, counts: prepared.log.counts, labels: prepared.labels, keys: prepared.keys },
   });
   const nodes = graph.nodes.map((n) => (n.kind === 'activity' ? { ...n, stage: reading.stageOf.get(n.label) ?? '' } : n));
   const edges = graph.edges.map((e) => {

@@ -14,24 +14,28 @@ export const MIN_VARIANT_SHARE = 0.01;
  * counts change.
  */
 export function listVariants(variants: ReadonlyMap<string, number>, cases: number, accepted: ReadonlyMap<string, boolean>): { variants: Variant[]; leftOff: number; leftOffCases: number } {
-  const sorted = [...variants.entries()].sort((a, b) => b[1] - a[1] || cmp(a[0], b[0]));
-  const out: Variant[] = [];
-  let leftOff = 0;
-  let leftOffCases = 0;
-  sorted.forEach(([key, n], i) => {
-    const share = shareOf(n, cases);
-    if (i > 0 && share < MIN_VARIANT_SHARE) {
-      leftOff += 1;
-      leftOffCases += n;
-      return;
-    }
-    out.push({
-      id: `v-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`,
-      path: variantPath(key),
-      class: i === 0 ? 'main' : accepted.get(key) ? 'allowed' : 'exception',
-      cases: n,
-      share,
-    });
-  });
-  return { variants: out, leftOff, leftOffCases };
+  // Only the listed paths need ordering: those of at least MIN_VARIANT_SHARE (shares grow with
+  // counts, so they are the head of the full order) and the commonest path, listed always.
+  const byCount = (a: [string, number], b: [string, number]) => b[1] - a[1] || cmp(a[0], b[0]);
+  let top: [string, number] | undefined;
+  const big: [string, number][] = [];
+  let total = 0;
+  let totalCases = 0;
+  for (const entry of variants) {
+    total += 1;
+    totalCases += entry[1];
+    if (!top || byCount(entry, top) < 0) top = entry;
+    if (shareOf(entry[1], cases) >= MIN_VARIANT_SHARE) big.push(entry);
+  }
+  const sorted = big.sort(byCount);
+  if (top && sorted[0] !== top) sorted.unshift(top);
+  const out: Variant[] = sorted.map(([key, n], i) => ({
+    id: `v-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`,
+    path: variantPath(key),
+    class: i === 0 ? 'main' : accepted.get(key) ? 'allowed' : 'exception',
+    cases: n,
+    share: shareOf(n, cases),
+  }));
+  const listedCases = sorted.reduce((n, [, c]) => n + c, 0);
+  return { variants: out, leftOff: total - sorted.length, leftOffCases: totalCases - listedCases };
 }

@@ -276,15 +276,23 @@ export function splitLog(log: VariantLog, cut: Cut, size: number): VariantLog[] 
     case 'parallel':
       log.traces.forEach((t, v) => builders.forEach((b, i) => addPicked(b, t, 0, t.length, groupOf, i, log.counts[v]!)));
       return builders.map((b) => b.log);
-    case 'sequence':
+    case 'sequence': {
+      // Past the last event of group i the cost below only grows, so the scan for group i stops there.
+      const lastOf = new Int32Array(cut.groups.length);
       log.traces.forEach((t, v) => {
+        lastOf.fill(-1);
+        for (let j = 0; j < t.length; j++) {
+          const g = groupOf[t[j]!]!;
+          if (g >= 0) lastOf[g] = j;
+        }
         let from = 0;
         for (let i = 0; i < cut.groups.length; i++) {
           // The split point after group i is where events of group i most outnumber events of later groups.
           let cost = 0;
           let least = 0;
           let to = from;
-          for (let j = from; j < t.length; j++) {
+          const stop = lastOf[i]!;
+          for (let j = from; j <= stop; j++) {
             const g = groupOf[t[j]!]!;
             if (g === i) cost -= 1;
             else if (g < 0 || g > i) cost += 1;
@@ -298,6 +306,7 @@ export function splitLog(log: VariantLog, cut: Cut, size: number): VariantLog[] 
         }
       });
       return builders.map((b) => b.log);
+    }
     case 'loop':
       log.traces.forEach((t, v) => {
         const n = log.counts[v]!;

@@ -45,32 +45,72 @@ export interface MinedModel {
 export function variantLog(variants: ReadonlyMap<string, number>): { log: VariantLog; labels: string[]; keys: string[] } {
   const keys = [...variants.keys()];
   const first = new Map<string, number>();
+  const idOf = (label: string) => {
+    let id = first.get(label);
+    if (id === undefined) first.set(label, (id = first.size));
+    return id;
+  };
+  // Keys are parsed as the pieces between '","' when no backslash is in them (then no label holds
+  // a quote or an escape), else by JSON.parse. Consecutive keys mostly share a long prefix (stores
+  // keep them sorted), so the pieces wholly inside the prefix shared with the previous key are
+  // taken over from it and only the rest is cut and looked up.
+  let prevKey = '';
+  let prevStarts: number[] = [];
+  let prevTrace: number[] = [];
   const traces = keys.map((k) => {
-    const path = JSON.parse(k) as string[];
-    const t = new Array<number>(path.length);
-    for (let i = 0; i < path.length; i++) {
-      let id = first.get(path[i]!);
-      if (id === undefined) first.set(path[i]!, (id = first.size));
-      t[i] = id;
+    if (k.includes('\\') || !k.startsWith('["') || !k.endsWith('"]')) {
+      prevKey = '';
+      prevStarts = [];
+      prevTrace = [];
+      return (JSON.parse(k) as string[]).map(idOf);
     }
+    // Piece j is shared when the keys agree up to the start of piece j + 1 (its closing '","'
+    // included); that holds for the first few pieces only, so a binary search finds how many.
+    let shared = 0;
+    let hi = prevStarts.length - 1;
+    while (shared < hi) {
+      const mid = (shared + hi + 1) >>> 1;
+      const upTo = prevStarts[mid]!;
+      if (upTo <= k.length && k.slice(0, upTo) === prevKey.slice(0, upTo)) shared = mid;
+      else hi = mid - 1;
+    }
+    const t = prevTrace.slice(0, shared);
+    const starts = prevStarts.slice(0, shared);
+    const end = k.length - 2;
+    let pos = shared > 0 ? prevStarts[shared]! : 2;
+    for (;;) {
+      let next = k.indexOf('","', pos);
+      if (next < 0 || next > end) next = end;
+      starts.push(pos);
+      t.push(idOf(k.slice(pos, next)));
+      if (next === end) break;
+      pos = next + 3;
+    }
+    prevKey = k;
+    prevStarts = starts;
+    prevTrace = t;
     return t;
   });
   const labels = [...first.keys()].sort(cmp);
   const remap = new Int32Array(labels.length);
   labels.forEach((l, i) => (remap[first.get(l)!] = i));
+  // The ids are remapped in place, and traces share no arrays (slice above), so each is remapped once.
   for (const t of traces) for (let i = 0; i < t.length; i++) t[i] = remap[t[i]!]!;
   return { log: { traces, counts: keys.map((k) => variants.get(k)!) }, labels, keys };
 }
+
+export type PreparedLog = ReturnType<typeof variantLog>;
 
 /**
  * Mines IMf trees for each threshold in NOISE_THRESHOLDS and keeps the one
  * with the best harmonic mean of accepted share and precision among those
  * accepting at least MIN_ACCEPTANCE of cases (ties: the earlier threshold);
  * when none does, the plain Inductive Miner's tree (threshold 0) joins the
- * trials, and the one accepting most wins.
+ * trials, and the one accepting most wins. `prepared`: variantLog(variants)
+ * when the caller has it already (the document builder shares it with the reading).
  */
-export function discoverModel(variants: ReadonlyMap<string, number>, thresholds: readonly number[] = NOISE_THRESHOLDS): MinedModel {
-  const { log, labels, keys } = variantLog(variants);
+export function discoverModel(variants: ReadonlyMap<string, number>, thresholds: readonly number[] = NOISE_THRESHOLDS, prepared: PreparedLog = variantLog(variants)): MinedModel {
+  const { log, labels, keys } = prepared;
   let best: MinedModel | undefined;
   let bestScore = -1;
   const trials: ModelTrial[] = [];

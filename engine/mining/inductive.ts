@@ -1,5 +1,5 @@
 import { loopCut, parallelCut, sequenceCut, splitLog, xorCut, type Cut } from './cuts.js';
-import { addEdge, dfgOf, edgeOf, emptyDfg, K, LogBuilder, totalCases, type Dfg, type VariantLog } from './log.js';
+import { addEdge, addPicked, addRange, dfgOf, edgeOf, emptyDfg, K, LogBuilder, totalCases, type Dfg, type VariantLog } from './log.js';
 import { foldTree, leaf, node, tau, type ProcessTree } from './tree.js';
 
 /**
@@ -26,7 +26,7 @@ export class MinerMemo {
   readonly facts = new WeakMap<VariantLog, Facts>();
   get(log: VariantLog): Facts {
     let f = this.facts.get(log);
-    if (!f) this.facts.set(log, (f = { filtered: new Map() }));
+    if (!f) this.facts.set(log, (f = { filtered: new Map(), splits: new Map() }));
     return f;
   }
 }
@@ -39,8 +39,9 @@ interface Facts {
   nonEmpty?: VariantLog;
   dfg?: Dfg;
   cut?: Cut | null;
-  split?: VariantLog[];
-  filtered: Map<number, { cut: Cut | null; split?: VariantLog[] }>;
+  filtered: Map<number, Cut | null>;
+  /** Splits by cut (operator and groups): thresholds whose filtered cuts agree share one split, and so the memo below it. */
+  splits: Map<string, VariantLog[]>;
   fall?: Fall;
 }
 
@@ -93,15 +94,12 @@ function mine(input: VariantLog, ctx: Ctx, known?: Dfg): ProcessTree {
   if (g.cut === undefined) g.cut = findCut(dfg) ?? null;
   if (g.cut) {
     const cut = g.cut;
-    return node(cut.operator, (g.split ??= splitLog(log, cut, ctx.size)).map((l) => mine(l, ctx)));
+    return node(cut.operator, splitOf(g, log, cut, ctx.size).map((l) => mine(l, ctx)));
   }
   if (ctx.noise > 0) {
-    let fc = g.filtered.get(ctx.noise);
-    if (!fc) g.filtered.set(ctx.noise, (fc = { cut: findCut(filterDfg(dfg, ctx.noise)) ?? null }));
-    if (fc.cut) {
-      const cut = fc.cut;
-      return node(cut.operator, (fc.split ??= splitLog(log, cut, ctx.size)).map((l) => mine(l, ctx)));
-    }
+    let cut = g.filtered.get(ctx.noise);
+    if (cut === undefined) g.filtered.set(ctx.noise, (cut = findCut(filterDfg(dfg, ctx.noise)) ?? null));
+    if (cut) return node(cut.operator, splitOf(g, log, cut, ctx.size).map((l) => mine(l, ctx)));
   }
   const fall = (g.fall ??= fallThrough(log, dfg, ctx.size));
   switch (fall.kind) {
@@ -112,6 +110,13 @@ function mine(input: VariantLog, ctx: Ctx, known?: Dfg): ProcessTree {
     case 'flower':
       return node('loop', [tau(), node('xor', fall.acts.map((a) => leaf(String(a))))]);
   }
+}
+
+function splitOf(g: Facts, log: VariantLog, cut: Cut, size: number): VariantLog[] {
+  const key = `${cut.operator}:${cut.groups.map((x) => x.join(',')).join('|')}`;
+  let split = g.splits.get(key);
+  if (!split) g.splits.set(key, (split = splitLog(log, cut, size)));
+  return split;
 }
 
 function filterTraces(log: VariantLog, keep: (t: number[]) => boolean): VariantLog {
@@ -154,13 +159,13 @@ function fallThrough(log: VariantLog, dfg: Dfg, size: number): Fall {
   if (acts.length > 1) {
     const bridges = bridgesOf(log, size);
     // Activity once per trace: it runs in parallel with the rest.
-    const once = oncePerTrace(log, acts);
-    if (once.length) return splitOff(log, once[0]!, dfgWithout(dfg, once[0]!, bridges));
+    const once = oncePerTrace(log, acts, size);
+    if (once.length) return splitOff(log, once[0]!, dfgWithout(dfg, once[0]!, bridges), size);
     // Activity concurrent: leaving it out lets a cut hold. Each candidate costs a cut search, and a
     // chain of such peels a search per level, so above MAX_CONCURRENT_SEARCH activities this is skipped.
     for (const a of acts.length <= MAX_CONCURRENT_SEARCH ? acts : []) {
       const rest = dfgWithout(dfg, a, bridges);
-      if (findCut(rest)) return splitOff(log, a, rest);
+      if (findCut(rest)) return splitOff(log, a, rest, size);
     }
   }
   // Strict tau loop, then tau loop: cut traces where a start activity follows (an end activity).
@@ -168,23 +173,25 @@ function fallThrough(log: VariantLog, dfg: Dfg, size: number): Fall {
   const isEnd = new Uint8Array(size);
   for (const a of dfg.start.keys()) isStart[a] = 1;
   for (const a of dfg.end.keys()) isEnd[a] = 1;
+  const anyOf = new Uint8Array(size).fill(1);
   for (const strict of [true, false]) {
-    const cutsAt = (t: number[], i: number) => isStart[t[i]!] === 1 && (!strict || isEnd[t[i - 1]!] === 1);
+    // Cut before position i when a start activity is there (strict: right after an end activity).
+    const ok = strict ? isEnd : anyOf;
     let pieces = 0;
     log.traces.forEach((t, v) => {
-      for (let i = 1; i < t.length; i++) if (cutsAt(t, i)) pieces += log.counts[v]!;
+      for (let i = 1; i < t.length; i++) if (isStart[t[i]!] === 1 && ok[t[i - 1]!] === 1) pieces += log.counts[v]!;
     });
     if (pieces === 0) continue;
     const b = new LogBuilder();
     log.traces.forEach((t, v) => {
       let from = 0;
       for (let i = 1; i < t.length; i++) {
-        if (cutsAt(t, i)) {
-          b.add(t.slice(from, i), log.counts[v]!);
+        if (isStart[t[i]!] === 1 && ok[t[i - 1]!] === 1) {
+          addRange(b, t, from, i, log.counts[v]!);
           from = i;
         }
       }
-      b.add(t.slice(from), log.counts[v]!);
+      addRange(b, t, from, t.length, log.counts[v]!);
     });
     return { kind: 'loop', log: b.log };
   }
@@ -192,30 +199,39 @@ function fallThrough(log: VariantLog, dfg: Dfg, size: number): Fall {
   return { kind: 'flower', acts: [...acts] };
 }
 
-function splitOff(log: VariantLog, a: number, restDfg: Dfg): Fall {
+function splitOff(log: VariantLog, a: number, restDfg: Dfg, size: number): Fall {
   const only = new LogBuilder();
   const rest = new LogBuilder();
+  // Group 0: a, group 1: the rest; addPicked builds a projected trace only when it is new.
+  const groupOf = new Int32Array(size).fill(1);
+  groupOf[a] = 0;
   log.traces.forEach((t, v) => {
-    const mine: number[] = [];
-    const others: number[] = [];
-    for (const x of t) (x === a ? mine : others).push(x);
-    only.add(mine, log.counts[v]!);
-    rest.add(others, log.counts[v]!);
+    addPicked(only, t, 0, t.length, groupOf, 0, log.counts[v]!);
+    addPicked(rest, t, 0, t.length, groupOf, 1, log.counts[v]!);
   });
   return { kind: 'split', a, only: only.log, rest: rest.log, restDfg };
 }
 
 /** Activities that occur exactly once in every trace, ascending. */
-function oncePerTrace(log: VariantLog, acts: readonly number[]): number[] {
-  let candidates = new Set(acts);
-  const seen = new Map<number, number>();
+function oncePerTrace(log: VariantLog, acts: readonly number[], size: number): number[] {
+  // Typed counters per trace; `alive` marks the candidates left.
+  const alive = new Uint8Array(size);
+  for (const a of acts) alive[a] = 1;
+  let left = acts.length;
+  const seen = new Int32Array(size);
   for (const t of log.traces) {
-    seen.clear();
-    for (const a of t) if (candidates.has(a)) seen.set(a, (seen.get(a) ?? 0) + 1);
-    candidates = new Set([...candidates].filter((a) => seen.get(a) === 1));
-    if (candidates.size === 0) return [];
+    for (const a of t) if (alive[a]) seen[a]! += 1;
+    for (const a of acts) {
+      if (!alive[a]) continue;
+      if (seen[a] !== 1) {
+        alive[a] = 0;
+        left--;
+      }
+      seen[a] = 0;
+    }
+    if (left === 0) return [];
   }
-  return [...candidates].sort((x, y) => x - y);
+  return acts.filter((a) => alive[a] === 1).sort((x, y) => x - y);
 }
 
 /**

@@ -222,10 +222,7 @@ export interface Replay {
 export function replayVariants(tree: ProcessTree, log: VariantLog, labels: readonly string[]): Replay {
   const ids = new Map(labels.map((l, i) => [l, i]));
   const lang = new Language(tree, ids);
-  const order = log.traces.map((_, i) => i).sort((x, y) => compareTraces(log.traces[x]!, log.traces[y]!));
-  const alphabet = new Set<number>();
-  for (const t of log.traces) for (const a of t) alphabet.add(a);
-  const A = alphabet.size;
+  const { order, lcp, A } = walkOf(log);
 
   interface Prefix {
     state: number;
@@ -246,41 +243,45 @@ export function replayVariants(tree: ProcessTree, log: VariantLog, labels: reado
     ee += p.count * (allowed - p.matched);
   };
 
+  const pop = () => {
+    const p = stack.pop()!;
+    if (stack.length) stack[stack.length - 1]!.count += p.count;
+    close(p);
+  };
+
   const accepted = new Array<boolean>(log.traces.length).fill(false);
   let acceptedCases = 0;
   let cases = 0;
   let emptyCases = 0;
   const states = [lang.root];
   const stack: Prefix[] = [];
-  let prev: number[] = [];
-  for (const v of order) {
+  for (let o = 0; o < order.length; o++) {
+    const v = order[o]!;
     const t = log.traces[v]!;
     const n = log.counts[v]!;
     cases += n;
-    let L = 0;
-    while (L < t.length && L < prev.length && t[L] === prev[L]) L++;
-    while (stack.length > L + 1) close(stack.pop()!);
+    const L = lcp[o]!;
+    while (stack.length > L + 1) pop();
     states.length = L + 1;
     for (let d = L; d < t.length; d++) states.push(lang.step(states[d]!, t[d]!));
-    for (let d = 0; d < t.length; d++) {
+    // A trace's cases count for every prefix it passes; they are added at its deepest prefix
+    // only and handed up to the parent when a prefix closes (pop), not walked per trace.
+    for (let d = L; d < t.length; d++) {
       if (stack.length <= d) stack.push({ state: states[d]!, count: 0, distinctNext: 0, matched: 0 });
       const p = stack[d]!;
-      p.count += n;
-      if (d >= L) {
-        p.distinctNext += 1;
-        if (states[d + 1] !== EMPTY) p.matched += 1;
-      }
+      p.distinctNext += 1;
+      if (states[d + 1] !== EMPTY) p.matched += 1;
     }
+    if (t.length > 0) stack[t.length - 1]!.count += n;
     if (t.length === 0) emptyCases += n;
     if (lang.accepts(states[t.length]!)) {
       accepted[v] = true;
       acceptedCases += n;
     }
-    prev = t;
   }
   if (stack.length === 0) stack.push({ state: lang.root, count: 0, distinctNext: 0, matched: 0 });
   stack[0]!.count += emptyCases;
-  while (stack.length) close(stack.pop()!);
+  while (stack.length) pop();
   return {
     acceptedCases,
     cases,
@@ -288,6 +289,36 @@ export function replayVariants(tree: ProcessTree, log: VariantLog, labels: reado
     precision: at > 0 ? 1 - ee / at : 1,
     flowerPrecision: atFlower > 0 ? 1 - eeFlower / atFlower : 1,
   };
+}
+
+/** The log's variants in prefix-tree order and its alphabet size: the same for every tree replayed on one log, so computed once per log. */
+const walks = new WeakMap<VariantLog, { order: number[]; lcp: Int32Array; A: number }>();
+function walkOf(log: VariantLog): { order: number[]; lcp: Int32Array; A: number } {
+  let w = walks.get(log);
+  if (w) return w;
+  const order = log.traces.map((_, i) => i).sort((x, y) => compareTraces(log.traces[x]!, log.traces[y]!));
+  // Per position in that order, the length of the prefix shared with the trace before it.
+  const lcp = new Int32Array(order.length);
+  for (let o = 1; o < order.length; o++) {
+    const t = log.traces[order[o]!]!;
+    const prev = log.traces[order[o - 1]!]!;
+    let L = 0;
+    while (L < t.length && L < prev.length && t[L] === prev[L]) L++;
+    lcp[o] = L;
+  }
+  let max = -1;
+  for (const t of log.traces) for (const a of t) if (a > max) max = a;
+  const seen = new Uint8Array(max + 1);
+  let A = 0;
+  for (const t of log.traces) {
+    for (const a of t) {
+      if (seen[a]) continue;
+      seen[a] = 1;
+      A++;
+    }
+  }
+  walks.set(log, (w = { order, lcp, A }));
+  return w;
 }
 
 function compareTraces(a: readonly number[], b: readonly number[]): number {

@@ -113,11 +113,17 @@ export class LogBuilder {
   readonly log: VariantLog = { traces: [], counts: [] };
 
   add(trace: number[], count: number): void {
-    let h = 0x811c9dc5 ^ trace.length;
+    let h = 0x811c9dc5;
     for (let i = 0; i < trace.length; i++) h = Math.imul(h ^ trace[i]!, 0x01000193);
+    h = Math.imul(h ^ trace.length, 0x01000193);
     const found = this.find(h, (candidate) => sameTrace(candidate, trace));
     if (found >= 0) this.log.counts[found]! += count;
     else this.insert(h, trace, count);
+  }
+
+  /** The indices of the traces with hash h: one, several, or none. */
+  slot(h: number): number | number[] | undefined {
+    return this.index.get(h);
   }
 
   /** The index of a trace with hash h that `same` accepts, or -1. */
@@ -146,25 +152,67 @@ export class LogBuilder {
  * and not allocating them is what keeps the miner's garbage down.
  */
 export function addPicked(b: LogBuilder, t: readonly number[], from: number, to: number, groupOf: Int32Array, group: number, count: number): void {
+  // Length and hash in one pass (the hash is LogBuilder.add's).
   let len = 0;
-  let h = 0;
-  for (let i = from; i < to; i++) if (groupOf[t[i]!] === group) len++;
-  h = 0x811c9dc5 ^ len;
-  for (let i = from; i < to; i++) if (groupOf[t[i]!] === group) h = Math.imul(h ^ t[i]!, 0x01000193);
-  const found = b.find(h, (candidate) => {
-    if (candidate.length !== len) return false;
-    let k = 0;
-    for (let i = from; i < to; i++) if (groupOf[t[i]!] === group && candidate[k++] !== t[i]) return false;
-    return true;
-  });
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) {
+    const a = t[i]!;
+    if (groupOf[a] === group) {
+      len++;
+      h = Math.imul(h ^ a, 0x01000193);
+    }
+  }
+  h = Math.imul(h ^ len, 0x01000193);
+  // The lookup inline (no closure per call: this runs once per trace and group).
+  const at = b.slot(h);
+  let found = -1;
+  if (at !== undefined) {
+    if (typeof at === 'number') {
+      if (samePicked(b.log.traces[at]!, t, from, to, groupOf, group, len)) found = at;
+    } else {
+      for (const v of at) {
+        if (samePicked(b.log.traces[v]!, t, from, to, groupOf, group, len)) {
+          found = v;
+          break;
+        }
+      }
+    }
+  }
   if (found >= 0) {
     b.log.counts[found]! += count;
+    return;
+  }
+  // Every event picked (common: a trace within one group): share or copy the range, traces are never mutated.
+  if (len === to - from) {
+    b.insert(h, from === 0 && to === t.length ? (t as number[]) : t.slice(from, to), count);
     return;
   }
   const out = new Array<number>(len);
   let k = 0;
   for (let i = from; i < to; i++) if (groupOf[t[i]!] === group) out[k++] = t[i]!;
   b.insert(h, out, count);
+}
+
+function samePicked(candidate: readonly number[], t: readonly number[], from: number, to: number, groupOf: Int32Array, group: number, len: number): boolean {
+  if (candidate.length !== len) return false;
+  let k = 0;
+  for (let i = from; i < to; i++) if (groupOf[t[i]!] === group && candidate[k++] !== t[i]) return false;
+  return true;
+}
+
+/** LogBuilder.add(t.slice(from, to)), without the slice when an equal trace is already there. */
+export function addRange(b: LogBuilder, t: readonly number[], from: number, to: number, count: number): void {
+  let h = 0x811c9dc5;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ t[i]!, 0x01000193);
+  const len = to - from;
+  h = Math.imul(h ^ len, 0x01000193);
+  const found = b.find(h, (candidate) => {
+    if (candidate.length !== len) return false;
+    for (let i = 0; i < len; i++) if (candidate[i] !== t[from + i]) return false;
+    return true;
+  });
+  if (found >= 0) b.log.counts[found]! += count;
+  else b.insert(h, t.slice(from, to), count);
 }
 
 function sameTrace(a: readonly number[], b: readonly number[]): boolean {

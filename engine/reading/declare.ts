@@ -23,54 +23,85 @@ export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: st
   const minActivations = Math.max(5, Math.ceil(0.05 * f.cases));
   const n = acts.length;
   const idx = new Map(acts.map((a, i) => [a, i]));
-  const z = () => Array.from({ length: n * n }, () => 0);
-  const resp = z(), respAct = z(), prec = z(), precAct = z(), chain = z(), chainAct = z(), coex = z(), either = z();
+  // Counted per variant over the activities it holds only (pairs of present activities); the
+  // activation counts follow from the per-activity ones: every present a activates a->b for all b.
+  const resp = new Float64Array(n * n), prec = new Float64Array(n * n), chain = new Float64Array(n * n), both = new Float64Array(n * n);
   const once = new Array<number>(n).fill(0);
   const onceAct = new Array<number>(n).fill(0);
+  const first = new Int32Array(n).fill(-1);
+  const last = new Int32Array(n);
+  const times = new Int32Array(n);
+  /** The only act that directly follows a, -1 none yet, -2 not a single act. */
+  const next = new Int32Array(n);
+  const atEnd = idx.get('') ?? -2;
+  /** Facts.activities index -> index in acts, or -1. */
+  const actIdx = Int32Array.from(f.activities, (a) => idx.get(a) ?? -1);
+  const actOf = (x: number) => (x < 0 ? -1 : actIdx[x]!);
+  const present: number[] = [];
   for (const v of f.variants) {
-    const first = new Array<number>(n).fill(-1);
-    const last = new Array<number>(n).fill(-1);
-    v.path.forEach((a, i) => {
-      const k = idx.get(a);
-      if (k === undefined) return;
-      if (first[k] === -1) first[k] = i;
-      last[k] = i;
-    });
-    for (let a = 0; a < n; a++) {
-      if (first[a] === -1) continue;
-      onceAct[a]! += v.count;
-      if ((v.times.get(acts[a]!) ?? 0) === 1) once[a]! += v.count;
-      // Chain response: every a is immediately followed by b.
-      const nexts = new Set<number>();
-      let allFollowed = true;
-      v.path.forEach((x, i) => {
-        if (x !== acts[a]) return;
-        const k = idx.get(v.path[i + 1] ?? '');
-        if (k === undefined) allFollowed = false;
-        else nexts.add(k);
-      });
-      for (let b = 0; b < n; b++) {
-        if (a === b) continue;
+    const ids = v.ids;
+    const len = ids.length;
+    present.length = 0;
+    let k = len ? actOf(ids[0]!) : -1;
+    for (let i = 0; i < len; i++) {
+      const here = k;
+      k = i + 1 < len ? actOf(ids[i + 1]!) : -1;
+      if (here < 0) continue;
+      if (first[here] === -1) {
+        first[here] = i;
+        times[here] = 0;
+        next[here] = -1;
+        present.push(here);
+      }
+      last[here] = i;
+      times[here]! += 1;
+      const after = i + 1 < len ? k : atEnd;
+      if (after < 0) next[here] = -2;
+      else if (next[here] === -1) next[here] = after;
+      else if (next[here] !== after) next[here] = -2;
+    }
+    const c = v.count;
+    for (const a of present) {
+      onceAct[a]! += c;
+      if (times[a] === 1) once[a]! += c;
+      if (next[a]! >= 0 && next[a] !== a) chain[a * n + next[a]!]! += c;
+    }
+    // Each unordered pair once: a and b have distinct first and last positions, so the pair's
+    // counts in the other direction follow as both minus these (filled in after the loop).
+    const m = present.length;
+    for (let i = 0; i < m; i++) {
+      const a = present[i]!;
+      const fa = first[a]!;
+      const la = last[a]!;
+      for (let j = 0; j < m; j++) {
+        const b = present[j]!;
+        if (b <= a) continue;
         const ab = a * n + b;
-        respAct[ab]! += v.count;
-        if (first[b] !== -1 && last[b]! > last[a]!) resp[ab]! += v.count;
-        chainAct[ab]! += v.count;
-        if (allFollowed && nexts.size === 1 && nexts.has(b)) chain[ab]! += v.count;
+        both[ab]! += c;
+        if (last[b]! > la) resp[ab]! += c;
+        if (fa < first[b]!) prec[ab]! += c;
       }
     }
+    for (const a of present) first[a] = -1;
+  }
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) {
+      const ab = a * n + b;
+      const ba = b * n + a;
+      both[ba] = both[ab]!;
+      resp[ba] = both[ab]! - resp[ab]!;
+      prec[ba] = both[ab]! - prec[ab]!;
+    }
+  }
+  const respAct = new Float64Array(n * n), chainAct = respAct, precAct = new Float64Array(n * n), coex = new Float64Array(n * n), either = new Float64Array(n * n);
+  for (let a = 0; a < n; a++) {
     for (let b = 0; b < n; b++) {
-      if (first[b] === -1) continue;
-      for (let a = 0; a < n; a++) {
-        if (a === b) continue;
-        precAct[a * n + b]! += v.count;
-        if (first[a] !== -1 && first[a]! < first[b]!) prec[a * n + b]! += v.count;
-      }
-    }
-    for (let a = 0; a < n; a++) {
-      for (let b = a + 1; b < n; b++) {
-        if (first[a] === -1 && first[b] === -1) continue;
-        either[a * n + b]! += v.count;
-        if (first[a] === -1 || first[b] === -1) coex[a * n + b]! += v.count;
+      if (a === b) continue;
+      respAct[a * n + b] = onceAct[a]!;
+      precAct[a * n + b] = onceAct[b]!;
+      if (b > a) {
+        either[a * n + b] = onceAct[a]! + onceAct[b]! - both[a * n + b]!;
+        coex[a * n + b] = either[a * n + b]! - both[a * n + b]!;
       }
     }
   }
@@ -86,8 +117,8 @@ export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: st
       evidence: evidence(holds, of, ratio(holds, of), strengthOf(of, ratio(holds, of)), `${name} counted over the variants: holds in ${holds} of the ${of} cases that activate it (${pct(ratio(holds, of))}); kept at >= ${RULE_HOLDS * 100}%`),
     });
   for (let a = 0; a < n; a++) if (keep(once[a]!, onceAct[a]!)) add('at_most_once', 'at_most_once', `${q(acts[a]!)} happens at most once in a case.`, [acts[a]!], once[a]!, onceAct[a]!);
-  const kept = (m: number[], act: number[], a: number, b: number) => a !== b && keep(m[a * n + b]!, act[a * n + b]!);
-  const reduced = (m: number[], act: number[], a: number, b: number) => {
+  const kept = (m: Float64Array, act: Float64Array, a: number, b: number) => a !== b && keep(m[a * n + b]!, act[a * n + b]!);
+  const reduced = (m: Float64Array, act: Float64Array, a: number, b: number) => {
     for (let c = 0; c < n; c++) if (c !== a && c !== b && kept(m, act, a, c) && kept(m, act, c, b)) return false;
     return true;
   };

@@ -14,8 +14,8 @@ export interface VariantFacts {
   count: number;
   /** activity -> index of its first occurrence */
   first: Map<string, number>;
-  /** activity -> occurrences */
-  times: Map<string, number>;
+  /** The path as indices into Facts.activities (-1: a label the tally's activities lack). */
+  ids: Int32Array;
 }
 
 export interface EdgeFacts {
@@ -46,20 +46,51 @@ export interface Facts {
   order(a: string, b: string): { both: number; aFirst: number };
 }
 
-export function factsOf(tally: Tally, toHours: (millis: number) => number): Facts {
-  const variants: VariantFacts[] = [...tally.variants.entries()]
-    .map(([key, count]) => {
+/**
+ * The variants already parsed to integer traces (mining's variantLog): labels[id] is an
+ * activity label, keys[v] the tally key of traces[v]. Passing it saves parsing every key again.
+ */
+export interface ParsedVariants {
+  traces: readonly (readonly number[])[];
+  counts: readonly number[];
+  labels: readonly string[];
+  keys: readonly string[];
+}
+
+export function factsOf(tally: Tally, toHours: (millis: number) => number, parsed?: ParsedVariants): Facts {
+  const activities = [...tally.activities.keys()].sort(cmp);
+  const id = new Map<string, number>();
+  for (const a of activities) id.set(a, id.size);
+  const listed: (VariantFacts & { key: string })[] = [];
+  if (parsed) {
+    const seen = new Int32Array(parsed.labels.length).fill(-1);
+    const actOf = Int32Array.from(parsed.labels, (l) => id.get(l) ?? -1);
+    parsed.traces.forEach((t, v) => {
+      const path = new Array<string>(t.length);
+      const ids = new Int32Array(t.length);
+      const first = new Map<string, number>();
+      for (let i = 0; i < t.length; i++) {
+        const a = parsed.labels[t[i]!]!;
+        path[i] = a;
+        ids[i] = actOf[t[i]!]!;
+        if (seen[t[i]!] !== v) {
+          seen[t[i]!] = v;
+          first.set(a, i);
+        }
+      }
+      listed.push({ path, count: parsed.counts[v]!, first, ids, key: parsed.keys[v]! });
+    });
+  } else {
+    for (const [key, count] of tally.variants) {
       const path = variantPath(key);
       const first = new Map<string, number>();
-      const times = new Map<string, number>();
       path.forEach((a, i) => {
         if (!first.has(a)) first.set(a, i);
-        times.set(a, (times.get(a) ?? 0) + 1);
       });
-      return { path, count, first, times, key };
-    })
-    .sort((x, y) => y.count - x.count || cmp(x.key, y.key))
-    .map(({ path, count, first, times }) => ({ path, count, first, times }));
+      listed.push({ path, count, first, ids: Int32Array.from(path, (a) => id.get(a) ?? -1), key });
+    }
+  }
+  const variants: VariantFacts[] = listed.sort((x, y) => y.count - x.count || cmp(x.key, y.key)).map(({ path, count, first, ids }) => ({ path, count, first, ids }));
   const out = new Map<string, EdgeFacts[]>();
   const into = new Map<string, EdgeFacts[]>();
   for (const [key, e] of [...tally.edges.entries()].sort((x, y) => cmp(x[0], y[0]))) {
@@ -70,14 +101,47 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number): Fact
   }
   const activityCases = new Map([...tally.activities.entries()].map(([a, t]) => [a, t.cases]));
   const mainPath = variants.length ? [...new Set(variants[0]!.path)] : [];
-  const orderCache = new Map<string, { both: number; aFirst: number }>();
-  // Inverted index: per activity, the variants holding it, so a pair scans only the rarer one's list.
-  const holding = new Map<string, VariantFacts[]>();
-  for (const v of variants) for (const a of v.first.keys()) push(holding, a, v);
+  // Pairwise first-occurrence order, one row per asked activity, filled over the variants holding
+  // it: each variant keeps its distinct activities as integer ids in order of first occurrence, so
+  // "a's first occurrence precedes b's" is "a's rank is lower", with no per-pair map lookups.
+  const n = activities.length;
+  const ranked: Int32Array[] = [];
+  const holding: number[][] = Array.from({ length: n }, () => []);
+  const stamp = new Int32Array(n).fill(-1);
+  variants.forEach((v, vi) => {
+    const ids: number[] = [];
+    for (let i = 0; i < v.ids.length; i++) {
+      const k = v.ids[i]!;
+      if (k < 0 || stamp[k] === vi) continue;
+      stamp[k] = vi;
+      ids.push(k);
+      holding[k]!.push(vi);
+    }
+    ranked.push(Int32Array.from(ids));
+  });
+  const rows = new Map<number, { both: Float64Array; aFirst: Float64Array }>();
+  const rowOf = (a: number) => {
+    let r = rows.get(a);
+    if (r) return r;
+    r = { both: new Float64Array(n), aFirst: new Float64Array(n) };
+    for (const vi of holding[a]!) {
+      const ids = ranked[vi]!;
+      const c = variants[vi]!.count;
+      let after = false;
+      for (let i = 0; i < ids.length; i++) {
+        const b = ids[i]!;
+        r.both[b]! += c;
+        if (b === a) after = true;
+        else if (after) r.aFirst[b]! += c;
+      }
+    }
+    rows.set(a, r);
+    return r;
+  };
   return {
     tally,
     cases: tally.cases,
-    activities: [...tally.activities.keys()].sort(cmp),
+    activities,
     activityCases,
     variants,
     out,
@@ -85,22 +149,16 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number): Fact
     mainPath,
     toHours,
     order(a, b) {
-      const key = a + '\u0000' + b;
-      let r = orderCache.get(key);
-      if (!r) {
-        r = { both: 0, aFirst: 0 };
-        const la = holding.get(a) ?? [];
-        const lb = holding.get(b) ?? [];
-        for (const v of la.length <= lb.length ? la : lb) {
-          const ia = v.first.get(a);
-          const ib = v.first.get(b);
-          if (ia === undefined || ib === undefined) continue;
-          r.both += v.count;
-          if (ia < ib) r.aFirst += v.count;
-        }
-        orderCache.set(key, r);
-      }
-      return r;
+      const ia = id.get(a);
+      const ib = id.get(b);
+      if (ia === undefined || ib === undefined) return { both: 0, aFirst: 0 };
+      // Either row answers: both is symmetric, and for a != b exactly one of the two comes first.
+      const ra = rows.get(ia);
+      if (ra) return { both: ra.both[ib]!, aFirst: ra.aFirst[ib]! };
+      const rb = rows.get(ib);
+      if (rb && ia !== ib) return { both: rb.both[ia]!, aFirst: rb.both[ia]! - rb.aFirst[ia]! };
+      const r = rowOf(ia);
+      return { both: r.both[ib]!, aFirst: r.aFirst[ib]! };
     },
   };
 }

@@ -5,7 +5,7 @@ import { readSequenceRules } from './declare.js';
 import { readEdgeKinds } from './edges.js';
 import { readEscalations } from './escalations.js';
 import { readExceptions } from './exceptions.js';
-import { factsOf, pct, q, ratio } from './facts.js';
+import { factsOf, pct, q, ratio, type ParsedVariants } from './facts.js';
 import { readEnds } from './outcomes.js';
 import { readPolicies } from './policies.js';
 import { readProcessPart, readSuccessCriteria } from './process.js';
@@ -43,7 +43,11 @@ export interface ReadingInput {
   casesItAccepts: number;
   /** Converts a duration in milliseconds between two epoch times to hours on the document's time basis. */
   hoursBetween(fromMillis: number, toMillis: number): number;
+  /** The snapshot's variants already parsed (mining's variantLog); when absent the reading parses the keys itself. */
+  parsed?: ParsedVariants;
 }
+
+export type { ParsedVariants } from './facts.js';
 
 export interface Reading {
   process: ProcessPart;
@@ -73,7 +77,7 @@ export interface Reading {
  */
 export function readProcess(input: ReadingInput): Reading {
   const { snapshot } = input;
-  const f = factsOf(snapshot.tally, (millis) => millis / HOUR_MS);
+  const f = factsOf(snapshot.tally, (millis) => millis / HOUR_MS, input.parsed);
   const ends = readEnds(f, snapshot.periodEnd);
   const happy = f.variants.find((v) => ends.successEnds.includes(v.path[v.path.length - 1]!));
   if (happy) f.mainPath = [...new Set(happy.path)];
