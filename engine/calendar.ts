@@ -81,7 +81,7 @@ class WorkingClock {
   private prefix: number[] = [0];
   private intervals: [number, number][][] = [];
 
-  constructor(private readonly calendar: WorkingCalendar) {
+  constructor(calendar: WorkingCalendar) {
     this.offset = zoneOffset(calendar.timeZone);
     this.utcOf = wallClockReader(calendar.timeZone, this.offset);
     this.worked = new Set(calendar.days);

@@ -1,77 +1,14 @@
-import { contribute, type CaseFold } from '../contribution.js';
-import { EngineError } from '../errors.js';
+import { contribute } from '../contribution.js';
 import { checkEvent, compareEvents, type Event } from '../event.js';
 import { type Tally } from '../tally.js';
+import type { ApplyResult, Batch, Position, ProjectSnapshot, StoreOptions } from './types.js';
 import { CaseCache, type CaseEntry } from './case-cache.js';
 import { counterRows, tallyFromRows, type CounterRow, type Counters } from './codec.js';
 import { openDatabase, type Db } from './database.js';
 import { DigestSum, EMPTY_DIGEST } from './digest.js';
 import { packBody, unpackRow, type EventRow } from './trace-codec.js';
 
-/** Where a batch came from: applying a position at or below the stored one is a no-op. */
-export interface Position {
-  source: string;
-  partition: number;
-  offset: number;
-}
-
-/** A record the connector could not even turn into a wire event (bad CSV row, bad JSON). */
-export interface Rejection {
-  reason: string;
-  /** The raw input, as text. */
-  payload: string;
-  /** Where it was: a line, an element, a Kafka offset. */
-  location: string;
-}
-
-export interface ObjectRecord {
-  id: string;
-  type: string;
-}
-export interface ObjectRelation {
-  fromId: string;
-  toId: string;
-  qualifier: string;
-}
-
-export interface Batch {
-  /** Wire events, unvalidated. */
-  records: readonly unknown[];
-  /** Per record, where it came from (for dead letters); defaults to `record N`. */
-  locations?: readonly string[];
-  rejected?: readonly Rejection[];
-  objects?: readonly ObjectRecord[];
-  objectRelations?: readonly ObjectRelation[];
-}
-
-export interface ApplyResult {
-  /** False when the position had already been applied: nothing changed. */
-  applied: boolean;
-  accepted: number;
-  duplicates: number;
-  rejected: number;
-  /** The first few rejections of this batch. */
-  rejections: { location: string; reason: string }[];
-  dataVersion: number;
-}
-
-/** What the document builder reads: sufficient statistics plus source facts. */
-export interface ProjectSnapshot {
-  tally: Tally;
-  dataVersion: number;
-  logDigest: string;
-  periodStart: number | undefined;
-  periodEnd: number | undefined;
-  rejected: number;
-  meta: Readonly<Record<string, string>>;
-  objectCounts: Map<string, number>;
-  objectRelations: { fromType: string; toType: string; qualifier: string; count: number }[];
-}
-
-export interface StoreOptions {
-  /** Events of recently touched cases kept in memory (default 50k: enough for the cases a stream has in flight). */
-  cacheEvents?: number;
-}
+export type { ApplyResult, Batch, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, StoreOptions } from './types.js';
 
 const REJECTIONS_SHOWN = 20;
 
@@ -337,7 +274,7 @@ export class ProjectStore {
   snapshot(): ProjectSnapshot {
     return this.db.transaction(() => {
       const tally = structuredClone(this.currentTally());
-      const period = { start: meta_num(this.getMeta('period_start')), end: meta_num(this.getMeta('period_end')) };
+      const period = { start: metaNumber(this.getMeta('period_start')), end: metaNumber(this.getMeta('period_end')) };
       const meta: Record<string, string> = {};
       for (const r of this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').iterate()) meta[r.key] = r.value;
       const objectCounts = new Map<string, number>();
@@ -407,7 +344,7 @@ export class ProjectStore {
   }
 }
 
-function meta_num(value: string | undefined): number | null {
+function metaNumber(value: string | undefined): number | null {
   return value ? Number(value) : null;
 }
 
@@ -425,4 +362,3 @@ function safeJson(value: unknown): string {
   }
 }
 
-export { EngineError };
