@@ -4,6 +4,7 @@ import { CsvSplitter, sniffDelimiter } from './csv-splitter.js';
 import { FileImportError } from './errors.js';
 import { textChunks, type Input } from './input.js';
 import { parseTimestamp, type ZoneReader } from './timestamp.js';
+import type { ImportOptions } from './types.js';
 
 /**
  * CSV event logs: one row, one event. Columns are found by the usual names
@@ -13,13 +14,9 @@ import { parseTimestamp, type ZoneReader } from './timestamp.js';
  * A first column without a name (a pandas index) is ignored; other columns
  * become attributes, numbers when they read as numbers.
  */
-export interface CsvOptions {
-  caseColumn?: string;
-  activityColumn?: string;
-  timestampColumn?: string;
-  resourceColumn?: string;
-  startTimestampColumn?: string;
-  delimiter?: string;
+/** The CSV mapping options as the user gives them, plus what the reader is handed. */
+export interface CsvOptions
+  extends Pick<ImportOptions, 'caseColumn' | 'activityColumn' | 'timestampColumn' | 'resourceColumn' | 'startTimestampColumn' | 'delimiter'> {
   batchSize: number;
   idPrefix: string;
   zone: ZoneReader;

@@ -1,36 +1,19 @@
 import { calibrate } from './calibration.js';
-import type {
-  AttributeSpec,
-  DecisionTruth,
-  EscalationTruth,
-  ExceptionTruth,
-  ParallelTruth,
-  ReworkTruth,
-  RoleTruth,
-  SeparationTruth,
-} from './model.js';
+import type { AttributeSpec, ModelTruth, RoleTruth } from './model.js';
 import { modelSpec } from './models/index.js';
 import { DEFAULT_OPEN_SHARE } from './simulation.js';
 
 /** Everything a model is known to do: what later tests assert mined results against. */
-export interface GroundTruth {
+export interface GroundTruth extends Omit<ModelTruth, 'stages'> {
   model: string;
   description: string;
   caseRepresents: string;
   /** Case ids are `${casePrefix}-000001`, `-000002`, …; event ids `${caseId}-001`, … */
   casePrefix: string;
-  startActivity: string;
-  endActivities: { success: string[]; failure: string[] };
   /** Every activity with its role, stage and the lognormal wait before it (from the previous event of its branch). */
   activities: { name: string; role: string; stage: string; waitMedianHours: number; waitSigma: number }[];
   /** In the order a case moves through them. */
   stages: { name: string; activities: string[] }[];
-  decisions: DecisionTruth[];
-  rework: ReworkTruth[];
-  parallel: ParallelTruth[];
-  separation: SeparationTruth[];
-  escalations: EscalationTruth[];
-  exceptions: ExceptionTruth[];
   roles: RoleTruth[];
   attributes: AttributeSpec[];
   /** `share` of complete cases finish within `hours` of their first event (measured on a fixed reference run). */
