@@ -1,11 +1,18 @@
 import type { Event } from './event.js';
 import { bucketOf } from './sketch.js';
-import { caseFold, choiceValue, END, MAX_CHOICE_ATTRIBUTES, pairKey, START, variantKey, type Tally } from './tally.js';
+import { caseFold, choiceValue, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, roleValue, START, variantKey, type Tally } from './tally.js';
 import { HOUR_MS } from './time.js';
 import { counterKey, tallyFromRows, counterRows, type Counters } from './store/codec.js';
 
 /** A case's events in case order (see compareEvents). */
 export type Trace = readonly Event[];
+
+/**
+ * The version of what a case contributes. Raise it whenever step or finish
+ * count something new or differently: a store opened with counters of an older
+ * version rebuilds them from its kept events.
+ */
+export const COUNTING_VERSION = 2;
 
 /** How long from one time to another; the working-time calendar swaps this in. */
 export type Duration = (fromMillis: number, toMillis: number) => number;
@@ -104,6 +111,14 @@ export class CaseFold {
     for (const name in ev.attributes) {
       const value = name === '' ? undefined : choiceValue(ev.attributes[name]!);
       if (value !== undefined && (this.known.has(name) || this.known.size < MAX_CHOICE_ATTRIBUTES)) this.known.set(name, pairKey(name, value));
+      if (isRoleAttribute(name)) {
+        const role = roleValue(ev.attributes[name]!);
+        if (role !== undefined) {
+          const k2 = pairKey(name, role);
+          bump(into, counterKey('role.events', ev.activity, k2, 0), sign);
+          once(counterKey('role.cases', ev.activity, k2, 0));
+        }
+      }
     }
     this.lastIsFirstVisit = firstVisit;
     if (ev.resource === undefined) return;

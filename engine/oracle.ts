@@ -1,7 +1,7 @@
 import { checkEvent, cmp, compareEvents, type Event } from './event.js';
 import { bucketOf } from './sketch.js';
 import { addToSketch } from './sketch.js';
-import { caseFold, choiceKey, choiceValue, edgeKey, emptyTally, END, MAX_CHOICE_ATTRIBUTES, pairKey, START, variantKey, type Tally } from './tally.js';
+import { caseFold, choiceKey, choiceValue, edgeKey, emptyTally, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, roleKey, roleValue, START, variantKey, type Tally } from './tally.js';
 import { HOUR_MS } from './time.js';
 
 /**
@@ -62,6 +62,15 @@ export function recompute(records: Iterable<unknown>): Tally {
     countReading(t, trace);
     countPairs(t.resources, trace.flatMap((e) => (e.resource === undefined ? [] : [pairKey(e.activity, e.resource)])));
     countPairs(t.objectTypes, trace.flatMap((e) => [...new Set(e.objects.map((o) => o.type))].map((type) => pairKey(e.activity, type))));
+    countPairs(
+      t.roleValues,
+      trace.flatMap((e) =>
+        Object.entries(e.attributes).flatMap(([name, v]) => {
+          const value = isRoleAttribute(name) ? roleValue(v) : undefined;
+          return value === undefined ? [] : [roleKey(e.activity, name, value)];
+        }),
+      ),
+    );
   }
   return t;
 }

@@ -57,6 +57,8 @@ export interface Tally {
   sameResource: Map<string, number>;
   /** Keyed by pairKey(last activity, hour of the last event since the epoch): cases by where and when they stop. */
   lastEvents: Map<string, number>;
+  /** Keyed by roleKey(activity, attribute, value): events and cases per value of a role, group or team attribute (see isRoleAttribute). */
+  roleValues: Map<string, PairTally>;
 }
 
 const SEP = '\u0000';
@@ -82,7 +84,33 @@ export function emptyTally(): Tally {
     choices: new Map(),
     sameResource: new Map(),
     lastEvents: new Map(),
+    roleValues: new Map(),
   };
+}
+
+export const roleKey = (activity: string, attribute: string, value: string): string => activity + SEP + attribute + SEP + value;
+export function splitRoleKey(key: string): { activity: string; attribute: string; value: string } {
+  const [activity = '', attribute = '', value = ''] = key.split(SEP);
+  return { activity, attribute, value };
+}
+
+const ROLE_ATTRIBUTE = /^(org:)?(role|group|team)$/i;
+const roleNames = new Map<string, boolean>();
+/** Attributes that name who performs an event as a role, group or team (XES org:role, org:group; CSV role, group, team columns). */
+export function isRoleAttribute(name: string): boolean {
+  let yes = roleNames.get(name);
+  if (yes === undefined) {
+    yes = ROLE_ATTRIBUTE.test(name);
+    if (roleNames.size < 10_000) roleNames.set(name, yes);
+  }
+  return yes;
+}
+
+/** The counted value of a role attribute, or undefined (empty, boolean or overlong values name no role). */
+export function roleValue(v: string | number | boolean): string | undefined {
+  if (typeof v === 'boolean') return undefined;
+  const s = String(v).trim();
+  return s.length === 0 || s.length > 100 ? undefined : s;
 }
 
 /** Held-out folds of the decision rule learner: a case's fold is a hash of its id. */
@@ -185,6 +213,7 @@ export function addTally(into: Tally, from: Tally, sign: 1 | -1 = 1): Tally {
   addCounts(into.choices, from.choices, sign);
   addCounts(into.sameResource, from.sameResource, sign);
   addCounts(into.lastEvents, from.lastEvents, sign);
+  addPairs(into.roleValues, from.roleValues, sign);
   return into;
 }
 
@@ -213,5 +242,6 @@ export function tallyToJson(t: Tally): unknown {
     choices: sorted(t.choices, (n) => n),
     sameResource: sorted(t.sameResource, (n) => n),
     lastEvents: sorted(t.lastEvents, (n) => n),
+    roleValues: sorted(t.roleValues, (p) => p),
   };
 }

@@ -89,6 +89,7 @@ export function* tallyRows(t: Tally): Generator<CounterRow> {
   yield* sketchRows('duration', '', '', t.caseDuration);
   yield* pairRows('resource', t.resources);
   yield* pairRows('object_type', t.objectTypes);
+  yield* pairRows('role', t.roleValues);
   for (const [key, n] of t.choices) {
     const c = splitChoiceKey(key);
     if (n) yield row('choice', pairKey(c.at, c.next), pairKey(c.attribute, c.value), c.fold, n);
@@ -157,6 +158,8 @@ export function tallyFromRows(rows: Iterable<CounterRow>, t: Tally = emptyTally(
       case 'resource.cases': pair(t.resources, r.k1, r.k2).cases += r.n; break;
       case 'object_type.events': pair(t.objectTypes, r.k1, r.k2).events += r.n; break;
       case 'object_type.cases': pair(t.objectTypes, r.k1, r.k2).cases += r.n; break;
+      case 'role.events': pair(t.roleValues, r.k1, r.k2).events += r.n; break;
+      case 'role.cases': pair(t.roleValues, r.k1, r.k2).cases += r.n; break;
       case 'choice': addCount(t.choices, `${r.k1}\u0000${r.k2}\u0000${r.bucket}`, r.n); break;
       case 'same_resource': addCount(t.sameResource, pairKey(r.k1, r.k2), r.n); break;
       case 'last': addCount(t.lastEvents, pairKey(r.k1, String(r.bucket)), r.n); break;
@@ -173,6 +176,6 @@ export function tallyFromRows(rows: Iterable<CounterRow>, t: Tally = emptyTally(
     if (!e.events && !e.cases && !e.wait.size) t.edges.delete(key);
   }
   for (const [k, n] of t.variants) if (!n) t.variants.delete(k);
-  for (const m of [t.resources, t.objectTypes]) for (const [k, p] of m) if (!p.events && !p.cases) m.delete(k);
+  for (const m of [t.resources, t.objectTypes, t.roleValues]) for (const [k, p] of m) if (!p.events && !p.cases) m.delete(k);
   return t;
 }

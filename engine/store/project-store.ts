@@ -1,4 +1,4 @@
-import { contribute } from '../contribution.js';
+import { contribute, COUNTING_VERSION } from '../contribution.js';
 import { checkEvent, compareEvents, type Event } from '../event.js';
 import { type Tally } from '../tally.js';
 import type { ApplyResult, Batch, Position, ProjectSnapshot, StoreOptions } from './types.js';
@@ -70,6 +70,15 @@ export class ProjectStore {
         'SELECT (SELECT min(first_time) FROM case_state) AS start, (SELECT max(last_time) FROM case_state) AS end',
       ),
     };
+    this.upgradeCounters();
+  }
+
+  /** Counters written by an older version of contribution() are recounted from the kept events. */
+  private upgradeCounters(): void {
+    if (this.getMeta('counting') === String(COUNTING_VERSION)) return;
+    const hasEvents = this.db.prepare('SELECT 1 FROM event LIMIT 1').get() !== undefined;
+    if (hasEvents) this.rebuild();
+    this.setMeta('counting', String(COUNTING_VERSION));
   }
 
   close(): void {

@@ -18,10 +18,18 @@ const eventArb = fc.record({
   timestamp: fc.integer({ min: 0, max: 40 }).map((m) => T0 + m * 3_600_000 + (m % 3) * 17),
   eventId: fc.option(fc.constantFrom('e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8'), { nil: undefined }),
   resource: fc.option(fc.constantFrom('ann', 'bob'), { nil: undefined }),
+  // Attributes feed the decision counters (numbers binned, short strings) and the role counters (org:group).
+  attributes: fc.option(
+    fc.record(
+      { amount: fc.constantFrom(3, 40, 700, 25.5), region: fc.constantFrom('north', 'south'), 'org:group': fc.constantFrom('desk', 'back office', '') },
+      { requiredKeys: [] },
+    ),
+    { nil: undefined },
+  ),
   objects: fc.option(fc.array(fc.record({ id: fc.constantFrom('o1', 'o2'), type: fc.constantFrom('order', 'item') }), { maxLength: 2 }), { nil: undefined }),
 });
 
-const clean = (e: { eventId?: string | undefined; resource?: string | undefined; objects?: unknown[] | undefined }): WireEvent => {
+const clean = (e: { eventId?: string | undefined; resource?: string | undefined; attributes?: object | undefined; objects?: unknown[] | undefined }): WireEvent => {
   const out: Record<string, unknown> = { ...e };
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k];
   return out as WireEvent;

@@ -129,6 +129,42 @@ describe('ProjectStore, by hand', () => {
     expect(store.snapshot().tally).toEqual(incremental);
   });
 
+  it('counts role, group and team attribute values per activity', () => {
+    const store = freshStore();
+    store.apply({
+      records: [
+        ev('c1', 'a', 0, { attributes: { 'org:group': 'desk', amount: 5 } }),
+        ev('c1', 'b', 1, { attributes: { 'org:group': 'back office' } }),
+        ev('c1', 'a', 2, { attributes: { 'org:group': 'desk' } }),
+        ev('c2', 'a', 0, { attributes: { Team: 'desk', 'org:group': '' } }),
+      ],
+    });
+    const roles = Object.fromEntries([...store.snapshot().tally.roleValues].map(([k, p]) => [k.replaceAll('\u0000', '|'), p]));
+    expect(roles).toEqual({
+      'a|org:group|desk': { events: 2, cases: 1 },
+      'b|org:group|back office': { events: 1, cases: 1 },
+      'a|Team|desk': { events: 1, cases: 1 },
+    });
+  });
+
+  it('recounts counters written by an older counting version when opened', () => {
+    const dir = freshDir();
+    const file = join(dir, 'state.sqlite');
+    const store = ProjectStore.open(file);
+    store.apply({ records: [ev('c1', 'a', 0, { attributes: { role: 'clerk' } }), ev('c1', 'b', 1)] });
+    const before = store.snapshot();
+    // As an older pcg left it: no role counters, an older counting version.
+    store.db.exec("DELETE FROM counter WHERE kind LIKE 'role.%'");
+    store.setMeta('counting', '1');
+    store.close();
+    const reopened = ProjectStore.open(file);
+    const after = reopened.snapshot();
+    expect(after.dataVersion).toBe(before.dataVersion + 1);
+    expect([...after.tally.roleValues.values()]).toEqual([{ events: 1, cases: 1 }]);
+    expect(after.tally.variants).toEqual(before.tally.variants);
+    reopened.close();
+  });
+
   it('refuses a state file from a newer version, and a foreign file', () => {
     const dir = freshDir();
     const file = join(dir, 'state.sqlite');
