@@ -2,7 +2,8 @@ import type { Event } from './event.js';
 import { bucketOf } from './sketch.js';
 import { caseFold, choiceValue, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, roleValue, START, variantKey, type Tally } from './tally.js';
 import { HOUR_MS } from './time.js';
-import { counterKey, tallyFromRows, counterRows, type Counters } from './store/codec.js';
+import { Counters, tallyFromRows } from './store/codec.js';
+import { KeyBook } from './store/counter-keys.js';
 
 /** A case's events in case order (see compareEvents). */
 export type Trace = readonly Event[];
@@ -18,13 +19,6 @@ export const COUNTING_VERSION = 2;
 export type Duration = (fromMillis: number, toMillis: number) => number;
 export const clockDuration: Duration = (from, to) => to - from;
 
-/** counters[key] += by, dropping entries that reach zero. */
-export function bump(into: Counters, key: string, by: number): void {
-  const next = (into.get(key) ?? 0) + by;
-  if (next === 0) into.delete(key);
-  else into.set(key, next);
-}
-
 /**
  * What one case contributes to the project's counters, as a fold over its
  * events in case order. `step` adds what one more event adds; `finish` adds
@@ -39,7 +33,7 @@ export function bump(into: Counters, key: string, by: number): void {
  * remembered in `seen`. New counters belong in step or finish, and nowhere else.
  */
 export class CaseFold {
-  private readonly seen = new Set<string>();
+  private readonly seen = new Set<number>();
   private readonly perActivity = new Map<string, number>();
   private readonly path: string[] = [];
   private first: Event | undefined;
@@ -49,8 +43,14 @@ export class CaseFold {
   private fold = -1;
   private lastIsFirstVisit = false;
   private readonly byResource = new Map<string, Set<string>>();
+  /** The variant counter's id for the path so far, once looked up. */
+  private variant: number | undefined;
 
-  constructor(private readonly duration: Duration = clockDuration) {}
+  constructor(
+    /** The book the fold's counter ids come from: the Counters it adds into must share it. */
+    readonly book: KeyBook,
+    private readonly duration: Duration = clockDuration,
+  ) {}
 
   get size(): number {
     return this.path.length;
@@ -66,47 +66,50 @@ export class CaseFold {
   }
 
   step(ev: Event, into: Counters, sign: 1 | -1): void {
-    const once = (key: string) => {
-      if (this.seen.has(key)) return;
-      this.seen.add(key);
-      bump(into, key, sign);
-    };
+    const book = this.book;
     const a = ev.activity;
     const prev = this.last;
     if (!prev) {
       this.first = ev;
-      bump(into, counterKey('cases', '', '', 0), sign);
+      into.add(book.cases, sign);
     }
-    bump(into, counterKey('events', '', '', 0), sign);
+    into.add(book.events, sign);
     const seenBefore = this.perActivity.get(a) ?? 0;
     this.perActivity.set(a, seenBefore + 1);
-    if (seenBefore === 0) bump(into, counterKey('activity.cases', a, '', 0), sign);
-    if (seenBefore === 1) bump(into, counterKey('activity.repeating', a, '', 0), sign);
+    const activity = book.activity(a);
+    if (seenBefore === 0) into.add(activity.cases, sign);
+    if (seenBefore === 1) into.add(activity.repeating, sign);
 
-    const from = prev ? prev.activity : START;
-    bump(into, counterKey('edge.events', from, a, 0), sign);
-    once(counterKey('edge.cases', from, a, 0));
-    if (prev) {
-      const b = bucketOf(this.duration(prev.time, ev.time));
-      bump(into, counterKey('edge.wait', from, a, b), sign);
-    }
+    const edge = book.edge(prev ? prev.activity : START, a);
+    into.add(edge.events, sign);
+    this.once(edge.cases, into, sign);
+    if (prev) into.add(edge.wait(bucketOf(this.duration(prev.time, ev.time))), sign);
     if (ev.resource !== undefined) {
-      bump(into, counterKey('resource.events', a, ev.resource, 0), sign);
-      once(counterKey('resource.cases', a, ev.resource, 0));
+      const keys = activity.resource(ev.resource);
+      into.add(keys.events, sign);
+      this.once(keys.cases, into, sign);
     }
     if (ev.objects.length) {
       for (const type of new Set(ev.objects.map((o) => o.type))) {
-        bump(into, counterKey('object_type.events', a, type, 0), sign);
-        once(counterKey('object_type.cases', a, type, 0));
+        into.add(this.book.id('object_type.events', a, type, 0), sign);
+        this.once(this.book.id('object_type.cases', a, type, 0), into, sign);
       }
     }
-    this.readingStep(ev, into, sign, once, seenBefore === 0);
+    this.readingStep(ev, into, sign, seenBefore === 0);
     this.path.push(a);
+    this.variant = undefined;
     this.last = ev;
   }
 
+  /** Counters counted once per case: the first step that meets one bumps it. */
+  private once(id: number, into: Counters, sign: 1 | -1): void {
+    if (this.seen.has(id)) return;
+    this.seen.add(id);
+    into.add(id, sign);
+  }
+
   /** The interpreter's counters (see Tally.choices, sameResource): choices at first visits, shared resources. */
-  private readingStep(ev: Event, into: Counters, sign: 1 | -1, once: (key: string) => void, firstVisit: boolean): void {
+  private readingStep(ev: Event, into: Counters, sign: 1 | -1, firstVisit: boolean): void {
     if (this.last && this.lastIsFirstVisit) this.countChoice(this.last.activity, ev.activity, into, sign);
     for (const name in ev.attributes) {
       const value = name === '' ? undefined : choiceValue(ev.attributes[name]!);
@@ -115,8 +118,8 @@ export class CaseFold {
         const role = roleValue(ev.attributes[name]!);
         if (role !== undefined) {
           const k2 = pairKey(name, role);
-          bump(into, counterKey('role.events', ev.activity, k2, 0), sign);
-          once(counterKey('role.cases', ev.activity, k2, 0));
+          into.add(this.book.id('role.events', ev.activity, k2, 0), sign);
+          this.once(this.book.id('role.cases', ev.activity, k2, 0), into, sign);
         }
       }
     }
@@ -126,33 +129,40 @@ export class CaseFold {
     if (!done) this.byResource.set(ev.resource, (done = new Set()));
     if (done.has(ev.activity)) return;
     for (const other of done) {
-      once(other < ev.activity ? counterKey('same_resource', other, ev.activity, 0) : counterKey('same_resource', ev.activity, other, 0));
+      this.once(other < ev.activity ? this.book.id('same_resource', other, ev.activity, 0) : this.book.id('same_resource', ev.activity, other, 0), into, sign);
     }
     done.add(ev.activity);
   }
 
   private countChoice(at: string, next: string, into: Counters, sign: 1 | -1): void {
     if (this.fold < 0) this.fold = caseFold(this.first!.caseId);
-    const k1 = pairKey(at, next);
-    bump(into, counterKey('choice', k1, pairKey('', ''), this.fold), sign);
-    for (const k2 of this.known.values()) bump(into, counterKey('choice', k1, k2, this.fold), sign);
+    const edge = this.book.edge(at, next);
+    into.add(edge.choice(this.fold, ALL_CASES), sign);
+    for (const k2 of this.known.values()) into.add(edge.choice(this.fold, k2), sign);
   }
 
   finish(into: Counters, sign: 1 | -1): void {
     const last = this.last;
     if (!last) return;
+    const book = this.book;
     // The edge to END is the one edge a case has exactly once, so it needs no `seen`.
-    bump(into, counterKey('edge.events', last.activity, END, 0), sign);
-    bump(into, counterKey('edge.cases', last.activity, END, 0), sign);
-    bump(into, counterKey('variant', variantKey(this.path), '', 0), sign);
-    bump(into, counterKey('duration', '', '', bucketOf(this.duration(this.first!.time, last.time))), sign);
-    bump(into, counterKey('last', last.activity, '', Math.floor(last.time / HOUR_MS)), sign);
+    const end = book.edge(last.activity, END);
+    into.add(end.events, sign);
+    into.add(end.cases, sign);
+    // Retracting and re-adding an unchanged case (an append's first half) reuses the key.
+    this.variant ??= this.book.id('variant', variantKey(this.path), '', 0);
+    into.add(this.variant, sign);
+    into.add(book.duration(bucketOf(this.duration(this.first!.time, last.time))), sign);
+    into.add(book.activity(last.activity).last(Math.floor(last.time / HOUR_MS)), sign);
   }
 }
 
+/** The attribute-value part of the choice counter over all cases. */
+const ALL_CASES = pairKey('', '');
+
 /** Adds sign × a whole case's contribution; returns the case's fold for later appends. */
 export function contribute(into: Counters, trace: Trace, sign: 1 | -1, duration: Duration = clockDuration): CaseFold {
-  const fold = new CaseFold(duration);
+  const fold = new CaseFold(into.book, duration);
   for (const ev of trace) fold.step(ev, into, sign);
   fold.finish(into, sign);
   return fold;
@@ -160,7 +170,7 @@ export function contribute(into: Counters, trace: Trace, sign: 1 | -1, duration:
 
 /** What one case adds to the project's tally, as a structured tally (tests, rebuilds). */
 export function contribution(trace: Trace, duration: Duration = clockDuration): Tally {
-  const c: Counters = new Map();
+  const c = new Counters(new KeyBook());
   contribute(c, trace, 1, duration);
-  return tallyFromRows(counterRows(c));
+  return tallyFromRows(c.rows());
 }

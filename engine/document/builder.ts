@@ -6,7 +6,7 @@ import type { ProjectSnapshot } from '../store/project-store.js';
 import { HOUR_MS, isoUtc } from '../time.js';
 import { EVIDENCE_LEVELS, shareOf } from './evidence.js';
 import { countedGraph, SLOW_PERCENTILE } from './graph.js';
-import { discoverRoles, objectParts, ROLE_SIMILARITY } from './roles.js';
+import { objectParts, roleParts } from './roles.js';
 import { SCHEMA_NAME, SCHEMA_VERSION } from './schema.js';
 import type { GraphDocument, Plain } from './types.js';
 import { listVariants, MIN_VARIANT_SHARE } from './variants.js';
@@ -30,8 +30,7 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
   const caseNotion = options.caseNotion ?? meta.case_notion ?? 'case id';
   const cases = tally.cases;
 
-  const attribute = meta.resource_attribute ?? 'org:resource';
-  const { roles, rolesOf } = discoverRoles(tally.resources, cases, attribute);
+  const { roles, rolesOf, assumption: roleAssumption } = roleParts(tally, meta.resource_attribute ?? 'org:resource');
   const objects = objectParts(snapshot.objectCounts, tally.objectTypes, snapshot.objectRelations);
   const graph = countedGraph(
     tally,
@@ -91,7 +90,7 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
     object_types: objects.objectTypes,
     object_relations: objects.relations,
     evidence_levels: { ...EVIDENCE_LEVELS },
-    assumptions: [...assumptionsOf({ snapshot, basis, calendar, caseNotion, model, listed, roles: roles.length, attribute }), ...reading.assumptions],
+    assumptions: [...assumptionsOf({ snapshot, basis, calendar, caseNotion, model, listed, roleAssumption }), ...reading.assumptions],
     open_questions: [...reading.open_questions],
   };
 }
@@ -112,8 +111,7 @@ function assumptionsOf(a: {
   caseNotion: string;
   model: MinedModel | undefined;
   listed: { leftOff: number; leftOffCases: number };
-  roles: number;
-  attribute: string;
+  roleAssumption: string;
 }): Plain[] {
   const out: Plain[] = [
     `A case is one ${a.caseNotion}; its events are ordered by time, ties by event id (file order for imported logs).`,
@@ -141,11 +139,7 @@ function assumptionsOf(a: {
   } else {
     out.push('No cases: the process tree is tau and accepts 0 cases.');
   }
-  out.push(
-    a.roles > 0
-      ? `Roles come from the ${a.attribute} attribute: resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first; a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. Role, group or team attributes other than the resource are not in the counted state (left).`
-      : 'The log has no resource attribute, so there are no roles.',
-  );
+  out.push(a.roleAssumption);
   if (a.snapshot.rejected > 0) out.push(`${a.snapshot.rejected} records were rejected at import and are not counted.`);
   return out;
 }

@@ -1,9 +1,135 @@
 import { cmp } from '../event.js';
-import { splitKey, type PairTally } from '../tally.js';
+import { splitKey, splitRoleKey, type PairTally, type Tally } from '../tally.js';
 import type { ObjectRelationItem, ObjectType, Role } from './types.js';
 
 /** Resources whose activity profiles have at least this cosine similarity to a role's profile join it. */
 export const ROLE_SIMILARITY = 0.8;
+
+/** Which role attribute wins when a log has several (lower case; the engine counts any of these, with or without `org:`). */
+export const ROLE_ATTRIBUTE_PRIORITY = ['org:role', 'role', 'org:group', 'group', 'team'] as const;
+
+export interface RoleParts {
+  roles: Role[];
+  /** Activity -> ids of the roles doing it, for nodes[].roles. */
+  rolesOf: Map<string, string[]>;
+  /** Where the roles come from and how they were counted, in words, for the document's assumptions. */
+  assumption: string;
+}
+
+/**
+ * The document's roles: from a role, group or team attribute when the log has
+ * one (see pickRoleAttribute), else from the resource attribute by activity
+ * profile (discoverRoles); none when the log has neither.
+ */
+export function roleParts(tally: Pick<Tally, 'cases' | 'events' | 'resources' | 'roleValues'>, resourceAttribute: string): RoleParts {
+  const picked = pickRoleAttribute(tally.roleValues);
+  if (picked) {
+    const { roles, rolesOf } = attributeRoles(tally.roleValues, picked.attribute, tally.cases);
+    const others = picked.others.length ? ` The log also has ${picked.others.join(', ')}, not used: the attribute is picked by name in the order ${ROLE_ATTRIBUTE_PRIORITY.join(' > ')} (case-insensitive), ties by most events.` : '';
+    return {
+      roles,
+      rolesOf,
+      assumption:
+        `Roles come from the ${picked.attribute} attribute, one per distinct value (trimmed; empty values and values over 100 characters name no role); ${picked.events} of ${tally.events} events carry one. ` +
+        "A role's activities are those where its value occurs, most events first. A role's cases are the most cases with its value at any one of its activities: a lower bound of the cases it worked on, " +
+        `since the counted state keeps cases per value and activity, not distinct cases per value.${others}`,
+    };
+  }
+  const { roles, rolesOf } = discoverRoles(tally.resources, tally.cases, resourceAttribute);
+  return {
+    roles,
+    rolesOf,
+    assumption:
+      roles.length > 0
+        ? `Roles come from the ${resourceAttribute} attribute: resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first; a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. The log has no role, group or team attribute.`
+        : 'The log has no role, group or team attribute and no resource attribute, so there are no roles.',
+  };
+}
+
+/**
+ * The role attribute to read roles from, by name in ROLE_ATTRIBUTE_PRIORITY
+ * order (case-insensitive), ties (e.g. `Team` and `team`) by most events, then
+ * by name; with the events carrying it and the other role attributes present.
+ */
+export function pickRoleAttribute(roleValues: ReadonlyMap<string, PairTally>): { attribute: string; events: number; others: string[] } | undefined {
+  const events = new Map<string, number>();
+  for (const [key, p] of roleValues) {
+    if (p.events <= 0) continue;
+    const { attribute } = splitRoleKey(key);
+    events.set(attribute, (events.get(attribute) ?? 0) + p.events);
+  }
+  const rank = (name: string) => {
+    const i = (ROLE_ATTRIBUTE_PRIORITY as readonly string[]).indexOf(name.toLowerCase());
+    return i < 0 ? ROLE_ATTRIBUTE_PRIORITY.length : i;
+  };
+  const names = [...events.keys()].sort((a, b) => rank(a) - rank(b) || events.get(b)! - events.get(a)! || cmp(a, b));
+  if (names.length === 0) return undefined;
+  return { attribute: names[0]!, events: events.get(names[0]!)!, others: names.slice(1) };
+}
+
+/**
+ * One role per distinct value of `attribute`. Ids are slugs of the values,
+ * made unique in value order (not count order), so they do not change as
+ * counts grow. Roles are listed most events first, ties by name; so are the
+ * roles of an activity, by their events at that activity.
+ */
+export function attributeRoles(roleValues: ReadonlyMap<string, PairTally>, attribute: string, totalCases: number): { roles: Role[]; rolesOf: Map<string, string[]> } {
+  const byValue = new Map<string, Map<string, PairTally>>();
+  for (const [key, p] of roleValues) {
+    const k = splitRoleKey(key);
+    if (k.attribute !== attribute || p.events <= 0) continue;
+    let m = byValue.get(k.value);
+    if (!m) byValue.set(k.value, (m = new Map()));
+    m.set(k.activity, p);
+  }
+  const ids = new Map<string, string>();
+  const taken = new Set<string>();
+  for (const value of [...byValue.keys()].sort(cmp)) {
+    const base = `role-${slug(value)}`;
+    let id = base;
+    for (let k = 2; taken.has(id); k++) id = `${base}-${k}`;
+    taken.add(id);
+    ids.set(value, id);
+  }
+  const eventsOf = (m: Map<string, PairTally>) => [...m.values()].reduce((s, p) => s + p.events, 0);
+  const values = [...byValue.keys()].sort((a, b) => eventsOf(byValue.get(b)!) - eventsOf(byValue.get(a)!) || cmp(a, b));
+  const roles: Role[] = values.map((value) => {
+    const m = byValue.get(value)!;
+    const activities = [...m.entries()].sort((a, b) => b[1].events - a[1].events || cmp(a[0], b[0])).map(([a]) => a);
+    const cases = Math.max(...[...m.values()].map((p) => p.cases));
+    return { id: ids.get(value)!, name: value, attribute, activities, cases: Math.min(cases, totalCases) };
+  });
+  const doers = new Map<string, { id: string; name: string; events: number }[]>();
+  for (const [value, m] of byValue) {
+    for (const [activity, p] of m) {
+      const list = doers.get(activity) ?? [];
+      list.push({ id: ids.get(value)!, name: value, events: p.events });
+      doers.set(activity, list);
+    }
+  }
+  const rolesOf = new Map<string, string[]>();
+  for (const [activity, list] of doers) rolesOf.set(activity, list.sort((a, b) => b.events - a.events || cmp(a.name, b.name)).map((d) => d.id));
+  return { roles, rolesOf };
+}
+
+/** Lower-case ASCII letters and digits joined by '-', accents dropped; a hash when nothing is left (e.g. a non-Latin name). */
+function slug(value: string): string {
+  const s = value
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  if (s) return s;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < value.length; i++) {
+    h ^= value.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h.toString(16).padStart(8, '0');
+}
 
 /**
  * Roles from the resource attribute: resources are grouped by what they do.

@@ -1,6 +1,7 @@
 import { workingDuration, type WorkingCalendar } from '../calendar.js';
 import { contribute } from '../contribution.js';
-import { counterRows, tallyFromRows, type Counters } from '../store/codec.js';
+import { Counters, tallyFromRows } from '../store/codec.js';
+import { KeyBook } from '../store/counter-keys.js';
 import type { ProjectSnapshot, ProjectStore } from '../store/project-store.js';
 
 /**
@@ -11,12 +12,12 @@ import type { ProjectSnapshot, ProjectStore } from '../store/project-store.js';
  */
 export function workingSnapshot(store: ProjectStore, calendar: WorkingCalendar): ProjectSnapshot {
   const snapshot = store.snapshot();
-  const counters: Counters = new Map();
+  const counters = new Counters(new KeyBook());
   const duration = workingDuration(calendar);
   for (const trace of store.traces()) contribute(counters, trace, 1, duration);
   return {
     ...snapshot,
-    tally: tallyFromRows(counterRows(counters)),
+    tally: tallyFromRows(counters.rows()),
     meta: { ...snapshot.meta, time_basis: 'working', calendar: JSON.stringify(calendar) },
   };
 }

@@ -1,50 +1,49 @@
 import { addToSketch, type Sketch } from '../sketch.js';
+import type { KeyBook } from './counter-keys.js';
 import { edgeKey, emptyTally, END, pairKey, splitChoiceKey, splitKey, type PairTally, type Tally } from '../tally.js';
 
 /**
- * Counters keyed flat: kind, k1, k2 and bucket joined by U+0001 (a character
- * no activity, resource or variant key contains in practice; activity names
- * are validated non-empty, and START/END are the empty string).
+ * A sum of counter changes (a batch's delta, or a whole state), by the ids of
+ * one KeyBook: a typed array plus the ids touched, so adding is an array
+ * update and reading back visits only what changed.
  */
-export type Counters = Map<string, number>;
-const SEP = '\u0001';
+export class Counters {
+  private values: Float64Array;
+  private marked: Uint8Array;
+  private readonly touched: number[] = [];
 
-/**
- * Keys are interned: the same counter gets the same string object, whose hash
- * V8 keeps, so the hot loop's map operations skip re-hashing long keys.
- * Bounded: the table is dropped when it grows past MAX_INTERNED.
- */
-const MAX_INTERNED = 500_000;
-let interned = new Map<string, Map<string, Map<string, Map<number, string>>>>();
-let internedCount = 0;
-
-export function counterKey(kind: string, k1: string, k2: string, bucket: number): string {
-  // Variant keys are long and many: interning them would hold memory for little gain.
-  if (kind === 'variant') return kind + SEP + k1 + SEP + k2 + SEP + bucket;
-  let byK1 = interned.get(kind);
-  if (!byK1) interned.set(kind, (byK1 = new Map()));
-  let byK2 = byK1.get(k1);
-  if (!byK2) byK1.set(k1, (byK2 = new Map()));
-  let byBucket = byK2.get(k2);
-  if (!byBucket) byK2.set(k2, (byBucket = new Map()));
-  let key = byBucket.get(bucket);
-  if (key === undefined) {
-    key = kind + SEP + k1 + SEP + k2 + SEP + bucket;
-    if (++internedCount > MAX_INTERNED) {
-      interned = new Map();
-      internedCount = 0;
-    } else byBucket.set(bucket, key);
+  constructor(readonly book: KeyBook) {
+    const size = Math.max(1024, book.size * 2);
+    this.values = new Float64Array(size);
+    this.marked = new Uint8Array(size);
   }
-  return key;
-}
 
-/** The rows of flat counters (a batch's delta, or a whole state). */
-export function* counterRows(c: Counters): Generator<CounterRow> {
-  for (const [key, n] of c) {
-    const i = key.indexOf(SEP);
-    const j = key.indexOf(SEP, i + 1);
-    const k = key.lastIndexOf(SEP);
-    yield { kind: key.slice(0, i), k1: key.slice(i + 1, j), k2: key.slice(j + 1, k), bucket: Number(key.slice(k + 1)), n };
+  add(id: number, by: number): void {
+    if (id >= this.values.length) this.grow(id);
+    if (this.marked[id] === 0) {
+      this.marked[id] = 1;
+      this.touched.push(id);
+    }
+    this.values[id] = this.values[id]! + by;
+  }
+
+  private grow(id: number): void {
+    const size = Math.max(id + 1, this.values.length * 2);
+    const values = new Float64Array(size);
+    const marked = new Uint8Array(size);
+    values.set(this.values);
+    marked.set(this.marked);
+    this.values = values;
+    this.marked = marked;
+  }
+
+  /** The non-zero counters, as rows. */
+  *rows(): Generator<CounterRow> {
+    const b = this.book;
+    for (const id of this.touched) {
+      const n = this.values[id]!;
+      if (n !== 0) yield { kind: b.kinds[id]!, k1: b.k1s[id]!, k2: b.k2s[id]!, bucket: b.buckets[id]!, n };
+    }
   }
 }
 

@@ -3,7 +3,8 @@ import { checkEvent, compareEvents, type Event } from '../event.js';
 import { type Tally } from '../tally.js';
 import type { ApplyResult, Batch, Position, ProjectSnapshot, StoreOptions } from './types.js';
 import { CaseCache, type CaseEntry } from './case-cache.js';
-import { counterRows, tallyFromRows, type CounterRow, type Counters } from './codec.js';
+import { Counters, tallyFromRows, type CounterRow } from './codec.js';
+import { KeyBook } from './counter-keys.js';
 import { openDatabase, type Db } from './database.js';
 import { DigestSum, EMPTY_DIGEST } from './digest.js';
 import { packBody, unpackRow, type EventRow } from './trace-codec.js';
@@ -11,6 +12,8 @@ import { packBody, unpackRow, type EventRow } from './trace-codec.js';
 export type { ApplyResult, Batch, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, StoreOptions } from './types.js';
 
 const REJECTIONS_SHOWN = 20;
+/** A store's KeyBook is started afresh between batches once it numbers this many counters. */
+const MAX_BOOK_SIZE = 1_000_000;
 
 /** What a batch did to the kept events, for the case updates that follow. */
 interface BatchChanges {
@@ -34,6 +37,7 @@ interface BatchChanges {
 export class ProjectStore {
   readonly db: Db;
   private readonly cache: CaseCache;
+  private book = new KeyBook();
   private tally: Tally | undefined;
   private tallyVersion = -1;
   private readonly q;
@@ -106,6 +110,11 @@ export class ProjectStore {
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
     let delta: Counters | undefined;
     let entries = new Map<string, CaseEntry>();
+    if (this.book.size > MAX_BOOK_SIZE) {
+      // Cached folds hold ids of the old book.
+      this.book = new KeyBook();
+      this.cache.clear();
+    }
     try {
       this.db.transaction(() => {
         result.dataVersion = this.dataVersion;
@@ -120,9 +129,9 @@ export class ProjectStore {
         const objectsChanged = this.putObjects(batch, incoming.values());
         if (changes.touched.size === 0 && !objectsChanged) return;
 
-        delta = new Map();
+        delta = new Counters(this.book);
         entries = this.updateCases(changes, delta);
-        for (const r of counterRows(delta)) {
+        for (const r of delta.rows()) {
           this.q.bumpCounter.run(r.kind, r.k1, r.k2, r.bucket, r.n);
         }
         this.q.deleteZeroCounters.run();
@@ -138,7 +147,7 @@ export class ProjectStore {
     }
     for (const [caseId, entry] of entries) this.cache.set(caseId, entry);
     if (delta && this.tally && this.tallyVersion === result.dataVersion - 1) {
-      tallyFromRows(counterRows(delta), this.tally);
+      tallyFromRows(delta.rows(), this.tally);
       this.tallyVersion = result.dataVersion;
     }
     return result;
@@ -332,12 +341,12 @@ export class ProjectStore {
 
   /** Recomputes every counter from the kept events (after a change to contribution, say). */
   rebuild(): void {
-    const all: Counters = new Map();
+    const all = new Counters(new KeyBook());
     for (const trace of this.traces()) contribute(all, trace, 1);
     this.db.transaction(() => {
       this.db.exec('DELETE FROM counter');
       const insert = this.db.prepare('INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?)');
-      for (const r of counterRows(all)) insert.run(r.kind, r.k1, r.k2, r.bucket, r.n);
+      for (const r of all.rows()) insert.run(r.kind, r.k1, r.k2, r.bucket, r.n);
       this.q.setMeta.run('data_version', String(this.dataVersion + 1));
     })();
     this.tally = undefined;

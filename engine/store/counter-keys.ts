@@ -1,0 +1,134 @@
+import { pairKey } from '../tally.js';
+
+/**
+ * Counters are numbered: a KeyBook gives each (kind, k1, k2, bucket) a small
+ * integer id, so a batch's delta is a typed array (see Counters) rather than
+ * a map of long string keys. A fold bumps a dozen counters an event; string
+ * keys cost more than all the counting (a Map update over long keys is ~100 ns,
+ * an array update ~5 ns). The fold's hot keys hang off per-edge and
+ * per-activity entries, found with one or two lookups.
+ *
+ * Ids mean something only within their book. A store keeps one book and
+ * starts a fresh one (dropping its cached folds, whose `seen` sets hold ids)
+ * when it has grown past a bound between batches.
+ */
+export class KeyBook {
+  readonly kinds: string[] = [];
+  readonly k1s: string[] = [];
+  readonly k2s: string[] = [];
+  readonly buckets: number[] = [];
+  private readonly index = new Map<string, Map<string, Map<string, Map<number, number>>>>();
+  private readonly edges = new Map<string, Map<string, EdgeKeys>>();
+  private readonly activities = new Map<string, ActivityKeys>();
+  private readonly durations = new Map<number, number>();
+  readonly cases = this.id('cases', '', '', 0);
+  readonly events = this.id('events', '', '', 0);
+
+  get size(): number {
+    return this.kinds.length;
+  }
+
+  /** The id of any counter (the fold's hot ones are faster through edge, activity and duration). */
+  id(kind: string, k1: string, k2: string, bucket: number): number {
+    let byK1 = this.index.get(kind);
+    if (!byK1) this.index.set(kind, (byK1 = new Map()));
+    let byK2 = byK1.get(k1);
+    if (!byK2) byK1.set(k1, (byK2 = new Map()));
+    let byBucket = byK2.get(k2);
+    if (!byBucket) byK2.set(k2, (byBucket = new Map()));
+    let id = byBucket.get(bucket);
+    if (id === undefined) {
+      id = this.kinds.length;
+      this.kinds.push(kind);
+      this.k1s.push(k1);
+      this.k2s.push(k2);
+      this.buckets.push(bucket);
+      byBucket.set(bucket, id);
+    }
+    return id;
+  }
+
+  edge(from: string, to: string): EdgeKeys {
+    let byTo = this.edges.get(from);
+    if (byTo === undefined) this.edges.set(from, (byTo = new Map()));
+    let keys = byTo.get(to);
+    if (keys === undefined) byTo.set(to, (keys = new EdgeKeys(this, from, to)));
+    return keys;
+  }
+
+  activity(name: string): ActivityKeys {
+    let keys = this.activities.get(name);
+    if (keys === undefined) this.activities.set(name, (keys = new ActivityKeys(this, name)));
+    return keys;
+  }
+
+  duration(bucket: number): number {
+    let id = this.durations.get(bucket);
+    if (id === undefined) this.durations.set(bucket, (id = this.id('duration', '', '', bucket)));
+    return id;
+  }
+}
+
+export class EdgeKeys {
+  readonly events: number;
+  readonly cases: number;
+  private readonly waits = new Map<number, number>();
+  /** By fold, then by pairKey(attribute, value) (pairKey('', '') for the count over all cases). */
+  private readonly choices: Map<string, number>[] = [];
+  private readonly choicePair: string;
+
+  constructor(
+    private readonly book: KeyBook,
+    readonly from: string,
+    readonly to: string,
+  ) {
+    this.events = book.id('edge.events', from, to, 0);
+    this.cases = book.id('edge.cases', from, to, 0);
+    this.choicePair = pairKey(from, to);
+  }
+
+  wait(bucket: number): number {
+    let id = this.waits.get(bucket);
+    if (id === undefined) this.waits.set(bucket, (id = this.book.id('edge.wait', this.from, this.to, bucket)));
+    return id;
+  }
+
+  /** The choice counter of this step taken at a first visit of `from`, in `fold`, for one attribute value (pairKey(attribute, value)). */
+  choice(fold: number, attributeValue: string): number {
+    const byValue = (this.choices[fold] ??= new Map());
+    let id = byValue.get(attributeValue);
+    if (id === undefined) byValue.set(attributeValue, (id = this.book.id('choice', this.choicePair, attributeValue, fold)));
+    return id;
+  }
+}
+
+export class ActivityKeys {
+  readonly cases: number;
+  readonly repeating: number;
+  private readonly lasts = new Map<number, number>();
+  private readonly resources = new Map<string, { events: number; cases: number }>();
+
+  constructor(
+    private readonly book: KeyBook,
+    readonly name: string,
+  ) {
+    this.cases = book.id('activity.cases', name, '', 0);
+    this.repeating = book.id('activity.repeating', name, '', 0);
+  }
+
+  /** Cases whose last event is this activity, in the given hour since the epoch. */
+  last(hour: number): number {
+    let id = this.lasts.get(hour);
+    if (id === undefined) this.lasts.set(hour, (id = this.book.id('last', this.name, '', hour)));
+    return id;
+  }
+
+  resource(resource: string): { events: number; cases: number } {
+    let ids = this.resources.get(resource);
+    if (ids === undefined) {
+      ids = { events: this.book.id('resource.events', this.name, resource, 0), cases: this.book.id('resource.cases', this.name, resource, 0) };
+      this.resources.set(resource, ids);
+    }
+    return ids;
+  }
+}
