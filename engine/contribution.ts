@@ -1,4 +1,4 @@
-import type { Event } from './event.js';
+import { compareEvents, type Event } from './event.js';
 import { bucketOf } from './sketch.js';
 import { caseFold, choiceValue, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, roleValue, START, variantKey, type Tally } from './tally.js';
 import { HOUR_MS } from './time.js';
@@ -33,16 +33,22 @@ export const clockDuration: Duration = (from, to) => to - from;
  * remembered in `seen`. New counters belong in step or finish, and nowhere else.
  */
 export class CaseFold {
-  private readonly seen = new Set<number>();
+  // A stream keeps a fold per open case, so its state is kept small: ids and
+  // strings rather than events, collections made only when first needed.
+  /** Ids of the once-per-case counters met so far (an array while small). */
+  private seen: number[] | Set<number> = [];
   private readonly perActivity = new Map<string, number>();
   private readonly path: string[] = [];
-  private first: Event | undefined;
-  private last: Event | undefined;
+  private caseId = '';
+  private firstAt = Infinity;
+  private lastAt = -Infinity;
+  private lastKey = '';
   /** Reading counters: attribute → pairKey(attribute, counted value) known so far, and whether the last event was its activity's first visit. */
-  private readonly known = new Map<string, string>();
+  private known: Map<string, string> | undefined;
   private fold = -1;
   private lastIsFirstVisit = false;
-  private readonly byResource = new Map<string, Set<string>>();
+  /** Activities each resource did in this case. */
+  private byResource: Map<string, string[]> | undefined;
   /** The variant counter's id for the path so far, once looked up. */
   private variant: number | undefined;
 
@@ -56,21 +62,28 @@ export class CaseFold {
     return this.path.length;
   }
 
-  /** The time of the case's last event (-Infinity when empty). */
-  get lastTime(): number {
-    return this.last ? this.last.time : -Infinity;
+  /** The time of the case's first event (Infinity when empty). */
+  get firstTime(): number {
+    return this.firstAt;
   }
 
-  get lastEvent(): Event | undefined {
-    return this.last;
+  /** The time of the case's last event (-Infinity when empty). */
+  get lastTime(): number {
+    return this.lastAt;
+  }
+
+  /** Whether the event comes after every event folded so far (so stepping it is an append). */
+  precedes(e: { time: number; key: string }): boolean {
+    return this.path.length === 0 || compareEvents({ time: this.lastAt, key: this.lastKey }, e) < 0;
   }
 
   step(ev: Event, into: Counters, sign: 1 | -1): void {
     const book = this.book;
     const a = ev.activity;
-    const prev = this.last;
-    if (!prev) {
-      this.first = ev;
+    const prev = this.path.length ? this.path[this.path.length - 1]! : undefined;
+    if (prev === undefined) {
+      this.caseId = ev.caseId;
+      this.firstAt = ev.time;
       into.add(book.cases, sign);
     }
     into.add(book.events, sign);
@@ -80,10 +93,10 @@ export class CaseFold {
     if (seenBefore === 0) into.add(activity.cases, sign);
     if (seenBefore === 1) into.add(activity.repeating, sign);
 
-    const edge = book.edge(prev ? prev.activity : START, a);
+    const edge = book.edge(prev ?? START, a);
     into.add(edge.events, sign);
     this.once(edge.cases, into, sign);
-    if (prev) into.add(edge.wait(bucketOf(this.duration(prev.time, ev.time))), sign);
+    if (prev !== undefined) into.add(edge.wait(bucketOf(this.duration(this.lastAt, ev.time))), sign);
     if (ev.resource !== undefined) {
       const keys = activity.resource(ev.resource);
       into.add(keys.events, sign);
@@ -95,25 +108,37 @@ export class CaseFold {
         this.once(this.book.id('object_type.cases', a, type, 0), into, sign);
       }
     }
-    this.readingStep(ev, into, sign, seenBefore === 0);
+    this.readingStep(ev, prev, into, sign, seenBefore === 0);
     this.path.push(a);
     this.variant = undefined;
-    this.last = ev;
+    this.lastAt = ev.time;
+    this.lastKey = ev.key;
   }
 
   /** Counters counted once per case: the first step that meets one bumps it. */
   private once(id: number, into: Counters, sign: 1 | -1): void {
-    if (this.seen.has(id)) return;
-    this.seen.add(id);
+    const seen = this.seen;
+    if (Array.isArray(seen)) {
+      if (seen.includes(id)) return;
+      seen.push(id);
+      // A long case meets many: past a few dozen a set is cheaper to search.
+      if (seen.length > 48) this.seen = new Set(seen);
+    } else {
+      if (seen.has(id)) return;
+      seen.add(id);
+    }
     into.add(id, sign);
   }
 
   /** The interpreter's counters (see Tally.choices, sameResource): choices at first visits, shared resources. */
-  private readingStep(ev: Event, into: Counters, sign: 1 | -1, firstVisit: boolean): void {
-    if (this.last && this.lastIsFirstVisit) this.countChoice(this.last.activity, ev.activity, into, sign);
+  private readingStep(ev: Event, prev: string | undefined, into: Counters, sign: 1 | -1, firstVisit: boolean): void {
+    if (prev !== undefined && this.lastIsFirstVisit) this.countChoice(prev, ev.activity, into, sign);
     for (const name in ev.attributes) {
       const value = name === '' ? undefined : choiceValue(ev.attributes[name]!);
-      if (value !== undefined && (this.known.has(name) || this.known.size < MAX_CHOICE_ATTRIBUTES)) this.known.set(name, pairKey(name, value));
+      if (value !== undefined) {
+        const known = (this.known ??= new Map());
+        if (known.has(name) || known.size < MAX_CHOICE_ATTRIBUTES) known.set(name, pairKey(name, value));
+      }
       if (isRoleAttribute(name)) {
         const role = roleValue(ev.attributes[name]!);
         if (role !== undefined) {
@@ -125,35 +150,36 @@ export class CaseFold {
     }
     this.lastIsFirstVisit = firstVisit;
     if (ev.resource === undefined) return;
-    let done = this.byResource.get(ev.resource);
-    if (!done) this.byResource.set(ev.resource, (done = new Set()));
-    if (done.has(ev.activity)) return;
+    const byResource = (this.byResource ??= new Map());
+    let done = byResource.get(ev.resource);
+    if (!done) byResource.set(ev.resource, (done = []));
+    if (done.includes(ev.activity)) return;
     for (const other of done) {
       this.once(other < ev.activity ? this.book.id('same_resource', other, ev.activity, 0) : this.book.id('same_resource', ev.activity, other, 0), into, sign);
     }
-    done.add(ev.activity);
+    done.push(ev.activity);
   }
 
   private countChoice(at: string, next: string, into: Counters, sign: 1 | -1): void {
-    if (this.fold < 0) this.fold = caseFold(this.first!.caseId);
+    if (this.fold < 0) this.fold = caseFold(this.caseId);
     const edge = this.book.edge(at, next);
     into.add(edge.choice(this.fold, ALL_CASES), sign);
-    for (const k2 of this.known.values()) into.add(edge.choice(this.fold, k2), sign);
+    if (this.known) for (const k2 of this.known.values()) into.add(edge.choice(this.fold, k2), sign);
   }
 
   finish(into: Counters, sign: 1 | -1): void {
-    const last = this.last;
-    if (!last) return;
+    const last = this.path.length ? this.path[this.path.length - 1]! : undefined;
+    if (last === undefined) return;
     const book = this.book;
     // The edge to END is the one edge a case has exactly once, so it needs no `seen`.
-    const end = book.edge(last.activity, END);
+    const end = book.edge(last, END);
     into.add(end.events, sign);
     into.add(end.cases, sign);
     // Retracting and re-adding an unchanged case (an append's first half) reuses the key.
     this.variant ??= this.book.id('variant', variantKey(this.path), '', 0);
     into.add(this.variant, sign);
-    into.add(book.duration(bucketOf(this.duration(this.first!.time, last.time))), sign);
-    into.add(book.activity(last.activity).last(Math.floor(last.time / HOUR_MS)), sign);
+    into.add(book.duration(bucketOf(this.duration(this.firstAt, this.lastAt))), sign);
+    into.add(book.activity(last).last(Math.floor(this.lastAt / HOUR_MS)), sign);
   }
 }
 

@@ -9,6 +9,8 @@ const isoPattern =
 
 /** Parses ISO 8601 (date or date-time, optional fraction and zone). Returns NaN when it is not ISO. */
 export function parseIsoMillis(text: string, defaultOffsetMinutes = 0): number {
+  const quick = quickUtcMillis(text);
+  if (quick === quick) return quick;
   const m = isoPattern.exec(text.trim());
   if (!m) return Number.NaN;
   const [, y, mo, d, h = '0', mi = '0', s = '0', frac = '', zone] = m;
@@ -22,6 +24,29 @@ export function parseIsoMillis(text: string, defaultOffsetMinutes = 0): number {
     offset = 0;
   }
   return utc - offset * 60_000;
+}
+
+const digitAt = (text: string, i: number): number => {
+  const c = text.charCodeAt(i) - 48;
+  return c >= 0 && c <= 9 ? c : Number.NaN;
+};
+const twoDigits = (text: string, i: number): number => digitAt(text, i) * 10 + digitAt(text, i + 1);
+
+/**
+ * The form nearly every event arrives in, `YYYY-MM-DDTHH:MM:SS[.fff]Z`, read
+ * without the pattern (it is read once per event); NaN for anything else,
+ * which parseIsoMillis then reads in full.
+ */
+function quickUtcMillis(text: string): number {
+  const n = text.length;
+  if ((n !== 20 && n !== 24) || text.charCodeAt(n - 1) !== 90 /* Z */ || text[4] !== '-' || text[7] !== '-' || text[10] !== 'T' || text[13] !== ':' || text[16] !== ':') {
+    return Number.NaN;
+  }
+  if (n === 24 && text[19] !== '.') return Number.NaN;
+  const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
+  const millis = n === 24 ? digitAt(text, 20) * 100 + twoDigits(text, 21) : 0;
+  // NaN digits make NaN parts, which utcFromParts turns into NaN.
+  return utcFromParts(year, twoDigits(text, 5), twoDigits(text, 8), twoDigits(text, 11), twoDigits(text, 14), twoDigits(text, 17)) + millis;
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];

@@ -1,57 +1,40 @@
 import type { CaseFold } from '../contribution.js';
-import type { Event } from '../event.js';
-
-/** A case as the store last left it: its events in case order and its contribution's fold. */
-export interface CaseEntry {
-  trace: Event[];
-  fold: CaseFold;
-}
 
 /**
- * Recently touched cases, so a stream that keeps appending to open cases
- * neither re-reads them from SQLite nor recomputes their contribution.
- * Bounded by the number of events held; the least recently used case goes
- * first. Only a copy: the store clears it whenever a transaction fails.
+ * Recently touched cases' folds, so a stream that keeps appending to open
+ * cases continues their contribution instead of re-reading and recounting
+ * them. Only folds are held, not events: a fold is what an append needs, and
+ * anything else (a late or replaced event) reads the case back from SQLite.
+ * Bounded by the number of cases; the least recently used goes first. Only a
+ * copy: the store clears it whenever a transaction fails.
  */
 export class CaseCache {
-  private readonly entries = new Map<string, CaseEntry>();
-  private held = 0;
+  private readonly folds = new Map<string, CaseFold>();
 
-  constructor(private readonly maxEvents: number) {}
+  constructor(private readonly maxCases: number) {}
 
-  get(caseId: string): CaseEntry | undefined {
-    const entry = this.entries.get(caseId);
-    if (entry) {
-      this.entries.delete(caseId);
-      this.entries.set(caseId, entry);
+  get(caseId: string): CaseFold | undefined {
+    const fold = this.folds.get(caseId);
+    if (fold) {
+      this.folds.delete(caseId);
+      this.folds.set(caseId, fold);
     }
-    return entry;
+    return fold;
   }
 
-  /** Stores (or replaces) a case; an empty trace removes it. */
-  set(caseId: string, entry: CaseEntry): void {
-    this.delete(caseId);
-    if (entry.trace.length === 0 || entry.trace.length > this.maxEvents) return;
-    this.entries.set(caseId, entry);
-    this.held += entry.trace.length;
-    for (const [id, e] of this.entries) {
-      if (this.held <= this.maxEvents) break;
-      this.entries.delete(id);
-      this.held -= e.trace.length;
-    }
+  /** Stores (or replaces) a case's fold; an empty fold removes it. */
+  set(caseId: string, fold: CaseFold): void {
+    this.folds.delete(caseId);
+    if (fold.size === 0 || this.maxCases === 0) return;
+    this.folds.set(caseId, fold);
+    if (this.folds.size > this.maxCases) this.folds.delete(this.folds.keys().next().value!);
   }
 
-  /** Call before an entry's trace grows in place, then set() it again. */
   delete(caseId: string): void {
-    const old = this.entries.get(caseId);
-    if (old) {
-      this.held -= old.trace.length;
-      this.entries.delete(caseId);
-    }
+    this.folds.delete(caseId);
   }
 
   clear(): void {
-    this.entries.clear();
-    this.held = 0;
+    this.folds.clear();
   }
 }

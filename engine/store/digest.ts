@@ -7,19 +7,27 @@ const MOD = 1n << 128n;
 
 export const EMPTY_DIGEST = '0'.repeat(32);
 
-/** A running sum for one batch: hex is parsed and printed once, not per event. */
+/**
+ * A running sum for one batch. Each event's digest is added as four 32-bit
+ * words into plain numbers (exact while a batch holds under 2^20 events, far
+ * above any batch); words are carried into one bigint when the sum is read.
+ */
 export class DigestSum {
-  private sum: bigint;
+  private readonly base: bigint;
+  private readonly words = [0, 0, 0, 0];
 
   constructor(hex: string) {
-    this.sum = BigInt(`0x${hex}`);
+    this.base = BigInt(`0x${hex}`);
   }
 
   add(eventDigest: string, sign: 1 | -1): void {
-    this.sum += sign === 1 ? BigInt(`0x${eventDigest}`) : -BigInt(`0x${eventDigest}`);
+    const w = this.words;
+    for (let i = 0; i < 4; i++) w[i]! += sign * parseInt(eventDigest.slice(i * 8, i * 8 + 8), 16);
   }
 
   toHex(): string {
-    return (((this.sum % MOD) + MOD) % MOD).toString(16).padStart(32, '0');
+    let sum = this.base;
+    for (let i = 0; i < 4; i++) sum += BigInt(this.words[i]!) << BigInt(96 - 32 * i);
+    return (((sum % MOD) + MOD) % MOD).toString(16).padStart(32, '0');
   }
 }

@@ -1,8 +1,8 @@
-import { contribute, COUNTING_VERSION } from '../contribution.js';
+import { contribute, COUNTING_VERSION, type CaseFold } from '../contribution.js';
 import { checkEvent, compareEvents, type Event } from '../event.js';
 import { type Tally } from '../tally.js';
 import type { ApplyResult, Batch, Position, ProjectSnapshot, StoreOptions } from './types.js';
-import { CaseCache, type CaseEntry } from './case-cache.js';
+import { CaseCache } from './case-cache.js';
 import { Counters, tallyFromRows, type CounterRow } from './codec.js';
 import { KeyBook } from './counter-keys.js';
 import { openDatabase, type Db } from './database.js';
@@ -48,7 +48,7 @@ export class ProjectStore {
 
   constructor(db: Db, options: StoreOptions = {}) {
     this.db = db;
-    this.cache = new CaseCache(options.cacheEvents ?? 50_000);
+    this.cache = new CaseCache(options.cacheCases ?? 100_000);
     this.q = {
       meta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
@@ -109,7 +109,7 @@ export class ProjectStore {
   apply(batch: Batch, position?: Position): ApplyResult {
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
     let delta: Counters | undefined;
-    let entries = new Map<string, CaseEntry>();
+    let folds = new Map<string, CaseFold>();
     if (this.book.size > MAX_BOOK_SIZE) {
       // Cached folds hold ids of the old book.
       this.book = new KeyBook();
@@ -130,7 +130,7 @@ export class ProjectStore {
         if (changes.touched.size === 0 && !objectsChanged) return;
 
         delta = new Counters(this.book);
-        entries = this.updateCases(changes, delta);
+        folds = this.updateCases(changes, delta);
         for (const r of delta.rows()) {
           this.q.bumpCounter.run(r.kind, r.k1, r.k2, r.bucket, r.n);
         }
@@ -145,7 +145,7 @@ export class ProjectStore {
       this.tally = undefined;
       throw error;
     }
-    for (const [caseId, entry] of entries) this.cache.set(caseId, entry);
+    for (const [caseId, fold] of folds) this.cache.set(caseId, fold);
     if (delta && this.tally && this.tallyVersion === result.dataVersion - 1) {
       tallyFromRows(delta.rows(), this.tally);
       this.tallyVersion = result.dataVersion;
@@ -218,34 +218,30 @@ export class ProjectStore {
   }
 
   /** Moves every touched case to its new state, adding its contribution's change to delta. */
-  private updateCases(changes: BatchChanges, delta: Counters): Map<string, CaseEntry> {
-    const entries = new Map<string, CaseEntry>();
+  private updateCases(changes: BatchChanges, delta: Counters): Map<string, CaseFold> {
+    const folds = new Map<string, CaseFold>();
     for (const caseId of changes.touched) {
       const added = (changes.additions.get(caseId) ?? []).sort(compareEvents);
       const replaced = changes.replaced.get(caseId);
-      const entry = this.cache.get(caseId);
-      let next: CaseEntry;
-      if (entry && !replaced && added.length > 0 && (!entry.fold.lastEvent || compareEvents(entry.fold.lastEvent, added[0]!) < 0)) {
+      let fold = this.cache.get(caseId);
+      if (fold && !replaced && added.length > 0 && fold.precedes(added[0]!)) {
         // The common case of a stream: events after the case's last one continue its fold.
         this.cache.delete(caseId);
-        entry.fold.finish(delta, -1);
-        for (const e of added) entry.fold.step(e, delta, 1);
-        entry.fold.finish(delta, 1);
-        entry.trace.push(...added);
-        next = entry;
+        fold.finish(delta, -1);
+        for (const e of added) fold.step(e, delta, 1);
+        fold.finish(delta, 1);
       } else {
         // Anything else retracts the whole old contribution and adds the new one.
-        const before = entry ? entry.trace : this.storedTrace(caseId, changes);
+        const before = this.storedTrace(caseId, changes);
         contribute(delta, before, -1);
         const after = before.filter((e) => !changes.written.has(e.key)).concat(added).sort(compareEvents);
-        next = { trace: after, fold: contribute(delta, after, 1) };
+        fold = contribute(delta, after, 1);
       }
-      entries.set(caseId, next);
-      const trace = next.trace;
-      if (trace.length === 0) this.q.deleteCase.run(caseId);
-      else this.q.putCase.run(caseId, trace[0]!.time, trace[trace.length - 1]!.time, trace.length);
+      folds.set(caseId, fold);
+      if (fold.size === 0) this.q.deleteCase.run(caseId);
+      else this.q.putCase.run(caseId, fold.firstTime, fold.lastTime, fold.size);
     }
-    return entries;
+    return folds;
   }
 
   /** A case as it was before this batch, read back from rows this batch has already written over. */

@@ -63,6 +63,6 @@ export interface ProjectSnapshot {
 }
 
 export interface StoreOptions {
-  /** Events of recently touched cases kept in memory (default 50k: enough for the cases a stream has in flight). */
-  cacheEvents?: number;
+  /** Folds of recently touched cases kept in memory (default 100k cases, a few hundred MB at most: the cases a stream has in flight). */
+  cacheCases?: number;
 }

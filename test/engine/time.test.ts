@@ -145,3 +145,33 @@ describe('wallClockReader', () => {
     }
   });
 });
+
+describe('parseIsoMillis on the common UTC form', () => {
+  // A leading space sends any text down the full pattern: the short path must agree with it.
+  const pad = (n: number, w: number) => String(n).padStart(w, '0');
+  const text = fc
+    .tuple(
+      fc.integer({ min: 0, max: 9999 }),
+      fc.integer({ min: 0, max: 13 }),
+      fc.integer({ min: 0, max: 32 }),
+      fc.integer({ min: 0, max: 25 }),
+      fc.integer({ min: 0, max: 60 }),
+      fc.integer({ min: 0, max: 61 }),
+      fc.option(fc.integer({ min: 0, max: 999 }), { nil: undefined }),
+      fc.constantFrom('Z', 'z', '', '+02:00', 'x'),
+      fc.constantFrom('T', ' ', 't'),
+    )
+    .map(([y, mo, d, h, mi, s, ms, zone, sep]) => `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}${sep}${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}${ms === undefined ? '' : `.${pad(ms, 3)}`}${zone}`);
+
+  it('agrees with the full pattern, valid dates or not', () => {
+    fc.assert(
+      fc.property(fc.oneof(text, fc.string({ maxLength: 24 })), (t) => {
+        expect(Object.is(parseIsoMillis(t), parseIsoMillis(` ${t}`))).toBe(true);
+      }),
+      { numRuns: 5000 },
+    );
+    expect(iso(parseIsoMillis('2024-02-29T23:59:60.500Z'))).toBe('2024-03-01T00:00:00.500Z');
+    expect(parseIsoMillis('2023-02-29T10:00:00Z')).toBeNaN();
+    expect(parseIsoMillis('2023-0a-01T10:00:00Z')).toBeNaN();
+  });
+});
