@@ -12,8 +12,8 @@ import { packBody, unpackRow, type EventRow } from './trace-codec.js';
 export type { ApplyResult, Batch, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, StoreOptions } from './types.js';
 
 const REJECTIONS_SHOWN = 20;
-/** A store's KeyBook is started afresh between batches once it numbers this many counters. */
-const MAX_BOOK_SIZE = 1_000_000;
+/** A store's KeyBook is started afresh between batches once it numbers this many counters (a 1M-event stream needs ~36k). */
+const MAX_COUNTER_IDS = 200_000;
 
 /** What a batch did to the kept events, for the case updates that follow. */
 interface BatchChanges {
@@ -38,6 +38,7 @@ export class ProjectStore {
   readonly db: Db;
   private readonly cache: CaseCache;
   private book = new KeyBook();
+  private readonly maxCounterIds: number;
   private tally: Tally | undefined;
   private tallyVersion = -1;
   private readonly q;
@@ -49,6 +50,7 @@ export class ProjectStore {
   constructor(db: Db, options: StoreOptions = {}) {
     this.db = db;
     this.cache = new CaseCache(options.cacheCases ?? 100_000);
+    this.maxCounterIds = options.maxCounterIds ?? MAX_COUNTER_IDS;
     this.q = {
       meta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
@@ -110,7 +112,7 @@ export class ProjectStore {
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
     let delta: Counters | undefined;
     let folds = new Map<string, CaseFold>();
-    if (this.book.size > MAX_BOOK_SIZE) {
+    if (this.book.size > this.maxCounterIds) {
       // Cached folds hold ids of the old book.
       this.book = new KeyBook();
       this.cache.clear();

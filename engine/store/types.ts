@@ -65,4 +65,6 @@ export interface ProjectSnapshot {
 export interface StoreOptions {
   /** Folds of recently touched cases kept in memory (default 100k cases, a few hundred MB at most: the cases a stream has in flight). */
   cacheCases?: number;
+  /** Counter ids numbered before the store starts a fresh KeyBook between batches (default 200k; small values exercise the reset in tests). */
+  maxCounterIds?: number;
 }

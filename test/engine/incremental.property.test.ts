@@ -62,12 +62,13 @@ function batchesOf<T>(items: T[], cuts: number[]): T[][] {
 describe('incremental state == from-scratch recomputation', () => {
   // Without a case cache every touched case is read back from its rows; with one, appends continue the cached fold.
   it.each([
-    ['with the case cache', 100_000],
-    ['reading every case from SQLite', 0],
-  ])('under duplicates, shuffles, replays and any batch split (%s)', (_, cacheCases) => {
+    ['with the case cache', 100_000, undefined],
+    ['reading every case from SQLite', 0, undefined],
+    ['with counter ids renumbered between most batches', 100_000, 8],
+  ])('under duplicates, shuffles, replays and any batch split (%s)', (_, cacheCases, maxCounterIds) => {
     fc.assert(
       fc.property(scenario, ({ log, arrival, cuts, replays }) => {
-        const store = freshStore({ cacheCases });
+        const store = freshStore({ cacheCases, ...(maxCounterIds ? { maxCounterIds } : {}) });
         const batches = batchesOf(arrival, cuts);
         batches.forEach((batch, i) => {
           store.apply({ records: batch }, { source: 's', partition: 0, offset: i });
