@@ -8,20 +8,31 @@ import { addPicked, edgeOf, K, LogBuilder, type Dfg, type VariantLog } from './l
  */
 export type Cut = { operator: 'xor' | 'sequence' | 'parallel' | 'loop'; groups: number[][] };
 
+/** Union-find over activity ids below a bound, the root of a set its smallest member. */
 class UnionFind {
-  private readonly parent = new Map<number, number>();
+  // A plain array: small typed arrays (over 64 bytes) get a buffer outside the heap, slow to make, and cuts are searched often.
+  private readonly parent: Int32Array;
+  constructor(items: readonly number[]) {
+    let max = -1;
+    for (const a of items) if (a > max) max = a;
+    this.parent = new Int32Array(max + 1);
+    for (let i = 0; i <= max; i++) this.parent[i] = i;
+  }
   find(a: number): number {
-    let p = this.parent.get(a) ?? a;
-    if (p !== a) {
-      p = this.find(p);
-      this.parent.set(a, p);
+    const parent = this.parent;
+    let r = a;
+    while (parent[r] !== r) r = parent[r]!;
+    while (parent[a] !== r) {
+      const next = parent[a]!;
+      parent[a] = r;
+      a = next;
     }
-    return p;
+    return r;
   }
   union(a: number, b: number): void {
     const ra = this.find(a);
     const rb = this.find(b);
-    if (ra !== rb) this.parent.set(Math.max(ra, rb), Math.min(ra, rb));
+    if (ra !== rb) this.parent[Math.max(ra, rb)] = Math.min(ra, rb);
   }
 }
 
@@ -40,7 +51,7 @@ function groupsOf(items: readonly number[], uf: UnionFind): number[][] {
 const has = (dfg: Dfg, a: number, b: number) => dfg.edges.has(edgeOf(a, b));
 
 export function xorCut(dfg: Dfg): number[][] | undefined {
-  const uf = new UnionFind();
+  const uf = new UnionFind(dfg.activities);
   for (const [a, succ] of dfg.succ) for (const b of succ) uf.union(a, b);
   const groups = groupsOf(dfg.activities, uf);
   return groups.length > 1 ? groups : undefined;
@@ -139,7 +150,7 @@ function reachability(dfg: Dfg): { index: Map<number, number>; rows: Uint32Array
 export function sequenceCut(dfg: Dfg): number[][] | undefined {
   const acts = dfg.activities;
   const reach = reachability(dfg);
-  const uf = new UnionFind();
+  const uf = new UnionFind(dfg.activities);
   const bit = (i: number, j: number) => (reach.rows[i]![j >>> 5]! & (1 << (j & 31))) !== 0;
   const preds = new Int32Array(acts.length);
   for (let i = 0; i < acts.length; i++) {
@@ -190,7 +201,7 @@ export function sequenceCut(dfg: Dfg): number[][] | undefined {
 /** Parallel cut: components of the complement of the two-way DFG; every group needs a start and an end activity. */
 export function parallelCut(dfg: Dfg): number[][] | undefined {
   const acts = dfg.activities;
-  const uf = new UnionFind();
+  const uf = new UnionFind(dfg.activities);
   for (let i = 0; i < acts.length; i++) {
     for (let j = i + 1; j < acts.length; j++) {
       const a = acts[i]!;
@@ -219,7 +230,7 @@ export function loopCut(dfg: Dfg): number[][] | undefined {
   const start = new Set(dfg.start.keys());
   const end = new Set(dfg.end.keys());
   const body = new Set([...start, ...end]);
-  const uf = new UnionFind();
+  const uf = new UnionFind(dfg.activities);
   const rest = dfg.activities.filter((a) => !body.has(a));
   for (const a of rest) for (const b of dfg.succ.get(a) ?? []) if (!body.has(b)) uf.union(a, b);
   const groups: Set<number>[] = [body, ...groupsOf(rest, uf).map((g) => new Set(g))];
@@ -251,27 +262,33 @@ export function loopCut(dfg: Dfg): number[][] | undefined {
   return [[...groups[0]!].sort((x, y) => x - y), redo.sort((x, y) => x - y)];
 }
 
+/** splitLog's group per activity, reused: the split is done before the miner recurses. */
+let groupScratch = new Int32Array(64);
+
 /** The IMf log splits: every event that does not fit the cut is left out. */
 export function splitLog(log: VariantLog, cut: Cut, size: number): VariantLog[] {
   // Group per activity as a dense array (-1: in no group): this is the miner's innermost loop.
-  const groupOf = new Int32Array(size).fill(-1);
+  if (groupScratch.length < size) groupScratch = new Int32Array(size);
+  const groupOf = groupScratch;
+  groupOf.fill(-1, 0, size);
   cut.groups.forEach((g, i) => g.forEach((a) => (groupOf[a] = i)));
   const builders = cut.groups.map(() => new LogBuilder());
   switch (cut.operator) {
     case 'xor':
-      log.traces.forEach((t, v) => {
-        // The trace goes to the group holding most of its events (ties: the later group).
-        const counts = cut.groups.map(() => 0);
-        for (const a of t) {
-          const g = groupOf[a]!;
-          if (g >= 0) counts[g]! += 1;
-        }
-        let best = 0;
-        counts.forEach((n, i) => {
-          if (n >= counts[best]!) best = i;
+      {
+        const counts = new Array<number>(cut.groups.length).fill(0);
+        log.traces.forEach((t, v) => {
+          // The trace goes to the group holding most of its events (ties: the later group).
+          for (let i = 0; i < counts.length; i++) counts[i] = 0;
+          for (let i = 0; i < t.length; i++) {
+            const g = groupOf[t[i]!]!;
+            if (g >= 0) counts[g]! += 1;
+          }
+          let best = 0;
+          for (let i = 0; i < counts.length; i++) if (counts[i]! >= counts[best]!) best = i;
+          addPicked(builders[best]!, t, 0, t.length, groupOf, best, log.counts[v]!);
         });
-        addPicked(builders[best]!, t, 0, t.length, groupOf, best, log.counts[v]!);
-      });
+      }
       return builders.map((b) => b.log);
     case 'parallel':
       log.traces.forEach((t, v) => builders.forEach((b, i) => addPicked(b, t, 0, t.length, groupOf, i, log.counts[v]!)));
@@ -279,14 +296,24 @@ export function splitLog(log: VariantLog, cut: Cut, size: number): VariantLog[] 
     case 'sequence': {
       // Past the last event of group i the cost below only grows, so the scan for group i stops there.
       const lastOf = new Int32Array(cut.groups.length);
-      log.traces.forEach((t, v) => {
-        lastOf.fill(-1);
+      const G = cut.groups.length;
+      for (let v = 0; v < log.traces.length; v++) {
+        const t = log.traces[v]!;
+        for (let i = 0; i < G; i++) lastOf[i] = -1;
+        let outside = false;
         for (let j = 0; j < t.length; j++) {
           const g = groupOf[t[j]!]!;
           if (g >= 0) lastOf[g] = j;
+          else outside = true;
         }
         let from = 0;
-        for (let i = 0; i < cut.groups.length; i++) {
+        for (let i = 0; i < G; i++) {
+          // The last group's cost only falls (at its own events) unless an event of no group is
+          // there, so its split point is right after its last event: no scan needed.
+          if (i === G - 1 && !outside) {
+            addPicked(builders[i]!, t, from, Math.max(from, lastOf[i]! + 1), groupOf, i, log.counts[v]!);
+            break;
+          }
           // The split point after group i is where events of group i most outnumber events of later groups.
           let cost = 0;
           let least = 0;
@@ -304,7 +331,7 @@ export function splitLog(log: VariantLog, cut: Cut, size: number): VariantLog[] 
           addPicked(builders[i]!, t, from, to, groupOf, i, log.counts[v]!);
           from = to;
         }
-      });
+      }
       return builders.map((b) => b.log);
     }
     case 'loop':

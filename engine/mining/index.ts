@@ -1,6 +1,6 @@
 import { cmp } from '../event.js';
 import { inductiveMiner, MinerMemo } from './inductive.js';
-import { replayVariants } from './language.js';
+import { markPrefixOrdered, replayVariants } from './language.js';
 import type { VariantLog } from './log.js';
 import { printTree, type ProcessTree } from './tree.js';
 
@@ -55,10 +55,13 @@ export function variantLog(variants: ReadonlyMap<string, number>): { log: Varian
   // keep them sorted), so the pieces wholly inside the prefix shared with the previous key are
   // taken over from it and only the rest is cut and looked up.
   let prevKey = '';
+  // Keys in ascending order, none escaped: the traces then come in prefix-tree order (see markPrefixOrdered).
+  let prefixOrder = true;
   let prevStarts: number[] = [];
   let prevTrace: number[] = [];
   const traces = keys.map((k) => {
     if (k.includes('\\') || !k.startsWith('["') || !k.endsWith('"]')) {
+      prefixOrder = false;
       prevKey = '';
       prevStarts = [];
       prevTrace = [];
@@ -96,7 +99,10 @@ export function variantLog(variants: ReadonlyMap<string, number>): { log: Varian
   labels.forEach((l, i) => (remap[first.get(l)!] = i));
   // The ids are remapped in place, and traces share no arrays (slice above), so each is remapped once.
   for (const t of traces) for (let i = 0; i < t.length; i++) t[i] = remap[t[i]!]!;
-  return { log: { traces, counts: keys.map((k) => variants.get(k)!) }, labels, keys };
+  const log: VariantLog = { traces, counts: keys.map((k) => variants.get(k)!) };
+  for (let i = 1; i < keys.length && prefixOrder; i++) if (cmp(keys[i - 1]!, keys[i]!) >= 0) prefixOrder = false;
+  if (prefixOrder) markPrefixOrdered(log);
+  return { log, labels, keys };
 }
 
 export type PreparedLog = ReturnType<typeof variantLog>;

@@ -1,5 +1,6 @@
 import { loopCut, parallelCut, sequenceCut, splitLog, xorCut, type Cut } from './cuts.js';
-import { addEdge, addPicked, addRange, dfgOf, edgeOf, emptyDfg, K, LogBuilder, totalCases, type Dfg, type VariantLog } from './log.js';
+import { bridgesOf, dfgWithout } from './bridges.js';
+import { addEdge, addRange, addSplit, dfgOf, emptyDfg, K, LogBuilder, type Dfg, type VariantLog } from './log.js';
 import { foldTree, leaf, node, tau, type ProcessTree } from './tree.js';
 
 /**
@@ -75,11 +76,16 @@ function mine(input: VariantLog, ctx: Ctx, known?: Dfg): ProcessTree {
   let log = input;
   const f = ctx.memo.get(input);
   if (f.empty === undefined) {
-    f.total = totalCases(log);
-    f.empty = 0;
-    log.counts.forEach((n, v) => {
-      if (log.traces[v]!.length === 0) f.empty! += n;
-    });
+    // Cases, and cases with an empty trace, in one pass.
+    let total = 0;
+    let empty = 0;
+    const { traces, counts } = log;
+    for (let v = 0; v < counts.length; v++) {
+      total += counts[v]!;
+      if (traces[v]!.length === 0) empty += counts[v]!;
+    }
+    f.total = total;
+    f.empty = empty;
   }
   if (f.empty > 0) {
     const rest = (f.nonEmpty ??= filterTraces(log, (t) => t.length > 0));
@@ -157,15 +163,15 @@ export const MAX_CONCURRENT_SEARCH = 100;
 function fallThrough(log: VariantLog, dfg: Dfg, size: number): Fall {
   const acts = dfg.activities;
   if (acts.length > 1) {
-    const bridges = bridgesOf(log, size);
+    const bridges = bridgesOf(log, acts, size);
     // Activity once per trace: it runs in parallel with the rest.
     const once = oncePerTrace(log, acts, size);
-    if (once.length) return splitOff(log, once[0]!, dfgWithout(dfg, once[0]!, bridges), size);
+    if (once.length) return splitOff(log, once[0]!, dfgWithout(dfg, once[0]!, bridges));
     // Activity concurrent: leaving it out lets a cut hold. Each candidate costs a cut search, and a
     // chain of such peels a search per level, so above MAX_CONCURRENT_SEARCH activities this is skipped.
     for (const a of acts.length <= MAX_CONCURRENT_SEARCH ? acts : []) {
       const rest = dfgWithout(dfg, a, bridges);
-      if (findCut(rest)) return splitOff(log, a, rest, size);
+      if (findCut(rest)) return splitOff(log, a, rest);
     }
   }
   // Strict tau loop, then tau loop: cut traces where a start activity follows (an end activity).
@@ -177,11 +183,18 @@ function fallThrough(log: VariantLog, dfg: Dfg, size: number): Fall {
   for (const strict of [true, false]) {
     // Cut before position i when a start activity is there (strict: right after an end activity).
     const ok = strict ? isEnd : anyOf;
-    let pieces = 0;
-    log.traces.forEach((t, v) => {
-      for (let i = 1; i < t.length; i++) if (isStart[t[i]!] === 1 && ok[t[i - 1]!] === 1) pieces += log.counts[v]!;
-    });
-    if (pieces === 0) continue;
+    // Only whether any cut point exists matters (counts are positive): the scan stops at the first.
+    let cuts = false;
+    for (let v = 0; v < log.traces.length && !cuts; v++) {
+      const t = log.traces[v]!;
+      for (let i = 1; i < t.length; i++) {
+        if (isStart[t[i]!] === 1 && ok[t[i - 1]!] === 1) {
+          cuts = true;
+          break;
+        }
+      }
+    }
+    if (!cuts) continue;
     const b = new LogBuilder();
     log.traces.forEach((t, v) => {
       let from = 0;
@@ -199,16 +212,11 @@ function fallThrough(log: VariantLog, dfg: Dfg, size: number): Fall {
   return { kind: 'flower', acts: [...acts] };
 }
 
-function splitOff(log: VariantLog, a: number, restDfg: Dfg, size: number): Fall {
+function splitOff(log: VariantLog, a: number, restDfg: Dfg): Fall {
   const only = new LogBuilder();
   const rest = new LogBuilder();
-  // Group 0: a, group 1: the rest; addPicked builds a projected trace only when it is new.
-  const groupOf = new Int32Array(size).fill(1);
-  groupOf[a] = 0;
-  log.traces.forEach((t, v) => {
-    addPicked(only, t, 0, t.length, groupOf, 0, log.counts[v]!);
-    addPicked(rest, t, 0, t.length, groupOf, 1, log.counts[v]!);
-  });
+  // A projected trace is built only when it is new.
+  log.traces.forEach((t, v) => addSplit(only, rest, t, a, log.counts[v]!));
   return { kind: 'split', a, only: only.log, rest: rest.log, restDfg };
 }
 
@@ -232,71 +240,4 @@ function oncePerTrace(log: VariantLog, acts: readonly number[], size: number): n
     if (left === 0) return [];
   }
   return acts.filter((a) => alive[a] === 1).sort((x, y) => x - y);
-}
-
-/**
- * Per activity a, the hand-offs that appear when a is left out: every maximal
- * run of a joins the activity before it to the one after it (-1: trace
- * border). One pass gives the DFG without a for every a, instead of one pass
- * per a. Keyed by a, then by edgeOf(before + 1, after + 1).
- */
-function bridgesOf(log: VariantLog, size: number): Map<number, Map<number, number>> {
-  const out = new Map<number, Map<number, number>>();
-  const { traces, counts } = log;
-  // Few activities (the common case): count in a dense [a][before][after] array first, maps are slow per event.
-  const w = size + 1;
-  const dense = size <= 64 ? new Float64Array(size * w * w) : undefined;
-  for (let v = 0; v < traces.length; v++) {
-    const t = traces[v]!;
-    const n = counts[v]!;
-    for (let i = 0; i < t.length; ) {
-      const a = t[i]!;
-      let j = i;
-      while (j + 1 < t.length && t[j + 1] === a) j++;
-      const before = i > 0 ? t[i - 1]! + 1 : 0;
-      const after = j + 1 < t.length ? t[j + 1]! + 1 : 0;
-      if (dense) dense[(a * w + before) * w + after]! += n;
-      else {
-        let m = out.get(a);
-        if (!m) out.set(a, (m = new Map()));
-        const key = edgeOf(before, after);
-        m.set(key, (m.get(key) ?? 0) + n);
-      }
-      i = j + 1;
-    }
-  }
-  if (dense) {
-    for (let a = 0; a < size; a++) {
-      for (let p = 0; p < w; p++) {
-        for (let q = 0; q < w; q++) {
-          const n = dense[(a * w + p) * w + q]!;
-          if (n === 0) continue;
-          let m = out.get(a);
-          if (!m) out.set(a, (m = new Map()));
-          m.set(edgeOf(p, q), n);
-        }
-      }
-    }
-  }
-  return out;
-}
-
-function dfgWithout(dfg: Dfg, a: number, bridges: Map<number, Map<number, number>>): Dfg {
-  const out = emptyDfg();
-  out.activities = dfg.activities.filter((x) => x !== a);
-  for (const [key, n] of dfg.edges) {
-    const x = Math.floor(key / K);
-    const y = key % K;
-    if (x !== a && y !== a) addEdge(out, x, y, n);
-  }
-  for (const [x, n] of dfg.start) if (x !== a) out.start.set(x, n);
-  for (const [x, n] of dfg.end) if (x !== a) out.end.set(x, n);
-  for (const [key, n] of bridges.get(a) ?? []) {
-    const x = Math.floor(key / K) - 1;
-    const y = (key % K) - 1;
-    if (x >= 0 && y >= 0) addEdge(out, x, y, n);
-    else if (x < 0 && y >= 0) out.start.set(y, (out.start.get(y) ?? 0) + n);
-    else if (y < 0 && x >= 0) out.end.set(x, (out.end.get(x) ?? 0) + n);
-  }
-  return out;
 }

@@ -26,28 +26,43 @@ const enum Kind {
 
 /** Bound on distinct expressions: a guard against a state-space blow-up, far above what mined trees need. */
 const MAX_EXPRESSIONS = 2_000_000;
-/** Activity ids stay below this; derivative memo keys are state * STRIDE + activity. */
-const STRIDE = 1 << 21;
 
 export class Language {
   private readonly kind: Kind[] = [Kind.Empty, Kind.Eps];
   private readonly kids: number[][] = [[], []];
   private readonly symbol: number[] = [-1, -1];
   private readonly nullable: boolean[] = [false, true];
-  private readonly index = new Map<string, number>();
-  private readonly derivs = new Map<number, number>();
+  private readonly index = new Map<number, number[]>();
+  /** Per state, the derivative by each activity (-1: not computed yet): a row per state, not a Map keyed by state x activity (keys past the small-integer range). */
+  private readonly derivs: (Int32Array | undefined)[] = [];
+  /** Activity ids stay below this: the labels of the log and of the tree. */
+  private readonly width: number;
   private readonly firsts: (number[] | undefined)[] = [];
   readonly root: number;
 
   /** `ids` maps activity labels to the small integers traces use; the tree's other labels get ids of their own. */
   constructor(tree: ProcessTree, private readonly ids: Map<string, number>) {
     this.root = this.compile(tree);
+    this.width = ids.size;
   }
 
   private make(kind: Kind, kids: number[], symbol = -1): number {
-    const key = kind === Kind.Sym ? `s${symbol}` : `${kind}:${kids.join(',')}`;
-    const found = this.index.get(key);
-    if (found !== undefined) return found;
+    // Hash-consed by a numeric hash of kind, symbol and kids (checked in full): a string key per
+    // call was most of the replay's garbage.
+    let h = Math.imul(0x811c9dc5 ^ kind, 0x01000193);
+    h = Math.imul(h ^ symbol, 0x01000193);
+    for (let i = 0; i < kids.length; i++) h = Math.imul(h ^ kids[i]!, 0x01000193);
+    const bucket = this.index.get(h);
+    if (bucket !== undefined) {
+      for (const e of bucket) {
+        if (this.kind[e] !== kind || this.symbol[e] !== symbol) continue;
+        const other = this.kids[e]!;
+        if (other.length !== kids.length) continue;
+        let i = 0;
+        while (i < kids.length && other[i] === kids[i]) i++;
+        if (i === kids.length) return e;
+      }
+    }
     const id = this.kind.length;
     if (id > MAX_EXPRESSIONS) throw new EngineError('invalid_argument', 'process tree language: too many states to check membership');
     this.kind.push(kind);
@@ -57,7 +72,8 @@ export class Language {
     this.nullable.push(
       kind === Kind.Sym ? false : kind === Kind.Alt ? kids.some((k) => n[k]) : kind === Kind.Star ? true : kids.every((k) => n[k]),
     );
-    this.index.set(key, id);
+    if (bucket) bucket.push(id);
+    else this.index.set(h, [id]);
     return id;
   }
 
@@ -137,10 +153,12 @@ export class Language {
 
   /** The state after one more activity; EMPTY when the tree does not allow it. */
   step(e: number, a: number): number {
-    if (e === EMPTY || e === EPS) return EMPTY;
-    const key = e * STRIDE + a;
-    const memo = this.derivs.get(key);
-    if (memo !== undefined) return memo;
+    // An id past the tree's and the log's labels is no symbol of the tree.
+    if (e === EMPTY || e === EPS || a >= this.width) return EMPTY;
+    let row = this.derivs[e];
+    if (row === undefined) this.derivs[e] = row = new Int32Array(this.width).fill(-1);
+    const memo = row[a]!;
+    if (memo >= 0) return memo;
     const kids = this.kids[e]!;
     let d: number;
     switch (this.kind[e]) {
@@ -157,16 +175,27 @@ export class Language {
       case Kind.Alt:
         d = this.alt(kids.map((k) => this.step(k, a)));
         break;
-      case Kind.Shuf:
-        d = this.alt(kids.map((k, i) => (i > 0 && kids[i - 1] === k ? EMPTY : this.shuf(kids.map((x, j) => (j === i ? this.step(k, a) : x))))));
+      case Kind.Shuf: {
+        // One child steps, the others stay; a child that cannot take `a` (most) adds nothing, so its
+        // shuffle is not built. Steps and shuffles are made in the same order either way.
+        const parts: number[] = [];
+        for (let i = 0; i < kids.length; i++) {
+          const di = i > 0 && kids[i - 1] === kids[i] ? EMPTY : this.step(kids[i]!, a);
+          if (di === EMPTY) continue;
+          const moved = kids.slice();
+          moved[i] = di;
+          parts.push(this.shuf(moved));
+        }
+        d = this.alt(parts);
         break;
+      }
       case Kind.Star:
         d = this.seq([this.step(kids[0]!, a), e]);
         break;
       default:
         d = EMPTY;
     }
-    this.derivs.set(key, d);
+    row[a] = d;
     return d;
   }
 
@@ -224,79 +253,102 @@ export function replayVariants(tree: ProcessTree, log: VariantLog, labels: reado
   const lang = new Language(tree, ids);
   const { order, lcp, A } = walkOf(log);
 
-  interface Prefix {
-    state: number;
-    count: number;
-    distinctNext: number;
-    matched: number;
-  }
-  let at = 0;
-  let ee = 0;
-  let atFlower = 0;
-  let eeFlower = 0;
-  const close = (p: Prefix) => {
-    atFlower += p.count * A;
-    eeFlower += p.count * (A - p.distinctNext);
-    if (p.state === EMPTY) return;
-    const allowed = lang.next(p.state).length;
-    at += p.count * allowed;
-    ee += p.count * (allowed - p.matched);
+  // The open prefixes of the walk as a stack of typed columns (depth d: the prefix of length d).
+  let maxLen = 0;
+  for (const t of log.traces) if (t.length > maxLen) maxLen = t.length;
+  const pState = new Int32Array(maxLen + 1);
+  const pCount = new Float64Array(maxLen + 1);
+  const pDistinct = new Float64Array(maxLen + 1);
+  const pMatched = new Float64Array(maxLen + 1);
+  let sp = 0;
+  const push = (state: number) => {
+    pState[sp] = state;
+    pCount[sp] = 0;
+    pDistinct[sp] = 0;
+    pMatched[sp] = 0;
+    sp++;
   };
-
+  // Allowed and escaping counts of the tree and of the flower model, summed in a typed array: a
+  // number variable changed inside the closure below would be boxed anew on every change.
+  const sums = new Float64Array(4);
+  const AT = 0;
+  const EE = 1;
+  const AT_FLOWER = 2;
+  const EE_FLOWER = 3;
   const pop = () => {
-    const p = stack.pop()!;
-    if (stack.length) stack[stack.length - 1]!.count += p.count;
-    close(p);
+    sp--;
+    const count = pCount[sp]!;
+    if (sp > 0) pCount[sp - 1]! += count;
+    sums[AT_FLOWER]! += count * A;
+    sums[EE_FLOWER]! += count * (A - pDistinct[sp]!);
+    const state = pState[sp]!;
+    if (state === EMPTY) return;
+    const allowed = lang.next(state).length;
+    sums[AT]! += count * allowed;
+    sums[EE]! += count * (allowed - pMatched[sp]!);
   };
 
   const accepted = new Array<boolean>(log.traces.length).fill(false);
   let acceptedCases = 0;
   let cases = 0;
   let emptyCases = 0;
-  const states = [lang.root];
-  const stack: Prefix[] = [];
+  const states = new Int32Array(maxLen + 1);
+  states[0] = lang.root;
   for (let o = 0; o < order.length; o++) {
     const v = order[o]!;
     const t = log.traces[v]!;
     const n = log.counts[v]!;
     cases += n;
     const L = lcp[o]!;
-    while (stack.length > L + 1) pop();
-    states.length = L + 1;
-    for (let d = L; d < t.length; d++) states.push(lang.step(states[d]!, t[d]!));
+    while (sp > L + 1) pop();
     // A trace's cases count for every prefix it passes; they are added at its deepest prefix
     // only and handed up to the parent when a prefix closes (pop), not walked per trace.
     for (let d = L; d < t.length; d++) {
-      if (stack.length <= d) stack.push({ state: states[d]!, count: 0, distinctNext: 0, matched: 0 });
-      const p = stack[d]!;
-      p.distinctNext += 1;
-      if (states[d + 1] !== EMPTY) p.matched += 1;
+      const state = states[d]!;
+      const next = lang.step(state, t[d]!);
+      states[d + 1] = next;
+      if (sp <= d) push(state);
+      pDistinct[d]! += 1;
+      if (next !== EMPTY) pMatched[d]! += 1;
     }
-    if (t.length > 0) stack[t.length - 1]!.count += n;
+    if (t.length > 0) pCount[t.length - 1]! += n;
     if (t.length === 0) emptyCases += n;
     if (lang.accepts(states[t.length]!)) {
       accepted[v] = true;
       acceptedCases += n;
     }
   }
-  if (stack.length === 0) stack.push({ state: lang.root, count: 0, distinctNext: 0, matched: 0 });
-  stack[0]!.count += emptyCases;
-  while (stack.length) pop();
+  if (sp === 0) push(lang.root);
+  pCount[0]! += emptyCases;
+  while (sp > 0) pop();
   return {
     acceptedCases,
     cases,
     accepted,
-    precision: at > 0 ? 1 - ee / at : 1,
-    flowerPrecision: atFlower > 0 ? 1 - eeFlower / atFlower : 1,
+    precision: sums[AT]! > 0 ? 1 - sums[EE]! / sums[AT]! : 1,
+    flowerPrecision: sums[AT_FLOWER]! > 0 ? 1 - sums[EE_FLOWER]! / sums[AT_FLOWER]! : 1,
   };
 }
 
 /** The log's variants in prefix-tree order and its alphabet size: the same for every tree replayed on one log, so computed once per log. */
 const walks = new WeakMap<VariantLog, { order: number[]; lcp: Int32Array; A: number }>();
+
+/**
+ * Logs whose traces already come in an order where traces sharing a prefix are adjacent (any
+ * prefix-tree walk will do: the counts summed along it are whole numbers, exact in any order).
+ * variantLog marks its log so when the JSON keys came sorted: traces sharing their first k labels
+ * are exactly the keys sharing one string prefix, which sorted strings keep together.
+ */
+const prefixOrdered = new WeakSet<VariantLog>();
+export function markPrefixOrdered(log: VariantLog): void {
+  prefixOrdered.add(log);
+}
+
 function walkOf(log: VariantLog): { order: number[]; lcp: Int32Array; A: number } {
   let w = walks.get(log);
   if (w) return w;
-  const order = log.traces.map((_, i) => i).sort((x, y) => compareTraces(log.traces[x]!, log.traces[y]!));
+  const order = log.traces.map((_, i) => i);
+  if (!prefixOrdered.has(log)) order.sort((x, y) => compareTraces(log.traces[x]!, log.traces[y]!));
   // Per position in that order, the length of the prefix shared with the trace before it.
   const lcp = new Int32Array(order.length);
   for (let o = 1; o < order.length; o++) {

@@ -43,14 +43,29 @@ function getSet(m: Map<number, Set<number>>, k: number): Set<number> {
   return s;
 }
 
+let matrixScratch: Float64Array = new Float64Array(0);
+let edgeScratch: Float64Array = new Float64Array(0);
+
+/** Scratch arrays above this many entries are made per call, not kept. */
+export const MAX_SCRATCH = 1 << 16;
+
+/** `buffer` zeroed over [0, n), or a larger zeroed one when it is too short. */
+export function grown(buffer: Float64Array, n: number): Float64Array {
+  if (buffer.length < n) return new Float64Array(Math.max(n, 2 * buffer.length));
+  return buffer.fill(0, 0, n);
+}
+
 /** The DFG of a log over activity ids below `size` (the label count; larger alphabets use maps). */
 export function dfgOf(log: VariantLog, size: number): Dfg {
   if (size > 2048) return sparseDfg(log, -1);
   const dfg = emptyDfg();
   // Dense counting first: typed arrays beat maps by far for the few dozen activities logs have.
-  const matrix = new Float64Array(size * size);
-  const starts = new Float64Array(size);
-  const ends = new Float64Array(size);
+  // Reused buffers (zeroed here): a DFG is counted for every sublog, and typed arrays of this size
+  // get buffers outside the heap, slow to make and to collect.
+  // Kept between calls up to MAX_SCRATCH entries only (a large alphabet's matrix is not held on to).
+  const matrix = size * size > MAX_SCRATCH ? new Float64Array(size * size) : (matrixScratch = grown(matrixScratch, size * size));
+  const starts = 2 * size > MAX_SCRATCH ? new Float64Array(2 * size) : (edgeScratch = grown(edgeScratch, 2 * size));
+  const ends = starts.subarray(size, 2 * size);
   const present = new Uint8Array(size);
   const { traces, counts } = log;
   for (let v = 0; v < traces.length; v++) {
@@ -106,45 +121,81 @@ export function totalCases(log: VariantLog): number {
   return n;
 }
 
-/** Collects projected traces, merging equal ones (the log stays a multiset of variants). */
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/**
+ * Collects projected traces, merging equal ones (the log stays a multiset of variants).
+ * Traces are found by a numeric hash of their content in an open-addressing table of
+ * typed arrays: the miner adds every trace of every sublog here, and Map lookups were
+ * a good part of its time.
+ */
 export class LogBuilder {
-  // Keyed by a numeric hash of the trace: far cheaper than joining traces into strings.
-  private readonly index = new Map<number, number | number[]>();
   readonly log: VariantLog = { traces: [], counts: [] };
+  /** Per trace index, its hash. */
+  private hashes = new Int32Array(8);
+  /** Slots hold trace index + 1 (0: free); linear probing from hash & mask. */
+  private table = new Int32Array(16);
+  private mask = 15;
 
   add(trace: number[], count: number): void {
-    let h = 0x811c9dc5;
-    for (let i = 0; i < trace.length; i++) h = Math.imul(h ^ trace[i]!, 0x01000193);
-    h = Math.imul(h ^ trace.length, 0x01000193);
-    const found = this.find(h, (candidate) => sameTrace(candidate, trace));
+    let h = FNV_OFFSET;
+    for (let i = 0; i < trace.length; i++) h = Math.imul(h ^ trace[i]!, FNV_PRIME);
+    h = Math.imul(h ^ trace.length, FNV_PRIME);
+    const found = this.findIn(h, trace, 0, trace.length);
     if (found >= 0) this.log.counts[found]! += count;
     else this.insert(h, trace, count);
   }
 
-  /** The indices of the traces with hash h: one, several, or none. */
-  slot(h: number): number | number[] | undefined {
-    return this.index.get(h);
-  }
-
-  /** The index of a trace with hash h that `same` accepts, or -1. */
-  find(h: number, same: (candidate: readonly number[]) => boolean): number {
-    const at = this.index.get(h);
-    if (at === undefined) return -1;
-    if (typeof at === 'number') return same(this.log.traces[at]!) ? at : -1;
-    for (const v of at) if (same(this.log.traces[v]!)) return v;
-    return -1;
+  /** The index of the trace equal to xs[from..to) with hash h, or -1. */
+  findIn(h: number, xs: ArrayLike<number>, from: number, to: number): number {
+    const { table, mask, hashes } = this;
+    const traces = this.log.traces;
+    const len = to - from;
+    for (let s = h & mask; ; s = (s + 1) & mask) {
+      const at = table[s]!;
+      if (at === 0) return -1;
+      if (hashes[at - 1] !== h) continue;
+      const c = traces[at - 1]!;
+      if (c.length !== len) continue;
+      let i = 0;
+      while (i < len && c[i] === xs[from + i]) i++;
+      if (i === len) return at - 1;
+    }
   }
 
   insert(h: number, trace: number[], count: number): void {
     const v = this.log.traces.length;
     this.log.traces.push(trace);
     this.log.counts.push(count);
-    const at = this.index.get(h);
-    if (at === undefined) this.index.set(h, v);
-    else if (typeof at === 'number') this.index.set(h, [at, v]);
-    else at.push(v);
+    if (v >= this.hashes.length) {
+      const grown = new Int32Array(this.hashes.length * 2);
+      grown.set(this.hashes);
+      this.hashes = grown;
+    }
+    this.hashes[v] = h;
+    // Load factor at most 1/2.
+    if ((v + 1) * 2 > this.table.length) this.rehash();
+    else this.place(h, v);
+  }
+
+  private place(h: number, v: number): void {
+    const { table, mask } = this;
+    let s = h & mask;
+    while (table[s] !== 0) s = (s + 1) & mask;
+    table[s] = v + 1;
+  }
+
+  private rehash(): void {
+    this.table = new Int32Array(this.table.length * 2);
+    this.mask = this.table.length - 1;
+    const n = this.log.traces.length;
+    for (let v = 0; v < n; v++) this.place(this.hashes[v]!, v);
   }
 }
+
+/** Scratch for projections: a picked trace is written here first and copied out only when new. */
+let scratch = new Int32Array(1024);
 
 /**
  * LogBuilder.add(t[from..to) filtered to the activities with groupOf[a] === group), without
@@ -152,32 +203,20 @@ export class LogBuilder {
  * and not allocating them is what keeps the miner's garbage down.
  */
 export function addPicked(b: LogBuilder, t: readonly number[], from: number, to: number, groupOf: Int32Array, group: number, count: number): void {
-  // Length and hash in one pass (the hash is LogBuilder.add's).
+  if (scratch.length < to - from) scratch = new Int32Array(2 * (to - from));
+  const buf = scratch;
+  // Picked events and their hash (LogBuilder.add's) in one pass.
   let len = 0;
-  let h = 0x811c9dc5;
+  let h = FNV_OFFSET;
   for (let i = from; i < to; i++) {
     const a = t[i]!;
     if (groupOf[a] === group) {
-      len++;
-      h = Math.imul(h ^ a, 0x01000193);
+      buf[len++] = a;
+      h = Math.imul(h ^ a, FNV_PRIME);
     }
   }
-  h = Math.imul(h ^ len, 0x01000193);
-  // The lookup inline (no closure per call: this runs once per trace and group).
-  const at = b.slot(h);
-  let found = -1;
-  if (at !== undefined) {
-    if (typeof at === 'number') {
-      if (samePicked(b.log.traces[at]!, t, from, to, groupOf, group, len)) found = at;
-    } else {
-      for (const v of at) {
-        if (samePicked(b.log.traces[v]!, t, from, to, groupOf, group, len)) {
-          found = v;
-          break;
-        }
-      }
-    }
-  }
+  h = Math.imul(h ^ len, FNV_PRIME);
+  const found = b.findIn(h, buf, 0, len);
   if (found >= 0) {
     b.log.counts[found]! += count;
     return;
@@ -188,37 +227,66 @@ export function addPicked(b: LogBuilder, t: readonly number[], from: number, to:
     return;
   }
   const out = new Array<number>(len);
-  let k = 0;
-  for (let i = from; i < to; i++) if (groupOf[t[i]!] === group) out[k++] = t[i]!;
+  for (let k = 0; k < len; k++) out[k] = buf[k]!;
   b.insert(h, out, count);
 }
 
-function samePicked(candidate: readonly number[], t: readonly number[], from: number, to: number, groupOf: Int32Array, group: number, len: number): boolean {
-  if (candidate.length !== len) return false;
+let scratchOnly = new Int32Array(1024);
+
+/**
+ * addPicked of t to `only` (the events of a) and to `rest` (the others) in one pass over t:
+ * the fall-through that splits one activity off does this for every trace.
+ */
+export function addSplit(only: LogBuilder, rest: LogBuilder, t: readonly number[], a: number, count: number): void {
+  const len = t.length;
+  if (scratch.length < len) scratch = new Int32Array(2 * len);
+  if (scratchOnly.length < len) scratchOnly = new Int32Array(2 * len);
+  const buf = scratch;
+  const mine = scratchOnly;
   let k = 0;
-  for (let i = from; i < to; i++) if (groupOf[t[i]!] === group && candidate[k++] !== t[i]) return false;
-  return true;
+  let m = 0;
+  let hk = FNV_OFFSET;
+  let hm = FNV_OFFSET;
+  for (let i = 0; i < len; i++) {
+    const x = t[i]!;
+    if (x === a) {
+      mine[k++] = x;
+      hk = Math.imul(hk ^ x, FNV_PRIME);
+    } else {
+      buf[m++] = x;
+      hm = Math.imul(hm ^ x, FNV_PRIME);
+    }
+  }
+  hk = Math.imul(hk ^ k, FNV_PRIME);
+  hm = Math.imul(hm ^ m, FNV_PRIME);
+  addFrom(only, t, mine, k, hk, count);
+  addFrom(rest, t, buf, m, hm, count);
+}
+
+/** Adds xs[0..len) (picked from t, hash h) to b: counted when there, else t itself (all picked) or a copy. */
+function addFrom(b: LogBuilder, t: readonly number[], xs: Int32Array, len: number, h: number, count: number): void {
+  const found = b.findIn(h, xs, 0, len);
+  if (found >= 0) {
+    b.log.counts[found]! += count;
+    return;
+  }
+  if (len === t.length) {
+    b.insert(h, t as number[], count);
+    return;
+  }
+  const out = new Array<number>(len);
+  for (let i = 0; i < len; i++) out[i] = xs[i]!;
+  b.insert(h, out, count);
 }
 
 /** LogBuilder.add(t.slice(from, to)), without the slice when an equal trace is already there. */
 export function addRange(b: LogBuilder, t: readonly number[], from: number, to: number, count: number): void {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ t[i]!, 0x01000193);
-  const len = to - from;
-  h = Math.imul(h ^ len, 0x01000193);
-  const found = b.find(h, (candidate) => {
-    if (candidate.length !== len) return false;
-    for (let i = 0; i < len; i++) if (candidate[i] !== t[from + i]) return false;
-    return true;
-  });
+  let h = FNV_OFFSET;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ t[i]!, FNV_PRIME);
+  h = Math.imul(h ^ (to - from), FNV_PRIME);
+  const found = b.findIn(h, t, from, to);
   if (found >= 0) b.log.counts[found]! += count;
   else b.insert(h, t.slice(from, to), count);
-}
-
-function sameTrace(a: readonly number[], b: readonly number[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 export function filterLog(log: VariantLog, keep: (a: number) => boolean): VariantLog {

@@ -220,14 +220,27 @@ function fit(table: Table, labels: string[], attribute: string, use: (fold: numb
           .filter((g) => g.values.length > 0),
     };
   }
-  // One threshold at a bin boundary: left side < t, right side >= t.
+  // One threshold at a bin boundary: left side < t, right side >= t. Per branch, the counts of
+  // the rows left of each boundary are prefix sums (whole numbers, so exact in any order).
+  const L = labels.length;
+  const prefix = new Float64Array((present.length + 1) * L);
+  present.forEach((r, i) => {
+    for (let j = 0; j < L; j++) prefix[(i + 1) * L + j] = prefix[i * L + j]! + count(r.counts, labels[j]!);
+  });
+  const indexOf = new Map(labels.map((l, j) => [l, j]));
+  const leftOf = (i: number, x: string) => {
+    const j = indexOf.get(x);
+    return j === undefined ? 0 : prefix[i * L + j]!;
+  };
+  const rightOf = (i: number, x: string) => {
+    const j = indexOf.get(x);
+    return j === undefined ? 0 : prefix[present.length * L + j]! - prefix[i * L + j]!;
+  };
   let bestSplit = { at: 0, left: overall, right: overall, score: -1 };
   for (let i = 0; i <= present.length; i++) {
-    const left = present.slice(0, i);
-    const right = present.slice(i);
-    const l = argmax((x) => left.reduce((n, r) => n + count(r.counts, x), 0), overall);
-    const r = argmax((x) => right.reduce((n, row) => n + count(row.counts, x), 0), overall);
-    const score = left.reduce((n, row) => n + count(row.counts, l), 0) + right.reduce((n, row) => n + count(row.counts, r), 0);
+    const l = argmax((x) => leftOf(i, x), overall);
+    const r = argmax((x) => rightOf(i, x), overall);
+    const score = leftOf(i, l) + rightOf(i, r);
     if (score > bestSplit.score) bestSplit = { at: i, left: l, right: r, score };
   }
   const threshold = bestSplit.at < present.length ? Number(present[bestSplit.at]!.value!.slice(2)) : Infinity;

@@ -14,6 +14,15 @@ const MAX_ACTIVITIES = 30;
  * (at most the 30 commonest) are left out; response and precedence are
  * pruned transitively (a->c is dropped when a->b and b->c are kept).
  */
+interface PairGroup {
+  /** Present activities in first-occurrence order, and in last-occurrence order backwards. */
+  present: number[];
+  lastRev: number[];
+  /** Per index into present, its rank in last-occurrence order. */
+  lastRank: number[];
+  count: number;
+}
+
 export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: string } {
   const acts = f.activities
     .filter((a) => (f.activityCases.get(a) ?? 0) >= MIN_ACTIVITY_SHARE * f.cases)
@@ -29,7 +38,6 @@ export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: st
   const once = new Array<number>(n).fill(0);
   const onceAct = new Array<number>(n).fill(0);
   const first = new Int32Array(n).fill(-1);
-  const last = new Int32Array(n);
   const times = new Int32Array(n);
   /** The only act that directly follows a, -1 none yet, -2 not a single act. */
   const next = new Int32Array(n);
@@ -38,6 +46,9 @@ export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: st
   const actIdx = Int32Array.from(f.activities, (a) => idx.get(a) ?? -1);
   const actOf = (x: number) => (x < 0 ? -1 : actIdx[x]!);
   const present: number[] = [];
+  const lastRev: number[] = [];
+  const rankOf = new Int32Array(n);
+  const pairGroups = new Map<number, PairGroup[]>();
   for (const v of f.variants) {
     const ids = v.ids;
     const len = ids.length;
@@ -53,7 +64,6 @@ export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: st
         next[here] = -1;
         present.push(here);
       }
-      last[here] = i;
       times[here]! += 1;
       const after = i + 1 < len ? k : atEnd;
       if (after < 0) next[here] = -2;
@@ -66,23 +76,57 @@ export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: st
       if (times[a] === 1) once[a]! += c;
       if (next[a]! >= 0 && next[a] !== a) chain[a * n + next[a]!]! += c;
     }
-    // Each unordered pair once: a and b have distinct first and last positions, so the pair's
-    // counts in the other direction follow as both minus these (filled in after the loop).
+    // The pair counts depend only on the order of first and of last occurrences of the present
+    // activities: variants alike in both are merged (far fewer than variants) and counted after
+    // the loop. Found by a numeric hash of the two orders (the last order read backwards).
     const m = present.length;
-    for (let i = 0; i < m; i++) {
-      const a = present[i]!;
-      const fa = first[a]!;
-      const la = last[a]!;
-      for (let j = 0; j < m; j++) {
-        const b = present[j]!;
-        if (b <= a) continue;
-        const ab = a * n + b;
-        both[ab]! += c;
-        if (last[b]! > la) resp[ab]! += c;
-        if (fa < first[b]!) prec[ab]! += c;
+    lastRev.length = 0;
+    for (let i = len - 1; i >= 0; i--) {
+      const here = actOf(ids[i]!);
+      if (here >= 0 && first[here] !== -1) {
+        lastRev.push(here);
+        first[here] = -1;
       }
     }
-    for (const a of present) first[a] = -1;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < m; i++) h = Math.imul(h ^ present[i]!, 0x01000193);
+    for (let i = 0; i < m; i++) h = Math.imul(h ^ lastRev[i]!, 0x01000193);
+    const same = (g: PairGroup) => {
+      if (g.present.length !== m) return false;
+      for (let i = 0; i < m; i++) if (g.present[i] !== present[i] || g.lastRev[i] !== lastRev[i]) return false;
+      return true;
+    };
+    const bucket = pairGroups.get(h);
+    const g = bucket?.find(same);
+    if (g) g.count += c;
+    else {
+      const made: PairGroup = { present: present.slice(), lastRev: lastRev.slice(), lastRank: present.slice(), count: c };
+      // Rank in last-occurrence order, per index into present.
+      for (let r = 0; r < m; r++) rankOf[lastRev[r]!] = m - 1 - r;
+      for (let i = 0; i < m; i++) made.lastRank[i] = rankOf[present[i]!]!;
+      if (bucket) bucket.push(made);
+      else pairGroups.set(h, [made]);
+    }
+  }
+  // Each unordered pair once: a and b have distinct first and last positions, so the pair's
+  // counts in the other direction follow as both minus these (filled in after the loop).
+  for (const bucket of pairGroups.values()) {
+    for (const { present: p, lastRank: ls, count: c } of bucket) {
+      const m = p.length;
+      for (let i = 0; i < m; i++) {
+        const a = p[i]!;
+        const la = ls[i]!;
+        for (let j = 0; j < m; j++) {
+          const b = p[j]!;
+          if (b <= a) continue;
+          const ab = a * n + b;
+          both[ab]! += c;
+          if (ls[j]! > la) resp[ab]! += c;
+          // present is in first-occurrence order.
+          if (i < j) prec[ab]! += c;
+        }
+      }
+    }
   }
   for (let a = 0; a < n; a++) {
     for (let b = a + 1; b < n; b++) {

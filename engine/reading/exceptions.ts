@@ -40,14 +40,16 @@ export function readExceptions(f: Facts, successEnds: readonly string[], failure
     );
   }
 
-  const finished = f.variants.filter((v) => success.has(v.path[v.path.length - 1]!));
+  const finished = f.variants.filter((v) => v.end !== undefined && success.has(v.end));
   const finishedCases = finished.reduce((n, v) => n + v.count, 0);
   f.mainPath.forEach((b, i) => {
     if ((f.activityCases.get(b) ?? 0) < SKIPPABLE_SHARE * f.cases || success.has(b)) return;
     const prev = f.mainPath[i - 1];
     // An exclusive alternative taken instead (a next step of prev never seen with b) is a choice, not a skip.
     const alternatives = prev === undefined ? [] : successors(f, prev).map((e) => e.to).filter((x) => x !== b && f.order(b, x).both === 0);
-    const without = finished.filter((v) => !v.first.has(b) && !alternatives.some((x) => v.first.has(x))).reduce((n, v) => n + v.count, 0);
+    // Activity ids of b and its alternatives (-2 for a label no variant holds).
+    const absent = [b, ...alternatives].map((x) => f.idOf.get(x) ?? -2);
+    const without = finished.filter((v) => !absent.some((k) => v.distinct.includes(k))).reduce((n, v) => n + v.count, 0);
     if (without < min) return;
     const instead = prev !== undefined ? successors(f, prev).find((e) => e.to !== b) : undefined;
     item(

@@ -10,12 +10,15 @@ import type { Evidence, Strength } from '../document/types.js';
  * the main path. Pure data; nothing here reads events.
  */
 export interface VariantFacts {
-  path: string[];
+  /** The activity labels of the variant (built when first read: most variants never need it). */
+  readonly path: string[];
+  /** Its last activity (undefined for an empty path). */
+  end: string | undefined;
   count: number;
-  /** activity -> index of its first occurrence */
-  first: Map<string, number>;
   /** The path as indices into Facts.activities (-1: a label the tally's activities lack). */
   ids: Int32Array;
+  /** The distinct activities of the path (indices into Facts.activities, -1 left out) in order of first occurrence. */
+  distinct: Int32Array;
 }
 
 export interface EdgeFacts {
@@ -31,6 +34,8 @@ export interface Facts {
   cases: number;
   /** Sorted activity labels. */
   activities: string[];
+  /** Activity label -> index in activities. */
+  idOf: Map<string, number>;
   activityCases: Map<string, number>;
   /** By count, descending, then path. */
   variants: VariantFacts[];
@@ -61,36 +66,72 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
   const activities = [...tally.activities.keys()].sort(cmp);
   const id = new Map<string, number>();
   for (const a of activities) id.set(a, id.size);
-  const listed: (VariantFacts & { key: string })[] = [];
+  const n = activities.length;
+  const listed: { v: VariantFacts; key: string }[] = [];
+  // Per variant: its path, the path as activity ids, and its distinct ids in first-occurrence order.
+  const stamp = new Int32Array(n).fill(-1);
+  // Per-variant arrays are views into shared buffers: typed arrays of more than a few dozen
+  // bytes each get a buffer of their own outside the heap, costly to make and to collect.
+  let pool = new Int32Array(0);
+  let used = 0;
+  const take = (len: number): Int32Array => {
+    if (used + len > pool.length) {
+      pool = new Int32Array(Math.max(1 << 16, 2 * len));
+      used = 0;
+    }
+    used += len;
+    return pool.subarray(used - len, used);
+  };
+  const distinctOf = (ids: Int32Array, v: number) => {
+    let m = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const k = ids[i]!;
+      if (k >= 0 && stamp[k] !== v) {
+        stamp[k] = v;
+        m++;
+      }
+    }
+    const out = take(m);
+    m = 0;
+    for (let i = 0; i < ids.length; i++) {
+      const k = ids[i]!;
+      if (k >= 0 && stamp[k] === v) {
+        stamp[k] = -2 - v;
+        out[m++] = k;
+      }
+    }
+    return out;
+  };
   if (parsed) {
-    const seen = new Int32Array(parsed.labels.length).fill(-1);
     const actOf = Int32Array.from(parsed.labels, (l) => id.get(l) ?? -1);
     parsed.traces.forEach((t, v) => {
-      const path = new Array<string>(t.length);
-      const ids = new Int32Array(t.length);
-      const first = new Map<string, number>();
-      for (let i = 0; i < t.length; i++) {
-        const a = parsed.labels[t[i]!]!;
-        path[i] = a;
-        ids[i] = actOf[t[i]!]!;
-        if (seen[t[i]!] !== v) {
-          seen[t[i]!] = v;
-          first.set(a, i);
-        }
-      }
-      listed.push({ path, count: parsed.counts[v]!, first, ids, key: parsed.keys[v]! });
+      const ids = take(t.length);
+      for (let i = 0; i < t.length; i++) ids[i] = actOf[t[i]!]!;
+      const end = t.length ? parsed.labels[t[t.length - 1]!] : undefined;
+      listed.push({ v: new ParsedVariant(t, parsed.labels, parsed.counts[v]!, ids, distinctOf(ids, v), end), key: parsed.keys[v]! });
     });
   } else {
+    let v = 0;
     for (const [key, count] of tally.variants) {
       const path = variantPath(key);
-      const first = new Map<string, number>();
-      path.forEach((a, i) => {
-        if (!first.has(a)) first.set(a, i);
-      });
-      listed.push({ path, count, first, ids: Int32Array.from(path, (a) => id.get(a) ?? -1), key });
+      const ids = Int32Array.from(path, (a) => id.get(a) ?? -1);
+      listed.push({ v: { path, end: path[path.length - 1], count, ids, distinct: distinctOf(ids, v++) }, key });
     }
   }
-  const variants: VariantFacts[] = listed.sort((x, y) => y.count - x.count || cmp(x.key, y.key)).map(({ path, count, first, ids }) => ({ path, count, first, ids }));
+  // By count descending, then key. Keys mostly come in ascending order already (the store keeps
+  // them sorted), and comparing long keys that share long prefixes is costly: the ties are broken
+  // by the rank of the key, checked once along the list, and sorted only when out of order.
+  const rank = new Int32Array(listed.length);
+  let ascending = true;
+  for (let i = 1; i < listed.length && ascending; i++) if (cmp(listed[i - 1]!.key, listed[i]!.key) >= 0) ascending = false;
+  if (ascending) rank.forEach((_, i) => (rank[i] = i));
+  else
+    listed
+      .map((x, i) => ({ key: x.key, i }))
+      .sort((x, y) => cmp(x.key, y.key))
+      .forEach((x, r) => (rank[x.i] = r));
+  const order = listed.map((_, i) => i).sort((x, y) => listed[y]!.v.count - listed[x]!.v.count || rank[x]! - rank[y]!);
+  const variants: VariantFacts[] = order.map((i) => listed[i]!.v);
   const out = new Map<string, EdgeFacts[]>();
   const into = new Map<string, EdgeFacts[]>();
   for (const [key, e] of [...tally.edges.entries()].sort((x, y) => cmp(x[0], y[0]))) {
@@ -104,29 +145,34 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
   // Pairwise first-occurrence order, one row per asked activity, filled over the variants holding
   // it: each variant keeps its distinct activities as integer ids in order of first occurrence, so
   // "a's first occurrence precedes b's" is "a's rank is lower", with no per-pair map lookups.
-  const n = activities.length;
-  const ranked: Int32Array[] = [];
-  const holding: number[][] = Array.from({ length: n }, () => []);
-  const stamp = new Int32Array(n).fill(-1);
-  variants.forEach((v, vi) => {
-    const ids: number[] = [];
-    for (let i = 0; i < v.ids.length; i++) {
-      const k = v.ids[i]!;
-      if (k < 0 || stamp[k] === vi) continue;
-      stamp[k] = vi;
-      ids.push(k);
-      holding[k]!.push(vi);
+  // Variants with the same first-occurrence order count alike, so they are merged first (far fewer).
+  const groups = new Map<number, number[]>();
+  const ranked: { ids: Int32Array; count: number }[] = [];
+  for (const v of variants) {
+    const d = v.distinct;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < d.length; i++) h = Math.imul(h ^ d[i]!, 0x01000193);
+    h = Math.imul(h ^ d.length, 0x01000193);
+    const bucket = groups.get(h);
+    const gi = bucket?.find((i) => sameIds(ranked[i]!.ids, d));
+    if (gi !== undefined) ranked[gi]!.count += v.count;
+    else {
+      if (bucket) bucket.push(ranked.length);
+      else groups.set(h, [ranked.length]);
+      ranked.push({ ids: d, count: v.count });
     }
-    ranked.push(Int32Array.from(ids));
+  }
+  const holding: number[][] = Array.from({ length: n }, () => []);
+  ranked.forEach((g, gi) => {
+    for (const k of g.ids) holding[k]!.push(gi);
   });
   const rows = new Map<number, { both: Float64Array; aFirst: Float64Array }>();
   const rowOf = (a: number) => {
     let r = rows.get(a);
     if (r) return r;
     r = { both: new Float64Array(n), aFirst: new Float64Array(n) };
-    for (const vi of holding[a]!) {
-      const ids = ranked[vi]!;
-      const c = variants[vi]!.count;
+    for (const gi of holding[a]!) {
+      const { ids, count: c } = ranked[gi]!;
       let after = false;
       for (let i = 0; i < ids.length; i++) {
         const b = ids[i]!;
@@ -142,6 +188,7 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
     tally,
     cases: tally.cases,
     activities,
+    idOf: id,
     activityCases,
     variants,
     out,
@@ -161,6 +208,28 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
       return { both: r.both[ib]!, aFirst: r.aFirst[ib]! };
     },
   };
+}
+
+/** A variant from mining's parsed log: its label path is built only when asked for. */
+class ParsedVariant implements VariantFacts {
+  private labelled: string[] | undefined;
+  constructor(
+    private readonly trace: readonly number[],
+    private readonly labels: readonly string[],
+    readonly count: number,
+    readonly ids: Int32Array,
+    readonly distinct: Int32Array,
+    readonly end: string | undefined,
+  ) {}
+  get path(): string[] {
+    return (this.labelled ??= Array.from(this.trace, (x) => this.labels[x]!));
+  }
+}
+
+function sameIds(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
 function push<K, V>(m: Map<K, V[]>, k: K, v: V): void {

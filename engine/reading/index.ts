@@ -79,7 +79,7 @@ export function readProcess(input: ReadingInput): Reading {
   const { snapshot } = input;
   const f = factsOf(snapshot.tally, (millis) => millis / HOUR_MS, input.parsed);
   const ends = readEnds(f, snapshot.periodEnd);
-  const happy = f.variants.find((v) => ends.successEnds.includes(v.path[v.path.length - 1]!));
+  const happy = f.variants.find((v) => v.end !== undefined && ends.successEnds.includes(v.end));
   if (happy) f.mainPath = [...new Set(happy.path)];
   const stages = readStages(f, input.processTree);
   const escalations = readEscalations(f);

@@ -29,9 +29,11 @@ export interface EndReading {
  * do). Recent cases at other activities are open; quiet ones are `other`.
  */
 export function readEnds(f: Facts, periodEnd: number | undefined): EndReading {
-  const stops = new Map<string, { recent: number; old: number }>();
+  const counted = new Map<string, { recent: number; old: number }>();
   const cut = new Map<string, number>();
-  for (const [key, n] of [...f.tally.lastEvents.entries()].sort((a, b) => cmp(a[0], b[0]))) {
+  // Counts are whole numbers, so they are summed in the map's order; the activities are then taken
+  // in sorted order (the order of the sorted keys: activity, then U+0000, then the hour).
+  for (const [key, n] of f.tally.lastEvents) {
     const [activity, hourText] = splitKey(key);
     if (!cut.has(activity)) {
       const next = f.tally.activities.get(activity)?.timeToNext;
@@ -39,11 +41,12 @@ export function readEnds(f: Facts, periodEnd: number | undefined): EndReading {
     }
     const age = Math.max(0, (periodEnd ?? 0) - (Number(hourText) + 1) * HOUR_MS);
     const c = cut.get(activity)!;
-    const s = stops.get(activity) ?? { recent: 0, old: 0 };
+    let s = counted.get(activity);
+    if (!s) counted.set(activity, (s = { recent: 0, old: 0 }));
     if (c > 0 && age <= c) s.recent += n;
     else s.old += n;
-    stops.set(activity, s);
   }
+  const stops = new Map([...counted].sort((a, b) => cmp(a[0], b[0])));
   const minOld = Math.max(2, Math.ceil(0.005 * f.cases));
   const mainEnd = f.variants[0]?.path[f.variants[0].path.length - 1];
   const ends = new Map<string, Outcome['kind']>();

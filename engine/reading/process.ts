@@ -65,7 +65,10 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { 
   if (ends.failureEnds.length) {
     const fail = new Set(ends.failureEnds);
     let n = 0;
-    for (const v of f.variants) if (!v.path.some((a) => fail.has(a))) n += v.count;
+    // By activity id over the distinct activities of each variant (a failure ending outside the tally's activities matches no path).
+    const failIds = new Uint8Array(f.activities.length);
+    for (const a of fail) if (f.idOf.has(a)) failIds[f.idOf.get(a)!] = 1;
+    for (const v of f.variants) if (!v.distinct.some((k) => failIds[k] === 1)) n += v.count;
     out.push({
       id: 'no-failure-step',
       statement: `A successful case never passes through ${ends.failureEnds.map(q).join(' or ')}.`,

@@ -88,16 +88,25 @@ function usuallyBefore(f: Facts, a: string, b: string): boolean {
 }
 
 function meanFirstPosition(f: Facts): Map<string, number> {
-  const sum = new Map<string, { s: number; n: number }>();
-  for (const v of f.variants) {
-    for (const [a, i] of v.first) {
-      const x = sum.get(a) ?? { s: 0, n: 0 };
-      x.s += i * v.count;
-      x.n += v.count;
-      sum.set(a, x);
+  // Per activity id, the sum of first positions weighted by cases, in variant order.
+  const n = f.activities.length;
+  const s = new Float64Array(n);
+  const c = new Float64Array(n);
+  const seen = new Int32Array(n).fill(-1);
+  const met: number[] = [];
+  f.variants.forEach((v, vi) => {
+    const ids = v.ids;
+    for (let i = 0; i < ids.length; i++) {
+      const k = ids[i]!;
+      if (k < 0 || seen[k] === vi) continue;
+      if (seen[k] === -1) met.push(k);
+      seen[k] = vi;
+      s[k]! += i * v.count;
+      c[k]! += v.count;
     }
-  }
-  return new Map([...sum].map(([a, x]) => [a, x.n ? x.s / x.n : 0]));
+  });
+  // In order of first appearance over the variants, as a map filled variant by variant would be.
+  return new Map(met.map((k) => [f.activities[k]!, c[k] ? s[k]! / c[k]! : 0]));
 }
 
 type Chain = { node: number; index: number }[];
