@@ -118,14 +118,19 @@ export const FOLDS = 5;
 /** At most this many attribute names are followed per case (the first met, in case order). */
 export const MAX_CHOICE_ATTRIBUTES = 12;
 
-/** FNV-1a of the case id, mod FOLDS: stable across machines and arrival orders. */
-export function caseFold(caseId: string): number {
+/** 32-bit FNV-1a of a string's UTF-16 code units: a small hash that is the same on every machine. */
+export function fnv1a(text: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < caseId.length; i++) {
-    h ^= caseId.charCodeAt(i);
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  return h % FOLDS;
+  return h;
+}
+
+/** The case's held-out fold, by its id's FNV-1a: stable across machines and arrival orders. */
+export function caseFold(caseId: string): number {
+  return fnv1a(caseId) % FOLDS;
 }
 
 export const choiceKey = (at: string, next: string, attribute: string, value: string, fold: number): string =>

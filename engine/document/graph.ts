@@ -3,6 +3,7 @@ import { quantile } from '../sketch.js';
 import { END, splitKey, START, type Tally } from '../tally.js';
 import { HOUR_MS } from '../time.js';
 import { counted, shareOf } from './evidence.js';
+import { slug, uniqueId } from './ids.js';
 import type { GraphEdge, GraphNode, Plain } from './types.js';
 
 export const SLOW_PERCENTILE = 0.9;
@@ -16,18 +17,7 @@ export function nodeIds(labels: readonly string[]): Map<string, string> {
   const ids = new Map<string, string>();
   const taken = new Set(['start', 'end']);
   for (const label of [...labels].sort(cmp)) {
-    const base =
-      label
-        .normalize('NFKD')
-        .replace(/[\u0300-\u036f]/g, '')
-        .toLowerCase()
-        .replace(/[^a-z0-9]+/g, '-')
-        .replace(/^-+|-+$/g, '')
-        .slice(0, 60) || 'activity';
-    let id = base;
-    for (let k = 2; taken.has(id); k++) id = `${base}-${k}`;
-    taken.add(id);
-    ids.set(label, id);
+    ids.set(label, uniqueId(slug(label, 60) || 'activity', taken));
   }
   return ids;
 }

@@ -1,5 +1,6 @@
 import { cmp } from '../event.js';
-import { splitKey, splitRoleKey, type PairTally, type Tally } from '../tally.js';
+import { fnv1a, splitKey, splitRoleKey, type PairTally, type Tally } from '../tally.js';
+import { slug, uniqueId } from './ids.js';
 import type { ObjectRelationItem, ObjectType, Role } from './types.js';
 
 /** Resources whose activity profiles have at least this cosine similarity to a role's profile join it. */
@@ -85,11 +86,7 @@ export function attributeRoles(roleValues: ReadonlyMap<string, PairTally>, attri
   const ids = new Map<string, string>();
   const taken = new Set<string>();
   for (const value of [...byValue.keys()].sort(cmp)) {
-    const base = `role-${slug(value)}`;
-    let id = base;
-    for (let k = 2; taken.has(id); k++) id = `${base}-${k}`;
-    taken.add(id);
-    ids.set(value, id);
+    ids.set(value, uniqueId(`role-${slug(value, 40) || fnv1a(value).toString(16).padStart(8, '0')}`, taken));
   }
   const eventsOf = (m: Map<string, PairTally>) => [...m.values()].reduce((s, p) => s + p.events, 0);
   const values = [...byValue.keys()].sort((a, b) => eventsOf(byValue.get(b)!) - eventsOf(byValue.get(a)!) || cmp(a, b));
@@ -110,25 +107,6 @@ export function attributeRoles(roleValues: ReadonlyMap<string, PairTally>, attri
   const rolesOf = new Map<string, string[]>();
   for (const [activity, list] of doers) rolesOf.set(activity, list.sort((a, b) => b.events - a.events || cmp(a.name, b.name)).map((d) => d.id));
   return { roles, rolesOf };
-}
-
-/** Lower-case ASCII letters and digits joined by '-', accents dropped; a hash when nothing is left (e.g. a non-Latin name). */
-function slug(value: string): string {
-  const s = value
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  if (s) return s;
-  let h = 0x811c9dc5;
-  for (let i = 0; i < value.length; i++) {
-    h ^= value.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h.toString(16).padStart(8, '0');
 }
 
 /**
@@ -173,10 +151,7 @@ export function discoverRoles(resources: ReadonlyMap<string, PairTally>, totalCa
   for (const g of groups) {
     const activities = [...g.profile.entries()].sort((a, b) => b[1] - a[1] || cmp(a[0], b[0])).map(([a]) => a);
     const name = activities.slice(0, 2).join(' + ');
-    const base = `role-${activities[0]!.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'r'}`;
-    let id = base;
-    for (let k = 2; taken.has(id); k++) id = `${base}-${k}`;
-    taken.add(id);
+    const id = uniqueId(`role-${slug(activities[0]!, 40) || 'r'}`, taken);
     // Cases per activity summed over members (a case two members worked on at one activity counts twice), the largest over activities, capped.
     let cases = 0;
     for (const a of activities) {

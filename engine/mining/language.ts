@@ -82,15 +82,22 @@ export class Language {
   }
 
   private seq(parts: number[]): number {
-    const flat: number[] = [];
-    for (const p of parts) {
-      if (p === EMPTY) return EMPTY;
-      if (p === EPS) continue;
-      if (this.kind[p] === Kind.Seq) flat.push(...this.kids[p]!);
-      else flat.push(p);
-    }
+    const flat = this.product(Kind.Seq, parts);
+    if (flat === undefined) return EMPTY;
     if (flat.length === 0) return EPS;
     return flat.length === 1 ? flat[0]! : this.make(Kind.Seq, flat);
+  }
+
+  /** The parts of a sequence or shuffle with nested ones of its kind inlined and ε dropped; undefined when one is ∅ (then so is the whole). */
+  private product(kind: Kind, parts: number[]): number[] | undefined {
+    const flat: number[] = [];
+    for (const p of parts) {
+      if (p === EMPTY) return undefined;
+      if (p === EPS) continue;
+      if (this.kind[p] === kind) flat.push(...this.kids[p]!);
+      else flat.push(p);
+    }
+    return flat;
   }
 
   private alt(parts: number[]): number {
@@ -106,13 +113,8 @@ export class Language {
   }
 
   private shuf(parts: number[]): number {
-    const flat: number[] = [];
-    for (const p of parts) {
-      if (p === EMPTY) return EMPTY;
-      if (p === EPS) continue;
-      if (this.kind[p] === Kind.Shuf) flat.push(...this.kids[p]!);
-      else flat.push(p);
-    }
+    const flat = this.product(Kind.Shuf, parts);
+    if (flat === undefined) return EMPTY;
     if (flat.length === 0) return EPS;
     flat.sort((x, y) => x - y);
     return flat.length === 1 ? flat[0]! : this.make(Kind.Shuf, flat);
