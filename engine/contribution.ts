@@ -34,21 +34,24 @@ export const clockDuration: Duration = (from, to) => to - from;
  */
 export class CaseFold {
   // A stream keeps a fold per open case, so its state is kept small: ids and
-  // strings rather than events, collections made only when first needed.
+  // strings (shared through the book) rather than events, flat arrays rather
+  // than maps (a V8 Map or a pushed-to array costs a few hundred bytes even
+  // when nearly empty), collections made only when first needed.
   /** Ids of the once-per-case counters met so far (an array while small). */
   private seen: number[] | Set<number> = [];
-  private readonly perActivity = new Map<string, number>();
+  /** Visits per activity, kept once the case is long; a shorter case counts them in `path`. */
+  private perActivity: Map<string, number> | undefined;
   private readonly path: string[] = [];
   private caseId = '';
   private firstAt = Infinity;
   private lastAt = -Infinity;
   private lastKey = '';
-  /** Reading counters: attribute → pairKey(attribute, counted value) known so far, and whether the last event was its activity's first visit. */
-  private known: Map<string, string> | undefined;
+  /** Reading counters: attribute, pairKey(attribute, counted value), … known so far, and whether the last event was its activity's first visit. */
+  private known: string[] | undefined;
   private fold = -1;
   private lastIsFirstVisit = false;
-  /** Activities each resource did in this case. */
-  private byResource: Map<string, string[]> | undefined;
+  /** Resource, activity, … : the activities each resource did in this case. */
+  private byResource: string[] | undefined;
   /** The variant counter's id for the path so far, once looked up. */
   private variant: number | undefined;
 
@@ -79,7 +82,8 @@ export class CaseFold {
 
   step(ev: Event, into: Counters, sign: 1 | -1): void {
     const book = this.book;
-    const a = ev.activity;
+    const activity = book.activity(ev.activity);
+    const a = activity.name;
     const prev = this.path.length ? this.path[this.path.length - 1]! : undefined;
     if (prev === undefined) {
       this.caseId = ev.caseId;
@@ -87,9 +91,7 @@ export class CaseFold {
       into.add(book.cases, sign);
     }
     into.add(book.events, sign);
-    const seenBefore = this.perActivity.get(a) ?? 0;
-    this.perActivity.set(a, seenBefore + 1);
-    const activity = book.activity(a);
+    const seenBefore = this.visits(a);
     if (seenBefore === 0) into.add(activity.cases, sign);
     if (seenBefore === 1) into.add(activity.repeating, sign);
 
@@ -110,9 +112,18 @@ export class CaseFold {
     }
     this.readingStep(ev, prev, into, sign, seenBefore === 0);
     this.path.push(a);
+    if (this.perActivity) this.perActivity.set(a, seenBefore + 1);
+    else if (this.path.length > LONG_CASE) this.perActivity = countVisits(this.path);
     this.variant = undefined;
     this.lastAt = ev.time;
     this.lastKey = ev.key;
+  }
+
+  /** How often the case visited an activity before: exact for long cases, else 0, 1 or 2 (meaning two or more), all that step asks. */
+  private visits(a: string): number {
+    if (this.perActivity) return this.perActivity.get(a) ?? 0;
+    const first = this.path.indexOf(a);
+    return first < 0 ? 0 : this.path.indexOf(a, first + 1) < 0 ? 1 : 2;
   }
 
   /** Counters counted once per case: the first step that meets one bumps it. */
@@ -136,8 +147,11 @@ export class CaseFold {
     for (const name in ev.attributes) {
       const value = name === '' ? undefined : choiceValue(ev.attributes[name]!);
       if (value !== undefined) {
-        const known = (this.known ??= new Map());
-        if (known.has(name) || known.size < MAX_CHOICE_ATTRIBUTES) known.set(name, pairKey(name, value));
+        const known = (this.known ??= []);
+        let i = 0;
+        while (i < known.length && known[i] !== name) i += 2;
+        if (i < known.length) known[i + 1] = this.book.pair(name, value);
+        else if (known.length < 2 * MAX_CHOICE_ATTRIBUTES) known.push(name, this.book.pair(name, value));
       }
       if (isRoleAttribute(name)) {
         const role = roleValue(ev.attributes[name]!);
@@ -150,21 +164,24 @@ export class CaseFold {
     }
     this.lastIsFirstVisit = firstVisit;
     if (ev.resource === undefined) return;
-    const byResource = (this.byResource ??= new Map());
-    let done = byResource.get(ev.resource);
-    if (!done) byResource.set(ev.resource, (done = []));
-    if (done.includes(ev.activity)) return;
-    for (const other of done) {
-      this.once(other < ev.activity ? this.book.id('same_resource', other, ev.activity, 0) : this.book.id('same_resource', ev.activity, other, 0), into, sign);
+    const r = ev.resource;
+    const a = ev.activity;
+    const done = (this.byResource ??= []);
+    for (let i = 0; i < done.length; i += 2) if (done[i] === r && done[i + 1] === a) return;
+    for (let i = 0; i < done.length; i += 2) {
+      if (done[i] !== r) continue;
+      const other = done[i + 1]!;
+      this.once(other < a ? this.book.id('same_resource', other, a, 0) : this.book.id('same_resource', a, other, 0), into, sign);
     }
-    done.push(ev.activity);
+    done.push(this.book.resourceName(r), this.book.activity(a).name);
   }
 
   private countChoice(at: string, next: string, into: Counters, sign: 1 | -1): void {
     if (this.fold < 0) this.fold = caseFold(this.caseId);
     const edge = this.book.edge(at, next);
     into.add(edge.choice(this.fold, ALL_CASES), sign);
-    if (this.known) for (const k2 of this.known.values()) into.add(edge.choice(this.fold, k2), sign);
+    const known = this.known;
+    if (known) for (let i = 1; i < known.length; i += 2) into.add(edge.choice(this.fold, known[i]!), sign);
   }
 
   finish(into: Counters, sign: 1 | -1): void {
@@ -181,6 +198,15 @@ export class CaseFold {
     into.add(book.duration(bucketOf(this.duration(this.firstAt, this.lastAt))), sign);
     into.add(book.activity(last).last(Math.floor(this.lastAt / HOUR_MS)), sign);
   }
+}
+
+/** Past this many events a fold counts visits per activity in a map rather than searching its path. */
+const LONG_CASE = 32;
+
+function countVisits(path: readonly string[]): Map<string, number> {
+  const visits = new Map<string, number>();
+  for (const a of path) visits.set(a, (visits.get(a) ?? 0) + 1);
+  return visits;
 }
 
 /** The attribute-value part of the choice counter over all cases. */

@@ -140,20 +140,49 @@ export function splitChoiceKey(key: string): { at: string; next: string; attribu
   return { at, next, attribute, value, fold: Number(fold) };
 }
 
-/** Lower bound of a number's bin on the 1-2-5 log scale (…, 1, 2, 5, 10, 20, …); negatives mirror it. */
-export function numberBin(v: number): number {
-  if (v === 0 || !Number.isFinite(v)) return 0;
+const BIN_STEPS = [1, 2, 5, 10];
+/** Bins and their counted labels by slot (exponent, step, sign): a few thousand at most, each computed once. */
+const binValues = new Map<number, number>();
+const binLabels = new Map<number, string>();
+
+/** The slot of a non-zero finite number's bin. */
+function binSlot(v: number): number {
   const a = Math.abs(v);
   let e = Math.floor(Math.log10(a));
   if (10 ** e > a) e -= 1;
   if (10 ** (e + 1) <= a) e += 1;
   const m = a / 10 ** e;
-  const steps = [1, 2, 5, 10];
   const i = m >= 5 ? 2 : m >= 2 ? 1 : 0;
-  const round = (x: number) => Number(x.toPrecision(12));
-  // A negative value's bin is [-(upper), -(lower)), so its lower bound is minus the next step.
-  return v > 0 ? round(steps[i]! * 10 ** e) : -round(steps[i + 1]! * 10 ** e);
+  return ((e + 400) * 3 + i) * 2 + (v > 0 ? 0 : 1);
 }
+
+/** Lower bound of a number's bin on the 1-2-5 log scale (…, 1, 2, 5, 10, 20, …); negatives mirror it. */
+export function numberBin(v: number): number {
+  if (v === 0 || !Number.isFinite(v)) return 0;
+  const slot = binSlot(v);
+  let bin = binValues.get(slot);
+  if (bin === undefined) {
+    const negative = slot % 2;
+    const i = Math.floor(slot / 2) % 3;
+    const e = Math.floor(slot / 6) - 400;
+    // A negative value's bin is [-(upper), -(lower)), so its lower bound is minus the next step.
+    bin = negative ? -Number((BIN_STEPS[i + 1]! * 10 ** e).toPrecision(12)) : Number((BIN_STEPS[i]! * 10 ** e).toPrecision(12));
+    binValues.set(slot, bin);
+  }
+  return bin;
+}
+
+function numberLabel(v: number): string {
+  if (v === 0 || !Number.isFinite(v)) return 'n:0';
+  const slot = binSlot(v);
+  let label = binLabels.get(slot);
+  if (label === undefined) binLabels.set(slot, (label = `n:${numberBin(v)}`));
+  return label;
+}
+
+/** Counted labels of recent string values; cleared when full, as its only purpose is speed. */
+const stringLabels = new Map<string, string | null>();
+const STRING_LABELS_MAX = 50_000;
 
 /**
  * The counted form of an attribute value, or undefined when it is not worth
@@ -163,13 +192,22 @@ export function numberBin(v: number): number {
  */
 export function choiceValue(v: string | number | boolean): string | undefined {
   if (typeof v === 'boolean') return v ? 'b:true' : 'b:false';
-  if (typeof v === 'number') return `n:${numberBin(v)}`;
+  if (typeof v === 'number') return numberLabel(v);
   if (v.length === 0 || v.length > 40) return undefined;
+  let label = stringLabels.get(v);
+  if (label === undefined) {
+    if (stringLabels.size >= STRING_LABELS_MAX) stringLabels.clear();
+    stringLabels.set(v, (label = stringLabel(v)));
+  }
+  return label ?? undefined;
+}
+
+function stringLabel(v: string): string | null {
   // Files often carry numbers as text (XES strings, CSV cells): count them as numbers.
-  if (/^-?\d+(\.\d+)?$/.test(v)) return `n:${numberBin(Number(v))}`;
+  if (/^-?\d+(\.\d+)?$/.test(v)) return numberLabel(Number(v));
   let digits = 0;
   for (let i = 0; i < v.length; i++) if (v.charCodeAt(i) >= 48 && v.charCodeAt(i) <= 57) digits++;
-  return digits > 3 ? undefined : `s:${v}`;
+  return digits > 3 ? null : `s:${v}`;
 }
 
 function addSketch(into: Sketch, from: Sketch, sign: number): void {

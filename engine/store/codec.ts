@@ -27,6 +27,11 @@ export class Counters {
     this.values[id] = this.values[id]! + by;
   }
 
+  /** Adds every counter of another sum over the same book. */
+  addFrom(other: Counters): void {
+    for (const id of other.touched) this.add(id, other.values[id]!);
+  }
+
   private grow(id: number): void {
     const size = Math.max(id + 1, this.values.length * 2);
     const values = new Float64Array(size);

@@ -21,6 +21,8 @@ export class KeyBook {
   private readonly edges = new Map<string, Map<string, EdgeKeys>>();
   private readonly activities = new Map<string, ActivityKeys>();
   private readonly durations = new Map<number, number>();
+  private readonly pairs = new Map<string, Map<string, string>>();
+  private readonly resources = new Map<string, string>();
   readonly cases = this.id('cases', '', '', 0);
   readonly events = this.id('events', '', '', 0);
 
@@ -60,6 +62,22 @@ export class KeyBook {
     let keys = this.activities.get(name);
     if (keys === undefined) this.activities.set(name, (keys = new ActivityKeys(this, name)));
     return keys;
+  }
+
+  /** pairKey(a, b), one string for all its uses (folds keep these per open case). */
+  pair(a: string, b: string): string {
+    let byB = this.pairs.get(a);
+    if (byB === undefined) this.pairs.set(a, (byB = new Map()));
+    let key = byB.get(b);
+    if (key === undefined) byB.set(b, (key = pairKey(a, b)));
+    return key;
+  }
+
+  /** One string per resource name, for the same reason. */
+  resourceName(name: string): string {
+    let shared = this.resources.get(name);
+    if (shared === undefined) this.resources.set(name, (shared = name));
+    return shared;
   }
 
   duration(bucket: number): number {

@@ -71,4 +71,53 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (from_id, to_id, qualifier)
   ) STRICT, WITHOUT ROWID;
   `,
+  `
+  -- The kept events become an append-only log: rows in arrival order under an
+  -- integer id, with no secondary index. A time-ordered stream interleaves
+  -- many open cases, so a table keyed by event key or indexed by case takes
+  -- every insert somewhere else in its B-trees; appending does not. The
+  -- de-duplication index is held in memory (engine/store/key-index.ts, built
+  -- from this table when a writer opens it) and each case lists its rows.
+  CREATE TABLE event_log (
+    id INTEGER PRIMARY KEY,
+    key TEXT NOT NULL,
+    case_id TEXT NOT NULL,
+    time INTEGER NOT NULL,
+    digest TEXT NOT NULL,
+    body TEXT NOT NULL
+  ) STRICT;
+  INSERT INTO event_log (key, case_id, time, digest, body)
+    SELECT key, case_id, time, digest, body FROM event ORDER BY case_id, time, key;
+  CREATE INDEX migration_event_case ON event_log(case_id);
+
+  -- Per case, also the ids of its rows in the event log, comma-separated in no
+  -- particular order (a JSON array without its brackets, so SQL can read it
+  -- with json_each). Without a rowid: every batch upserts the cases it
+  -- touches by case id, one B-tree instead of a table and its key index.
+  CREATE TABLE case_state_v2 (
+    case_id TEXT PRIMARY KEY,
+    first_time INTEGER NOT NULL,
+    last_time INTEGER NOT NULL,
+    events INTEGER NOT NULL,
+    event_ids TEXT NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  INSERT INTO case_state_v2 (case_id, first_time, last_time, events, event_ids)
+    SELECT c.case_id, c.first_time, c.last_time, c.events,
+      coalesce((SELECT group_concat(l.id, ',') FROM event_log l WHERE l.case_id = c.case_id), '')
+    FROM case_state c;
+  DROP TABLE case_state;
+  ALTER TABLE case_state_v2 RENAME TO case_state;
+
+  -- Counter changes of the last few batches, one row each (a JSON array of
+  -- [kind, k1, k2, bucket, n]); the counted state is counter plus these.
+  -- engine/store/counter-table.ts sums them into counter now and then.
+  CREATE TABLE counter_delta (
+    id INTEGER PRIMARY KEY,
+    rows TEXT NOT NULL
+  ) STRICT;
+
+  DROP INDEX migration_event_case;
+  DROP TABLE event;
+  ALTER TABLE event_log RENAME TO event;
+  `,
 ];

@@ -3,11 +3,13 @@ import { checkEvent, compareEvents, type Event } from '../event.js';
 import { type Tally } from '../tally.js';
 import type { ApplyResult, Batch, Position, ProjectSnapshot, StoreOptions } from './types.js';
 import { CaseCache } from './case-cache.js';
-import { Counters, tallyFromRows, type CounterRow } from './codec.js';
+import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
+import { CounterTable } from './counter-table.js';
 import { openDatabase, type Db } from './database.js';
 import { DigestSum, EMPTY_DIGEST } from './digest.js';
-import { packBody, unpackRow, type EventRow } from './trace-codec.js';
+import { EventLog } from './event-log.js';
+import { unpackRow } from './trace-codec.js';
 
 export type { ApplyResult, Batch, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, StoreOptions } from './types.js';
 
@@ -15,16 +17,23 @@ const REJECTIONS_SHOWN = 20;
 /** A store's KeyBook is started afresh between batches once it numbers this many counters (a 1M-event stream needs ~36k). */
 const MAX_COUNTER_IDS = 200_000;
 
+/** What a batch did to one case's kept events. */
+interface CaseChange {
+  /** New and winning events. */
+  added: Event[];
+  /** Their row ids. */
+  ids: number[];
+  /** Old bodies this batch replaced (their rows now hold the winners, maybe of another case). */
+  replaced: Event[] | undefined;
+}
+
 /** What a batch did to the kept events, for the case updates that follow. */
 interface BatchChanges {
   digest: DigestSum;
-  /** New and winning events, by their case. */
-  additions: Map<string, Event[]>;
-  /** Losing old bodies of replaced events, by their old case. */
-  replaced: Map<string, Event[]>;
-  /** Keys whose row this batch wrote. */
-  written: Set<string>;
-  touched: Set<string>;
+  /** By case, in the order the batch first touched them. */
+  cases: Map<string, CaseChange>;
+  /** Keys of rows this batch wrote over. */
+  replacedKeys: Set<string>;
   addedMin: number;
   addedMax: number;
 }
@@ -36,7 +45,11 @@ interface BatchChanges {
  */
 export class ProjectStore {
   readonly db: Db;
+  private readonly log: EventLog;
+  private readonly counters: CounterTable;
   private readonly cache: CaseCache;
+  /** The data version this connection last wrote or rebuilt: any other means another writer, and the in-memory copies are dropped. */
+  private writtenVersion: number | undefined;
   private book = new KeyBook();
   private readonly maxCounterIds: number;
   private tally: Tally | undefined;
@@ -49,6 +62,8 @@ export class ProjectStore {
 
   constructor(db: Db, options: StoreOptions = {}) {
     this.db = db;
+    this.log = new EventLog(db);
+    this.counters = new CounterTable(db, options.mergeEvery);
     this.cache = new CaseCache(options.cacheCases ?? 100_000);
     this.maxCounterIds = options.maxCounterIds ?? MAX_COUNTER_IDS;
     this.q = {
@@ -56,19 +71,16 @@ export class ProjectStore {
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       position: db.prepare<[string, number], { offset: number }>('SELECT offset FROM position WHERE source = ? AND partition = ?'),
       setPosition: db.prepare('INSERT INTO position (source, partition, offset) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET offset = max(offset, excluded.offset)'),
-      eventRow: db.prepare<[string], EventRow>('SELECT key, case_id, time, digest, body FROM event WHERE key = ?'),
-      addEvent: db.prepare('INSERT INTO event (key, case_id, time, digest, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING'),
-      replaceEvent: db.prepare('UPDATE event SET case_id = ?, time = ?, digest = ?, body = ? WHERE key = ?'),
-      caseEvents: db.prepare<[string], EventRow>('SELECT key, case_id, time, digest, body FROM event WHERE case_id = ?'),
-      putCase: db.prepare(
-        'INSERT INTO case_state (case_id, first_time, last_time, events) VALUES (?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET first_time = excluded.first_time, last_time = excluded.last_time, events = excluded.events',
+      // A case that only grew appends its new row ids; any other change sets the whole list.
+      appendCase: db.prepare(
+        `INSERT INTO case_state (case_id, first_time, last_time, events, event_ids) VALUES (?, ?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET
+         first_time = excluded.first_time, last_time = excluded.last_time, events = excluded.events, event_ids = event_ids || ',' || excluded.event_ids`,
+      ),
+      setCase: db.prepare(
+        `INSERT INTO case_state (case_id, first_time, last_time, events, event_ids) VALUES (?, ?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET
+         first_time = excluded.first_time, last_time = excluded.last_time, events = excluded.events, event_ids = excluded.event_ids`,
       ),
       deleteCase: db.prepare('DELETE FROM case_state WHERE case_id = ?'),
-      caseSize: db.prepare<[string], { events: number }>('SELECT events FROM case_state WHERE case_id = ?'),
-      bumpCounter: db.prepare('INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n'),
-      // Rows that fell to zero, found through a partial index that holds only them.
-      deleteZeroCounters: db.prepare('DELETE FROM counter WHERE n = 0'),
-      counters: db.prepare<[], CounterRow>('SELECT kind, k1, k2, bucket, n FROM counter'),
       deadLetter: db.prepare('INSERT INTO dead_letter (source, location, reason, payload, received_at) VALUES (?, ?, ?, ?, ?)'),
       putObject: db.prepare('INSERT OR IGNORE INTO object (id, type) VALUES (?, ?)'),
       putRelation: db.prepare('INSERT OR IGNORE INTO object_relation (from_id, to_id, qualifier) VALUES (?, ?, ?)'),
@@ -82,13 +94,17 @@ export class ProjectStore {
   /** Counters written by an older version of contribution() are recounted from the kept events. */
   private upgradeCounters(): void {
     if (this.getMeta('counting') === String(COUNTING_VERSION)) return;
-    const hasEvents = this.db.prepare('SELECT 1 FROM event LIMIT 1').get() !== undefined;
-    if (hasEvents) this.rebuild();
+    if (!this.log.isEmpty) this.rebuild();
     this.setMeta('counting', String(COUNTING_VERSION));
   }
 
+  /** Closes the file; a connection that wrote first sums its pending counter deltas, so a closed store's counter table is whole. */
   close(): void {
-    this.db.close();
+    try {
+      if (this.db.open && this.writtenVersion !== undefined) this.db.transaction(() => this.counters.merge())();
+    } finally {
+      this.db.close();
+    }
   }
 
   getMeta(key: string): string | undefined {
@@ -120,6 +136,7 @@ export class ProjectStore {
     try {
       this.db.transaction(() => {
         result.dataVersion = this.dataVersion;
+        if (result.dataVersion !== this.writtenVersion) this.forgetCopies();
         if (position) {
           const stored = this.position(position.source, position.partition);
           if (stored !== undefined && stored >= position.offset) return;
@@ -129,24 +146,22 @@ export class ProjectStore {
         const incoming = this.validate(batch, position?.source ?? 'direct', result);
         const changes = this.writeEvents(incoming, result);
         const objectsChanged = this.putObjects(batch, incoming.values());
-        if (changes.touched.size === 0 && !objectsChanged) return;
+        if (changes.cases.size === 0 && !objectsChanged) return;
 
         delta = new Counters(this.book);
         folds = this.updateCases(changes, delta);
-        for (const r of delta.rows()) {
-          this.q.bumpCounter.run(r.kind, r.k1, r.k2, r.bucket, r.n);
-        }
-        this.q.deleteZeroCounters.run();
+        this.counters.add(delta);
         this.updatePeriod(changes);
         result.dataVersion += 1;
         this.q.setMeta.run('data_version', String(result.dataVersion));
         this.q.setMeta.run('log_digest', changes.digest.toHex());
       })();
     } catch (error) {
-      this.cache.clear();
+      this.forgetCopies();
       this.tally = undefined;
       throw error;
     }
+    this.writtenVersion = result.dataVersion;
     for (const [caseId, fold] of folds) this.cache.set(caseId, fold);
     if (delta && this.tally && this.tallyVersion === result.dataVersion - 1) {
       tallyFromRows(delta.rows(), this.tally);
@@ -179,39 +194,49 @@ export class ProjectStore {
     return incoming;
   }
 
-  /**
-   * Writes the batch's new and winning events. The insert itself is the
-   * duplicate check (one statement for the common, new event); only a
-   * conflict reads the kept row.
-   */
+  /** The case cache and key index are copies of the file; after a failure or another writer's change they are rebuilt from it. */
+  private forgetCopies(): void {
+    this.cache.clear();
+    this.log.forget();
+    this.counters.forget();
+    this.writtenVersion = undefined;
+  }
+
+  /** Writes the batch's new and winning events; a key already kept is a duplicate unless its new body wins. */
   private writeEvents(incoming: Map<string, Event>, result: ApplyResult): BatchChanges {
     const changes: BatchChanges = {
       digest: new DigestSum(this.getMeta('log_digest') ?? EMPTY_DIGEST),
-      additions: new Map(),
-      replaced: new Map(),
-      written: new Set(),
-      touched: new Set(),
+      cases: new Map(),
+      replacedKeys: new Set(),
       addedMin: Infinity,
       addedMax: -Infinity,
     };
+    const change = (caseId: string): CaseChange => {
+      let c = changes.cases.get(caseId);
+      if (!c) changes.cases.set(caseId, (c = { added: [], ids: [], replaced: undefined }));
+      return c;
+    };
     for (const e of incoming.values()) {
-      const body = packBody(e);
-      if (this.q.addEvent.run(e.key, e.caseId, e.time, e.digest, body).changes === 0) {
-        const kept = this.q.eventRow.get(e.key)!;
+      const kept = this.log.find(e.key);
+      let id: number;
+      if (!kept) {
+        id = this.log.append(e);
+      } else {
         if (kept.digest <= e.digest) {
           result.duplicates += 1;
           continue;
         }
         // A different body under a known id, and it wins: the old one leaves its case.
         changes.digest.add(kept.digest, -1);
-        getOrSet(changes.replaced, kept.case_id, () => []).push(unpackRow(kept));
-        changes.touched.add(kept.case_id);
-        this.q.replaceEvent.run(e.caseId, e.time, e.digest, body, e.key);
+        (change(kept.case_id).replaced ??= []).push(unpackRow(kept));
+        changes.replacedKeys.add(e.key);
+        this.log.replace(kept.id, e);
+        id = kept.id;
       }
       changes.digest.add(e.digest, 1);
-      getOrSet(changes.additions, e.caseId, () => []).push(e);
-      changes.written.add(e.key);
-      changes.touched.add(e.caseId);
+      const c = change(e.caseId);
+      c.added.push(e);
+      c.ids.push(id);
       changes.addedMin = Math.min(changes.addedMin, e.time);
       changes.addedMax = Math.max(changes.addedMax, e.time);
       result.accepted += 1;
@@ -222,41 +247,35 @@ export class ProjectStore {
   /** Moves every touched case to its new state, adding its contribution's change to delta. */
   private updateCases(changes: BatchChanges, delta: Counters): Map<string, CaseFold> {
     const folds = new Map<string, CaseFold>();
-    for (const caseId of changes.touched) {
-      const added = (changes.additions.get(caseId) ?? []).sort(compareEvents);
-      const replaced = changes.replaced.get(caseId);
+    for (const [caseId, { added, ids: addedIds, replaced }] of changes.cases) {
+      added.sort(compareEvents);
       let fold = this.cache.get(caseId);
       if (fold && !replaced && added.length > 0 && fold.precedes(added[0]!)) {
         // The common case of a stream: events after the case's last one continue its fold.
-        this.cache.delete(caseId);
         fold.finish(delta, -1);
         for (const e of added) fold.step(e, delta, 1);
         fold.finish(delta, 1);
+        this.q.appendCase.run(caseId, fold.firstTime, fold.lastTime, fold.size, addedIds.join(','));
       } else {
         // Anything else retracts the whole old contribution and adds the new one.
-        const before = this.storedTrace(caseId, changes);
+        // Rows this batch wrote over hold new bodies: the old ones are in `replaced`.
+        // (Rows it appended are not listed under any case yet.)
+        const rows = this.log.caseRows(caseId).filter((r) => !changes.replacedKeys.has(r.key));
+        const before = rows.map(unpackRow).concat(replaced ?? []).sort(compareEvents);
         contribute(delta, before, -1);
-        const after = before.filter((e) => !changes.written.has(e.key)).concat(added).sort(compareEvents);
+        const after = before.filter((e) => !changes.replacedKeys.has(e.key)).concat(added).sort(compareEvents);
         fold = contribute(delta, after, 1);
+        if (fold.size === 0) this.q.deleteCase.run(caseId);
+        else this.q.setCase.run(caseId, fold.firstTime, fold.lastTime, fold.size, rows.map((r) => r.id).concat(addedIds).join(','));
       }
       folds.set(caseId, fold);
-      if (fold.size === 0) this.q.deleteCase.run(caseId);
-      else this.q.putCase.run(caseId, fold.firstTime, fold.lastTime, fold.size);
     }
     return folds;
   }
 
-  /** A case as it was before this batch, read back from rows this batch has already written over. */
-  private storedTrace(caseId: string, changes: BatchChanges): Event[] {
-    // A primary-key probe first: most cases a stream touches uncached are new ones.
-    if (!this.q.caseSize.get(caseId)) return changes.replaced.get(caseId) ?? [];
-    const rows = this.q.caseEvents.all(caseId).map(unpackRow).filter((e) => !changes.written.has(e.key));
-    return rows.concat(changes.replaced.get(caseId) ?? []).sort(compareEvents);
-  }
-
   /** The log's period, kept in meta: widened by additions, recomputed when a replacement may have narrowed it. */
   private updatePeriod(changes: BatchChanges): void {
-    if (changes.replaced.size > 0) {
+    if (changes.replacedKeys.size > 0) {
       const p = this.q.period.get()!;
       this.q.setMeta.run('period_start', String(p.start ?? ''));
       this.q.setMeta.run('period_end', String(p.end ?? ''));
@@ -281,7 +300,7 @@ export class ProjectStore {
   currentTally(): Tally {
     const version = this.dataVersion;
     if (!this.tally || this.tallyVersion !== version) {
-      this.tally = tallyFromRows(this.q.counters.iterate());
+      this.tally = tallyFromRows(this.counters.rows());
       this.tallyVersion = version;
     }
     return this.tally;
@@ -324,17 +343,8 @@ export class ProjectStore {
   }
 
   /** Every case's events in case order, one case at a time. */
-  *traces(): Generator<Event[]> {
-    let current: Event[] = [];
-    const rows = this.db.prepare<[], EventRow>('SELECT key, case_id, time, digest, body FROM event ORDER BY case_id').iterate();
-    for (const row of rows) {
-      if (current.length && current[0]!.caseId !== row.case_id) {
-        yield current.sort(compareEvents);
-        current = [];
-      }
-      current.push(unpackRow(row));
-    }
-    if (current.length) yield current.sort(compareEvents);
+  traces(): Generator<Event[]> {
+    return this.log.traces();
   }
 
   /** Recomputes every counter from the kept events (after a change to contribution, say). */
@@ -342,13 +352,12 @@ export class ProjectStore {
     const all = new Counters(new KeyBook());
     for (const trace of this.traces()) contribute(all, trace, 1);
     this.db.transaction(() => {
-      this.db.exec('DELETE FROM counter');
-      const insert = this.db.prepare('INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?)');
-      for (const r of all.rows()) insert.run(r.kind, r.k1, r.k2, r.bucket, r.n);
+      this.counters.replace(all.rows());
       this.q.setMeta.run('data_version', String(this.dataVersion + 1));
     })();
     this.tally = undefined;
     this.cache.clear();
+    this.writtenVersion = this.dataVersion;
   }
 
   deadLetters(limit = 100): { source: string; location: string; reason: string; payload: string; receivedAt: number }[] {
@@ -362,12 +371,6 @@ export class ProjectStore {
 
 function metaNumber(value: string | undefined): number | null {
   return value ? Number(value) : null;
-}
-
-function getOrSet<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  let v = map.get(key);
-  if (v === undefined) map.set(key, (v = make()));
-  return v;
 }
 
 function safeJson(value: unknown): string {

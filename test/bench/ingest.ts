@@ -3,7 +3,7 @@
  * into one project through ProjectStore.apply, against a bare SQLite bulk
  * insert of the same rows measured in the same run; and, to show where the
  * gap lies, the engine's floor: the same events validated and written to the
- * engine's event table (its de-duplication key and case index), uncounted.
+ * engine's event log (appended, de-duplicated by its key index), uncounted.
  *
  *   node --import tsx test/bench/ingest.ts [--events 1000000] [--batch 10000] [--runs 3]
  */
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkEvent, ProjectStore, type WireEvent } from '../../engine/index.js';
 import { openDatabase } from '../../engine/store/database.js';
-import { packBody } from '../../engine/store/trace-codec.js';
+import { EventLog } from '../../engine/store/event-log.js';
 import { simulate } from '../../connectors/simulator/index.js';
 import { median, peakRssMiB, runChild } from './child.js';
 
@@ -79,14 +79,14 @@ function measure(mode: string): Measure {
       }
       db.close();
     } else if (mode === 'stored') {
-      // The engine's floor: validated events into its own event table (the
-      // de-duplication key and the case index), with nothing counted.
+      // The engine's floor: validated events appended to its event log,
+      // de-duplicated through its key index, with nothing counted.
       const db = openDatabase(join(dir, 'state.sqlite'));
-      const insert = db.prepare('INSERT INTO event (key, case_id, time, digest, body) VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING');
+      const log = new EventLog(db);
       const write = db.transaction((b: WireEvent[]) => {
         for (const w of b) {
           const c = checkEvent(w);
-          if (c.ok) insert.run(c.event.key, c.event.caseId, c.event.time, c.event.digest, packBody(c.event));
+          if (c.ok && !log.find(c.event.key)) log.append(c.event);
         }
       });
       for (const b of batches()) {

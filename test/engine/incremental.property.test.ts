@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkEvent, compareEvents, edgeKey, exactQuantile, quantile, recompute, RELATIVE_ERROR, tallyToJson, type Event, type WireEvent } from '../../engine/index.js';
-import { freshStore } from './helpers.js';
+import { join } from 'node:path';
+import { ProjectStore } from '../../engine/index.js';
+import { freshDir, freshStore } from './helpers.js';
 
 /**
  * The engine's key property: whatever the arrival (duplicates, shuffles,
@@ -11,12 +13,12 @@ import { freshStore } from './helpers.js';
 const T0 = Date.UTC(2025, 0, 1);
 const activities = ['a', 'b', 'c', 'd', 'e'];
 
-const eventArb = fc.record({
-  caseId: fc.constantFrom('c1', 'c2', 'c3', 'c4', 'c5', 'c6'),
+const eventOf = (caseIds: string[], eventIds: string[]) => fc.record({
+  caseId: fc.constantFrom(...caseIds),
   activity: fc.constantFrom(...activities),
   // Coarse times make ties common, which exercises the key-based tie order.
   timestamp: fc.integer({ min: 0, max: 40 }).map((m) => T0 + m * 3_600_000 + (m % 3) * 17),
-  eventId: fc.option(fc.constantFrom('e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8'), { nil: undefined }),
+  eventId: fc.option(fc.constantFrom(...eventIds), { nil: undefined }),
   resource: fc.option(fc.constantFrom('ann', 'bob'), { nil: undefined }),
   // Attributes feed the decision counters (numbers binned, short strings) and the role counters (org:group).
   attributes: fc.option(
@@ -35,8 +37,8 @@ const clean = (e: { eventId?: string | undefined; resource?: string | undefined;
   return out as WireEvent;
 };
 
-const scenario = fc
-  .array(eventArb, { minLength: 1, maxLength: 40 })
+const scenarioOf = (caseIds: string[], eventIds: string[], maxLength: number, minLength = 1) => fc
+  .array(eventOf(caseIds, eventIds), { minLength, maxLength })
   .map((es) => es.map(clean))
   .chain((log) =>
     fc.record({
@@ -47,6 +49,10 @@ const scenario = fc
       replays: fc.array(fc.nat(), { maxLength: 3 }),
     }),
   );
+// Few ids and coarse times, so that repeats and ties are common.
+const scenario = scenarioOf(['c1', 'c2', 'c3', 'c4', 'c5', 'c6'], ['e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8'], 40);
+/** Two cases of ~40-60 distinct events: past the length at which a fold keeps a visit map. */
+const longCases = scenarioOf(['c1', 'c2'], Array.from({ length: 400 }, (_, i) => `e${i}`), 120, 80);
 
 function batchesOf<T>(items: T[], cuts: number[]): T[][] {
   const points = [...new Set(cuts.map((c) => c % (items.length + 1)))].sort((a, b) => a - b);
@@ -61,16 +67,24 @@ function batchesOf<T>(items: T[], cuts: number[]): T[][] {
 
 describe('incremental state == from-scratch recomputation', () => {
   // Without a case cache every touched case is read back from its rows; with one, appends continue the cached fold.
+  // Reopening drops every in-memory copy (key index, folds, pending counter sums), so the next batch works from the file alone.
   it.each([
-    ['with the case cache', 100_000, undefined],
-    ['reading every case from SQLite', 0, undefined],
-    ['with counter ids renumbered between most batches', 100_000, 8],
-  ])('under duplicates, shuffles, replays and any batch split (%s)', (_, cacheCases, maxCounterIds) => {
+    ['with the case cache, counters merged every third batch', { cacheCases: 100_000, mergeEvery: 3 }, false],
+    ['reading every case from SQLite', { cacheCases: 0 }, false],
+    ['with counter ids renumbered between most batches, counters merged every second', { cacheCases: 100_000, maxCounterIds: 8, mergeEvery: 2 }, false],
+    ['with a two-case cache, counters merged every second batch, reopened between batches', { cacheCases: 2, mergeEvery: 2 }, true],
+    ['with long cases', { cacheCases: 100_000 }, false, longCases],
+  ])('under duplicates, shuffles, replays and any batch split (%s)', (_, options, reopen, logs = scenario) => {
     fc.assert(
-      fc.property(scenario, ({ log, arrival, cuts, replays }) => {
-        const store = freshStore({ cacheCases, ...(maxCounterIds ? { maxCounterIds } : {}) });
+      fc.property(logs, ({ log, arrival, cuts, replays }) => {
+        const file = join(freshDir(), 'state.sqlite');
+        let store = ProjectStore.open(file, options);
         const batches = batchesOf(arrival, cuts);
         batches.forEach((batch, i) => {
+          if (reopen && i % 2 === 1) {
+            store.close();
+            store = ProjectStore.open(file, options);
+          }
           store.apply({ records: batch }, { source: 's', partition: 0, offset: i });
           // A replayed earlier position must change nothing.
           for (const r of replays) {

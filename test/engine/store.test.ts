@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { edgeKey, END, EngineError, ProjectStore, quantile, START, variantKey } from '../../engine/index.js';
+import { edgeKey, END, EngineError, ProjectStore, quantile, recompute, START, tallyToJson, variantKey } from '../../engine/index.js';
+import { migrations } from '../../engine/store/migrations.js';
 import { freshDir, freshStore } from './helpers.js';
 
 const H = 3_600_000;
@@ -154,7 +155,7 @@ describe('ProjectStore, by hand', () => {
     store.apply({ records: [ev('c1', 'a', 0, { attributes: { role: 'clerk' } }), ev('c1', 'b', 1)] });
     const before = store.snapshot();
     // As an older pcg left it: no role counters, an older counting version.
-    store.db.exec("DELETE FROM counter WHERE kind LIKE 'role.%'");
+    store.db.exec("DELETE FROM counter WHERE kind LIKE 'role.%'; DELETE FROM counter_delta");
     store.setMeta('counting', '1');
     store.close();
     const reopened = ProjectStore.open(file);
@@ -162,6 +163,71 @@ describe('ProjectStore, by hand', () => {
     expect(after.dataVersion).toBe(before.dataVersion + 1);
     expect([...after.tally.roleValues.values()]).toEqual([{ events: 1, cases: 1 }]);
     expect(after.tally.variants).toEqual(before.tally.variants);
+    reopened.close();
+  });
+
+  it('migrates a version 1 file (keyed event table) to the event log, with the same state and de-duplication', () => {
+    const dir = freshDir();
+    const records = [
+      ev('c1', 'a', 0, { eventId: 'x1' }),
+      ev('c1', 'b', 2, { eventId: 'x2', resource: 'ann' }),
+      ev('c2', 'a', 1),
+      ev('c2', 'c', 5, { attributes: { amount: 70 } }),
+      ev('c3', 'a', 3, { eventId: 'x3' }),
+    ];
+    const direct = ProjectStore.open(join(dir, 'direct.sqlite'));
+    direct.apply({ records }, { source: 's', partition: 0, offset: 1 });
+    direct.close();
+
+    // A version 1 file with the same content, as pcg wrote it before migration 2.
+    const oldFile = join(dir, 'v1.sqlite');
+    const old = new Database(oldFile);
+    old.exec(migrations[0]!);
+    old.pragma('user_version = 1');
+    old.exec(`ATTACH '${join(dir, 'direct.sqlite')}' AS d`);
+    old.exec(`
+      INSERT INTO event SELECT key, case_id, time, digest, body FROM d.event;
+      INSERT INTO case_state SELECT case_id, first_time, last_time, events FROM d.case_state;
+      INSERT INTO counter SELECT * FROM d.counter;
+      INSERT INTO meta SELECT * FROM d.meta;
+      INSERT INTO position SELECT * FROM d.position;
+    `);
+    old.exec('DETACH d');
+    old.close();
+
+    const migrated = ProjectStore.open(oldFile);
+    const reference = ProjectStore.open(join(dir, 'direct.sqlite'));
+    expect(tallyToJson(migrated.snapshot().tally)).toEqual(tallyToJson(reference.snapshot().tally));
+    expect([...migrated.traces()]).toEqual([...reference.traces()]);
+    // Kept keys still de-duplicate, and a late event re-sequences its migrated case.
+    const more = [records[0]!, records[2]!, ev('c1', 'z', -1), ev('c3', 'b', 4)];
+    const a = migrated.apply({ records: more });
+    const b = reference.apply({ records: more });
+    expect(a).toMatchObject({ accepted: 2, duplicates: 2 });
+    expect(a).toEqual(b);
+    expect(tallyToJson(migrated.snapshot().tally)).toEqual(tallyToJson(reference.snapshot().tally));
+    expect(migrated.snapshot().logDigest).toBe(reference.snapshot().logDigest);
+    migrated.close();
+    reference.close();
+  });
+
+  it('gives two connections writing one file in turn the state of one', () => {
+    // Each keeps in-memory copies (key index, case folds, pending counter sums) that the other's writes make stale.
+    const file = join(freshDir(), 'state.sqlite');
+    const a = ProjectStore.open(file);
+    const b = ProjectStore.open(file);
+    const e1 = ev('c1', 'a', 0, { eventId: '1' });
+    const e2 = ev('c1', 'b', 1, { eventId: '2' });
+    const e3 = ev('c1', 'c', 2, { eventId: '3' });
+    a.apply({ records: [e1] });
+    expect(b.apply({ records: [e2, e1] })).toMatchObject({ accepted: 1, duplicates: 1 });
+    expect(a.apply({ records: [e3, e2] })).toMatchObject({ accepted: 1, duplicates: 1 });
+    expect(b.apply({ records: [e3] })).toMatchObject({ accepted: 0, duplicates: 1 });
+    for (const s of [a, b]) expect(tallyToJson(s.snapshot().tally)).toEqual(tallyToJson(recompute([e1, e2, e3])));
+    a.close();
+    b.close();
+    const reopened = ProjectStore.open(file);
+    expect(tallyToJson(reopened.snapshot().tally)).toEqual(tallyToJson(recompute([e1, e2, e3])));
     reopened.close();
   });
 

@@ -61,6 +61,32 @@ describe('counted attribute values', () => {
     expect([-1, -3, -10000].map(numberBin)).toEqual([-2, -5, -20000]);
   });
 
+  it('bins any number as the plain 1-2-5 formula does (the memoised bins and labels change nothing)', () => {
+    // The formula, computed afresh per call.
+    const plainBin = (v: number): number => {
+      if (v === 0 || !Number.isFinite(v)) return 0;
+      const a = Math.abs(v);
+      let e = Math.floor(Math.log10(a));
+      if (10 ** e > a) e -= 1;
+      if (10 ** (e + 1) <= a) e += 1;
+      const m = a / 10 ** e;
+      const steps = [1, 2, 5, 10];
+      const i = m >= 5 ? 2 : m >= 2 ? 1 : 0;
+      const round = (x: number) => Number(x.toPrecision(12));
+      return v > 0 ? round(steps[i]! * 10 ** e) : -round(steps[i + 1]! * 10 ** e);
+    };
+    const numbers = fc.oneof(fc.double(), fc.integer({ min: -1e6, max: 1e6 }), fc.constantFrom(1, 2, 5, 10, 0.2, 0.5, -2, -5, 1e-300, 5e-324));
+    fc.assert(
+      fc.property(numbers, (v) => {
+        expect(numberBin(v)).toBe(plainBin(v));
+        expect(choiceValue(v)).toBe(`n:${plainBin(v)}`);
+        // Decimal text counts as the number it spells.
+        if (/^-?\d+(\.\d+)?$/.test(String(v))) expect(choiceValue(String(v))).toBe(`n:${plainBin(v)}`);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('keeps short strings and booleans, leaves ids and long text out', () => {
     expect(choiceValue('high')).toBe('s:high');
     expect(choiceValue(true)).toBe('b:true');

@@ -1,0 +1,111 @@
+import { Counters, type CounterRow } from './codec.js';
+import type { Db } from './database.js';
+
+/** Batches whose deltas wait in counter_delta before they are summed into counter, by default. */
+const MERGE_EVERY = 16;
+
+type DeltaRow = [kind: string, k1: string, k2: string, bucket: number, n: number];
+
+/**
+ * The counted state in SQLite: summed rows in `counter`, plus the deltas of
+ * the last few batches in `counter_delta`, one row each. The state is their
+ * sum, so a batch writes one row (an append) instead of upserting each of its
+ * counters; every few batches (16 by default) the pending deltas are summed in memory
+ * and applied at once. Deltas of nearby batches touch mostly the same counters
+ * (wait buckets, hours, choice cells) and often cancel (the variant of an open
+ * case's path so far), so the merge writes far fewer rows than the batches
+ * did. Every method runs inside the caller's transaction.
+ *
+ * The merge sums from an in-memory mirror of the pending deltas when it has
+ * one (counters by id, no parsing); after a restart, a failed transaction or
+ * a fresh KeyBook it parses the stored deltas instead.
+ */
+export class CounterTable {
+  private readonly q;
+  private mirror: Counters | undefined;
+  /** How many pending deltas the mirror holds; -1 when it cannot be trusted until the next merge. */
+  private mirrored = 0;
+
+  constructor(
+    db: Db,
+    private readonly mergeEvery = MERGE_EVERY,
+  ) {
+    this.q = {
+      counters: db.prepare<[], CounterRow>('SELECT kind, k1, k2, bucket, n FROM counter'),
+      deltas: db.prepare<[], { rows: string }>('SELECT rows FROM counter_delta ORDER BY id'),
+      pending: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM counter_delta'),
+      addDelta: db.prepare('INSERT INTO counter_delta (rows) VALUES (?)'),
+      bump: db.prepare('INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n'),
+      // Rows that fell to zero, found through a partial index that holds only them.
+      deleteZero: db.prepare('DELETE FROM counter WHERE n = 0'),
+      clearDeltas: db.prepare('DELETE FROM counter_delta'),
+      clearCounters: db.prepare('DELETE FROM counter'),
+    };
+  }
+
+  /** Records a batch's counter changes. */
+  add(delta: Counters): void {
+    const rows: DeltaRow[] = [];
+    for (const r of delta.rows()) rows.push([r.kind, r.k1, r.k2, r.bucket, r.n]);
+    if (rows.length === 0) return;
+    this.q.addDelta.run(JSON.stringify(rows));
+    if (this.mirrored >= 0 && (this.mirror === undefined || this.mirror.book === delta.book)) {
+      (this.mirror ??= new Counters(delta.book)).addFrom(delta);
+      this.mirrored += 1;
+    } else {
+      this.forget();
+    }
+    const pending = this.q.pending.get()!.n;
+    if (pending !== this.mirrored) this.forget();
+    if (pending >= this.mergeEvery) this.merge();
+  }
+
+  /** Stops trusting the mirror (the transaction failed, or another connection wrote). */
+  forget(): void {
+    this.mirror = undefined;
+    this.mirrored = -1;
+  }
+
+  /** Sums the pending deltas into counter. */
+  merge(): void {
+    if (this.mirror && this.mirrored === this.q.pending.get()!.n) {
+      for (const r of this.mirror.rows()) this.q.bump.run(r.kind, r.k1, r.k2, r.bucket, r.n);
+    } else {
+      for (const [kind, k1, k2, bucket, n] of this.parsedSums()) if (n !== 0) this.q.bump.run(kind, k1, k2, bucket, n);
+    }
+    this.q.deleteZero.run();
+    this.q.clearDeltas.run();
+    this.mirror = undefined;
+    this.mirrored = 0;
+  }
+
+  private parsedSums(): Iterable<DeltaRow> {
+    const sums = new Map<string, DeltaRow>();
+    for (const { rows } of this.q.deltas.iterate()) {
+      for (const r of JSON.parse(rows) as DeltaRow[]) {
+        const key = `${r[0]}\u0000${r[1]}\u0000${r[2]}\u0000${r[3]}`;
+        const sum = sums.get(key);
+        if (sum) sum[4] += r[4];
+        else sums.set(key, r);
+      }
+    }
+    return sums.values();
+  }
+
+  /** Every counter, as the summed rows followed by the pending deltas (tallyFromRows adds them up). */
+  *rows(): Generator<CounterRow> {
+    yield* this.q.counters.iterate();
+    for (const { rows } of this.q.deltas.all()) {
+      for (const [kind, k1, k2, bucket, n] of JSON.parse(rows) as DeltaRow[]) yield { kind, k1, k2, bucket, n };
+    }
+  }
+
+  /** Replaces the whole counted state (a rebuild). */
+  replace(rows: Iterable<CounterRow>): void {
+    this.q.clearDeltas.run();
+    this.mirror = undefined;
+    this.mirrored = 0;
+    this.q.clearCounters.run();
+    for (const r of rows) this.q.bump.run(r.kind, r.k1, r.k2, r.bucket, r.n);
+  }
+}
