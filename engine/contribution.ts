@@ -1,9 +1,9 @@
 import { compareEvents, type Event } from './event.js';
 import { bucketOf } from './sketch.js';
-import { caseFold, choiceValue, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, roleValue, START, variantKey, type Tally } from './tally.js';
+import { caseFold, choiceValue, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, roleValue, START, type Tally } from './tally.js';
 import { HOUR_MS } from './time.js';
 import { Counters, tallyFromRows } from './store/codec.js';
-import { KeyBook } from './store/counter-keys.js';
+import { KeyBook, type VariantNode } from './store/counter-keys.js';
 
 /** A case's events in case order (see compareEvents). */
 export type Trace = readonly Event[];
@@ -52,14 +52,16 @@ export class CaseFold {
   private lastIsFirstVisit = false;
   /** Resource, activity, … : the activities each resource did in this case. */
   private byResource: string[] | undefined;
-  /** The variant counter's id for the path so far, once looked up. */
-  private variant: number | undefined;
+  /** The path so far, as a node of the book's variant trie. */
+  private variant: VariantNode;
 
   constructor(
     /** The book the fold's counter ids come from: the Counters it adds into must share it. */
     readonly book: KeyBook,
     private readonly duration: Duration = clockDuration,
-  ) {}
+  ) {
+    this.variant = book.variantRoot;
+  }
 
   get size(): number {
     return this.path.length;
@@ -114,7 +116,7 @@ export class CaseFold {
     this.path.push(a);
     if (this.perActivity) this.perActivity.set(a, seenBefore + 1);
     else if (this.path.length > LONG_CASE) this.perActivity = countVisits(this.path);
-    this.variant = undefined;
+    this.variant = book.variantStep(this.variant, a);
     this.lastAt = ev.time;
     this.lastKey = ev.key;
   }
@@ -171,7 +173,7 @@ export class CaseFold {
     for (let i = 0; i < done.length; i += 2) {
       if (done[i] !== r) continue;
       const other = done[i + 1]!;
-      this.once(other < a ? this.book.id('same_resource', other, a, 0) : this.book.id('same_resource', a, other, 0), into, sign);
+      this.once(this.book.activity(a).sameResource(other), into, sign);
     }
     done.push(this.book.resourceName(r), this.book.activity(a).name);
   }
@@ -193,8 +195,7 @@ export class CaseFold {
     into.add(end.events, sign);
     into.add(end.cases, sign);
     // Retracting and re-adding an unchanged case (an append's first half) reuses the key.
-    this.variant ??= this.book.id('variant', variantKey(this.path), '', 0);
-    into.add(this.variant, sign);
+    into.add(this.book.variantId(this.variant, this.path), sign);
     into.add(book.duration(bucketOf(this.duration(this.firstAt, this.lastAt))), sign);
     into.add(book.activity(last).last(Math.floor(this.lastAt / HOUR_MS)), sign);
   }

@@ -42,6 +42,16 @@ export class Counters {
     this.marked = marked;
   }
 
+  /** The non-zero counters as JSON rows `[kind, k1, k2, bucket, n]`, comma-separated (what counter_delta holds, without building row objects). */
+  jsonRows(): string {
+    const parts: string[] = [];
+    for (const id of this.touched) {
+      const n = this.values[id]!;
+      if (n !== 0) parts.push(`${this.book.jsonPrefix(id)},${n}]`);
+    }
+    return parts.join(',');
+  }
+
   /** The non-zero counters, as rows. */
   *rows(): Generator<CounterRow> {
     const b = this.book;

@@ -1,4 +1,15 @@
-import { pairKey } from '../tally.js';
+import { pairKey, variantKey } from '../tally.js';
+
+/**
+ * A path from the start in the book's trie of variants: a fold steps down it
+ * one activity at a time, so the variant counter of a case's path so far is
+ * found without joining the path into its key on every batch.
+ */
+export interface VariantNode {
+  next: Map<string, VariantNode> | undefined;
+  /** The variant counter's id, once asked for. */
+  id: number | undefined;
+}
 
 /**
  * Counters are numbered: a KeyBook gives each (kind, k1, k2, bucket) a small
@@ -17,12 +28,14 @@ export class KeyBook {
   readonly k1s: string[] = [];
   readonly k2s: string[] = [];
   readonly buckets: number[] = [];
+  private readonly prefixes: string[] = [];
   private readonly index = new Map<string, Map<string, Map<string, Map<number, number>>>>();
   private readonly edges = new Map<string, Map<string, EdgeKeys>>();
   private readonly activities = new Map<string, ActivityKeys>();
   private readonly durations = new Map<number, number>();
   private readonly pairs = new Map<string, Map<string, string>>();
   private readonly resources = new Map<string, string>();
+  readonly variantRoot: VariantNode = { next: undefined, id: undefined };
   readonly cases = this.id('cases', '', '', 0);
   readonly events = this.id('events', '', '', 0);
 
@@ -50,6 +63,11 @@ export class KeyBook {
     return id;
   }
 
+  /** `["kind","k1","k2",bucket` of an id: a counter row's JSON up to its number. */
+  jsonPrefix(id: number): string {
+    return (this.prefixes[id] ??= JSON.stringify([this.kinds[id], this.k1s[id], this.k2s[id], this.buckets[id]]).slice(0, -1));
+  }
+
   edge(from: string, to: string): EdgeKeys {
     let byTo = this.edges.get(from);
     if (byTo === undefined) this.edges.set(from, (byTo = new Map()));
@@ -62,6 +80,18 @@ export class KeyBook {
     let keys = this.activities.get(name);
     if (keys === undefined) this.activities.set(name, (keys = new ActivityKeys(this, name)));
     return keys;
+  }
+
+  variantStep(node: VariantNode, activity: string): VariantNode {
+    const next = (node.next ??= new Map());
+    let child = next.get(activity);
+    if (child === undefined) next.set(activity, (child = { next: undefined, id: undefined }));
+    return child;
+  }
+
+  /** The variant counter of a trie node; `path` must be the node's path. */
+  variantId(node: VariantNode, path: readonly string[]): number {
+    return (node.id ??= this.id('variant', variantKey(path), '', 0));
   }
 
   /** pairKey(a, b), one string for all its uses (folds keep these per open case). */
@@ -125,6 +155,7 @@ export class ActivityKeys {
   readonly repeating: number;
   private readonly lasts = new Map<number, number>();
   private readonly resources = new Map<string, { events: number; cases: number }>();
+  private readonly shared = new Map<string, number>();
 
   constructor(
     private readonly book: KeyBook,
@@ -138,6 +169,16 @@ export class ActivityKeys {
   last(hour: number): number {
     let id = this.lasts.get(hour);
     if (id === undefined) this.lasts.set(hour, (id = this.book.id('last', this.name, '', hour)));
+    return id;
+  }
+
+  /** Cases in which one resource did both this activity and `other` (the pair is unordered). */
+  sameResource(other: string): number {
+    let id = this.shared.get(other);
+    if (id === undefined) {
+      id = other < this.name ? this.book.id('same_resource', other, this.name, 0) : this.book.id('same_resource', this.name, other, 0);
+      this.shared.set(other, id);
+    }
     return id;
   }
 

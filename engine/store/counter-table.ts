@@ -23,7 +23,7 @@ type DeltaRow = [kind: string, k1: string, k2: string, bucket: number, n: number
 export class CounterTable {
   private readonly q;
   private mirror: Counters | undefined;
-  /** How many pending deltas the mirror holds; -1 when it cannot be trusted until the next merge. */
+  /** How many pending deltas the mirror holds; it is used only while that is all of them. */
   private mirrored = 0;
 
   constructor(
@@ -45,19 +45,22 @@ export class CounterTable {
 
   /** Records a batch's counter changes. */
   add(delta: Counters): void {
-    const rows: DeltaRow[] = [];
-    for (const r of delta.rows()) rows.push([r.kind, r.k1, r.k2, r.bucket, r.n]);
-    if (rows.length === 0) return;
-    this.q.addDelta.run(JSON.stringify(rows));
-    if (this.mirrored >= 0 && (this.mirror === undefined || this.mirror.book === delta.book)) {
-      (this.mirror ??= new Counters(delta.book)).addFrom(delta);
+    const rows = delta.jsonRows();
+    if (rows === '') return;
+    const pending = this.q.pending.get()!.n;
+    this.q.addDelta.run(`[${rows}]`);
+    if (pending === 0) {
+      this.mirror = new Counters(delta.book);
+      this.mirrored = 0;
+    }
+    // The mirror stays usable while it holds every pending delta, all numbered by one book.
+    if (this.mirror && this.mirrored === pending && this.mirror.book === delta.book) {
+      this.mirror.addFrom(delta);
       this.mirrored += 1;
     } else {
       this.forget();
     }
-    const pending = this.q.pending.get()!.n;
-    if (pending !== this.mirrored) this.forget();
-    if (pending >= this.mergeEvery) this.merge();
+    if (pending + 1 >= this.mergeEvery) this.merge();
   }
 
   /** Stops trusting the mirror (the transaction failed, or another connection wrote). */

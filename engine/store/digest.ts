@@ -20,9 +20,14 @@ export class DigestSum {
     this.base = BigInt(`0x${hex}`);
   }
 
+  /** Adds (or takes away) an event's digest: 32 hex digits, read in place. */
   add(eventDigest: string, sign: 1 | -1): void {
     const w = this.words;
-    for (let i = 0; i < 4; i++) w[i]! += sign * parseInt(eventDigest.slice(i * 8, i * 8 + 8), 16);
+    for (let i = 0; i < 4; i++) {
+      let word = 0;
+      for (let j = i * 8; j < i * 8 + 8; j++) word = word * 16 + hexValue(eventDigest.charCodeAt(j));
+      w[i]! += sign * word;
+    }
   }
 
   toHex(): string {
@@ -30,4 +35,9 @@ export class DigestSum {
     for (let i = 0; i < 4; i++) sum += BigInt(this.words[i]!) << BigInt(96 - 32 * i);
     return (((sum % MOD) + MOD) % MOD).toString(16).padStart(32, '0');
   }
+}
+
+/** The value of one hex digit's character code (either case). */
+function hexValue(code: number): number {
+  return code <= 57 ? code - 48 : (code | 32) - 87;
 }

@@ -10,8 +10,7 @@ export interface KeptRow extends EventRow {
 /**
  * The kept events of a project: an append-only table (migration 2) plus the
  * in-memory key index that finds an event already kept under a key. A case
- * finds its rows through the id list in its case_state row, which the
- * project store writes along with the case's other figures.
+ * finds its rows through its list of row ids (see CaseTable).
  *
  * The index is a copy of the table: built on the first lookup, and dropped
  * (`forget`) whenever the store cannot vouch that it still matches, after a
@@ -20,6 +19,15 @@ export interface KeptRow extends EventRow {
 export class EventLog {
   private index: KeyIndex | undefined;
   private readonly q;
+  /** The key being looked up and the row found for it: fields rather than a closure per lookup. */
+  private wanted = '';
+  private found: KeptRow | undefined;
+  private readonly isWanted = (id: number): boolean => {
+    const row = this.q.byId.get(id)!;
+    if (row.key !== this.wanted) return false;
+    this.found = row;
+    return true;
+  };
 
   constructor(db: Db) {
     this.q = {
@@ -28,9 +36,8 @@ export class EventLog {
       replace: db.prepare('UPDATE event SET case_id = ?, time = ?, digest = ?, body = ? WHERE id = ?'),
       keys: db.prepare<[], [number, string]>('SELECT id, key FROM event').raw(),
       count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM event'),
-      caseRows: db.prepare<[string], KeptRow>(
-        `SELECT e.id, e.key, e.case_id, e.time, e.digest, e.body
-         FROM json_each('[' || (SELECT event_ids FROM case_state WHERE case_id = ?) || ']') j JOIN event e ON e.id = j.value`,
+      rows: db.prepare<[string], KeptRow>(
+        `SELECT e.id, e.key, e.case_id, e.time, e.digest, e.body FROM json_each('[' || ? || ']') j JOIN event e ON e.id = j.value`,
       ),
       allRows: db.prepare<[], EventRow>(
         `SELECT e.key, e.case_id, e.time, e.digest, e.body
@@ -47,9 +54,10 @@ export class EventLog {
 
   /** The row kept under this key, if any. */
   find(key: string): KeptRow | undefined {
-    let row: KeptRow | undefined;
-    this.keyIndex().find(key, (id) => (row = this.q.byId.get(id)!).key === key);
-    return row?.key === key ? row : undefined;
+    this.wanted = key;
+    this.found = undefined;
+    this.keyIndex().find(key, this.isWanted);
+    return this.found;
   }
 
   /** Appends a new event (its key must not be kept yet); returns its row id. */
@@ -64,12 +72,12 @@ export class EventLog {
     this.q.replace.run(e.caseId, e.time, e.digest, packBody(e), id);
   }
 
-  /** A case's kept rows, in no particular order. */
-  caseRows(caseId: string): KeptRow[] {
-    return this.q.caseRows.all(caseId);
+  /** The rows of these ids (comma-separated), in no particular order. */
+  rows(ids: string): KeptRow[] {
+    return ids === '' ? [] : this.q.rows.all(ids);
   }
 
-  /** Every case's events in case order, one case at a time. */
+  /** Every case's events in case order, one case at a time (case_state must be up to date: see CaseTable.merge). */
   *traces(): Generator<Event[]> {
     let current: Event[] = [];
     for (const row of this.q.allRows.iterate()) {

@@ -90,23 +90,26 @@ export const migrations: readonly string[] = [
     SELECT key, case_id, time, digest, body FROM event ORDER BY case_id, time, key;
   CREATE INDEX migration_event_case ON event_log(case_id);
 
-  -- Per case, also the ids of its rows in the event log, comma-separated in no
+  -- Per case, the ids of its rows in the event log, comma-separated in no
   -- particular order (a JSON array without its brackets, so SQL can read it
-  -- with json_each). Without a rowid: every batch upserts the cases it
-  -- touches by case id, one B-tree instead of a table and its key index.
+  -- with json_each); its times and size are in its events. Without a rowid:
+  -- one B-tree instead of a table and its key index.
   CREATE TABLE case_state_v2 (
     case_id TEXT PRIMARY KEY,
-    first_time INTEGER NOT NULL,
-    last_time INTEGER NOT NULL,
-    events INTEGER NOT NULL,
     event_ids TEXT NOT NULL
   ) STRICT, WITHOUT ROWID;
-  INSERT INTO case_state_v2 (case_id, first_time, last_time, events, event_ids)
-    SELECT c.case_id, c.first_time, c.last_time, c.events,
-      coalesce((SELECT group_concat(l.id, ',') FROM event_log l WHERE l.case_id = c.case_id), '')
-    FROM case_state c;
+  INSERT INTO case_state_v2 (case_id, event_ids)
+    SELECT case_id, group_concat(id, ',') FROM event_log GROUP BY case_id;
   DROP TABLE case_state;
   ALTER TABLE case_state_v2 RENAME TO case_state;
+
+  -- Case changes of the last few batches, one row each (a JSON array of
+  -- [case id, row ids, whole list?]); engine/store/case-table.ts applies them
+  -- to case_state now and then.
+  CREATE TABLE case_delta (
+    id INTEGER PRIMARY KEY,
+    cases TEXT NOT NULL
+  ) STRICT;
 
   -- Counter changes of the last few batches, one row each (a JSON array of
   -- [kind, k1, k2, bucket, n]); the counted state is counter plus these.

@@ -5,6 +5,7 @@ import type { ApplyResult, Batch, Position, ProjectSnapshot, StoreOptions } from
 import { CaseCache } from './case-cache.js';
 import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
+import { CaseTable } from './case-table.js';
 import { CounterTable } from './counter-table.js';
 import { openDatabase, type Db } from './database.js';
 import { DigestSum, EMPTY_DIGEST } from './digest.js';
@@ -47,6 +48,7 @@ export class ProjectStore {
   readonly db: Db;
   private readonly log: EventLog;
   private readonly counters: CounterTable;
+  private readonly cases: CaseTable;
   private readonly cache: CaseCache;
   /** The data version this connection last wrote or rebuilt: any other means another writer, and the in-memory copies are dropped. */
   private writtenVersion: number | undefined;
@@ -64,6 +66,7 @@ export class ProjectStore {
     this.db = db;
     this.log = new EventLog(db);
     this.counters = new CounterTable(db, options.mergeEvery);
+    this.cases = new CaseTable(db, options.mergeEvery);
     this.cache = new CaseCache(options.cacheCases ?? 100_000);
     this.maxCounterIds = options.maxCounterIds ?? MAX_COUNTER_IDS;
     this.q = {
@@ -71,21 +74,11 @@ export class ProjectStore {
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       position: db.prepare<[string, number], { offset: number }>('SELECT offset FROM position WHERE source = ? AND partition = ?'),
       setPosition: db.prepare('INSERT INTO position (source, partition, offset) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET offset = max(offset, excluded.offset)'),
-      // A case that only grew appends its new row ids; any other change sets the whole list.
-      appendCase: db.prepare(
-        `INSERT INTO case_state (case_id, first_time, last_time, events, event_ids) VALUES (?, ?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET
-         first_time = excluded.first_time, last_time = excluded.last_time, events = excluded.events, event_ids = event_ids || ',' || excluded.event_ids`,
-      ),
-      setCase: db.prepare(
-        `INSERT INTO case_state (case_id, first_time, last_time, events, event_ids) VALUES (?, ?, ?, ?, ?) ON CONFLICT (case_id) DO UPDATE SET
-         first_time = excluded.first_time, last_time = excluded.last_time, events = excluded.events, event_ids = excluded.event_ids`,
-      ),
-      deleteCase: db.prepare('DELETE FROM case_state WHERE case_id = ?'),
       deadLetter: db.prepare('INSERT INTO dead_letter (source, location, reason, payload, received_at) VALUES (?, ?, ?, ?, ?)'),
       putObject: db.prepare('INSERT OR IGNORE INTO object (id, type) VALUES (?, ?)'),
       putRelation: db.prepare('INSERT OR IGNORE INTO object_relation (from_id, to_id, qualifier) VALUES (?, ?, ?)'),
       period: db.prepare<[], { start: number | null; end: number | null }>(
-        'SELECT (SELECT min(first_time) FROM case_state) AS start, (SELECT max(last_time) FROM case_state) AS end',
+        'SELECT min(time) AS start, max(time) AS end FROM event',
       ),
     };
     this.upgradeCounters();
@@ -98,10 +91,15 @@ export class ProjectStore {
     this.setMeta('counting', String(COUNTING_VERSION));
   }
 
-  /** Closes the file; a connection that wrote first sums its pending counter deltas, so a closed store's counter table is whole. */
+  /** Closes the file; a connection that wrote first applies its pending counter and case changes, so a closed store's tables are whole. */
   close(): void {
     try {
-      if (this.db.open && this.writtenVersion !== undefined) this.db.transaction(() => this.counters.merge())();
+      if (this.db.open && this.writtenVersion !== undefined) {
+        this.db.transaction(() => {
+          this.counters.merge();
+          this.cases.merge();
+        })();
+      }
     } finally {
       this.db.close();
     }
@@ -150,6 +148,7 @@ export class ProjectStore {
 
         delta = new Counters(this.book);
         folds = this.updateCases(changes, delta);
+        this.cases.endBatch();
         this.counters.add(delta);
         this.updatePeriod(changes);
         result.dataVersion += 1;
@@ -199,6 +198,7 @@ export class ProjectStore {
     this.cache.clear();
     this.log.forget();
     this.counters.forget();
+    this.cases.forget();
     this.writtenVersion = undefined;
   }
 
@@ -255,18 +255,17 @@ export class ProjectStore {
         fold.finish(delta, -1);
         for (const e of added) fold.step(e, delta, 1);
         fold.finish(delta, 1);
-        this.q.appendCase.run(caseId, fold.firstTime, fold.lastTime, fold.size, addedIds.join(','));
+        this.cases.append(caseId, addedIds);
       } else {
         // Anything else retracts the whole old contribution and adds the new one.
         // Rows this batch wrote over hold new bodies: the old ones are in `replaced`.
         // (Rows it appended are not listed under any case yet.)
-        const rows = this.log.caseRows(caseId).filter((r) => !changes.replacedKeys.has(r.key));
+        const rows = this.log.rows(this.cases.rowIds(caseId)).filter((r) => !changes.replacedKeys.has(r.key));
         const before = rows.map(unpackRow).concat(replaced ?? []).sort(compareEvents);
         contribute(delta, before, -1);
         const after = before.filter((e) => !changes.replacedKeys.has(e.key)).concat(added).sort(compareEvents);
         fold = contribute(delta, after, 1);
-        if (fold.size === 0) this.q.deleteCase.run(caseId);
-        else this.q.setCase.run(caseId, fold.firstTime, fold.lastTime, fold.size, rows.map((r) => r.id).concat(addedIds).join(','));
+        this.cases.set(caseId, rows.map((r) => r.id).concat(addedIds));
       }
       folds.set(caseId, fold);
     }
@@ -342,8 +341,9 @@ export class ProjectStore {
     for (const trace of this.traces()) yield* trace;
   }
 
-  /** Every case's events in case order, one case at a time. */
+  /** Every case's events in case order, one case at a time. Applies pending case changes first (a write, if there are any). */
   traces(): Generator<Event[]> {
+    if (this.cases.pendingCount() > 0) this.db.transaction(() => this.cases.merge())();
     return this.log.traces();
   }
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkEvent, checkEventWithSchema } from '../../engine/event.js';
+import { hash } from 'node:crypto';
+import { checkEvent, checkEventWithSchema, type Event } from '../../engine/event.js';
 
 /**
  * checkEvent takes a hand-written path for ordinary events and the zod schema
@@ -19,18 +20,16 @@ const objectRef = fc.record(
 );
 
 /** A valid event with optional fields, then up to two fields swapped for any value of the kinds above. */
-const validEvent = fc.record(
-  {
-    caseId: fc.constantFrom('c1', 'case 7'),
-    activity: fc.constantFrom('a', 'Create Order'),
-    timestamp: fc.constantFrom('2025-01-06T09:00:00.123Z', '2025-01-06 09:00', 1_736_150_400_000, 1_736_150_400_000.7),
-    eventId: fc.constantFrom('e1', '00042'),
-    resource: fc.constantFrom('ann', ''),
-    attributes: fc.dictionary(fc.constantFrom('amount', 'region', 'z', 'a b'), fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.boolean()), { maxKeys: 3 }),
-    objects: fc.array(fc.record({ id: fc.constantFrom('o1', 'o2'), type: fc.constantFrom('order', 'item'), qualifier: fc.constantFrom('q', '') }, { requiredKeys: ['id', 'type'] }), { maxLength: 2 }),
-  },
-  { requiredKeys: ['caseId', 'activity', 'timestamp'] },
-);
+const validEventFields = {
+  caseId: fc.constantFrom('c1', 'case 7'),
+  activity: fc.constantFrom('a', 'Create Order'),
+  timestamp: fc.constantFrom('2025-01-06T09:00:00.123Z', '2025-01-06 09:00', 1_736_150_400_000, 1_736_150_400_000.7),
+  eventId: fc.constantFrom('e1', '00042'),
+  resource: fc.constantFrom('ann', ''),
+  attributes: fc.dictionary(fc.constantFrom('amount', 'region', 'z', 'a b'), fc.oneof(fc.string({ maxLength: 3 }), fc.integer(), fc.boolean()), { maxKeys: 3 }),
+  objects: fc.array(fc.record({ id: fc.constantFrom('o1', 'o2'), type: fc.constantFrom('order', 'item'), qualifier: fc.constantFrom('q', '') }, { requiredKeys: ['id', 'type'] }), { maxLength: 2 }),
+};
+const validEvent = fc.record(validEventFields, { requiredKeys: ['caseId', 'activity', 'timestamp'] });
 const anyValue = fc.oneof(text, time, value, fc.dictionary(text, value, { maxKeys: 2 }), fc.array(objectRef, { maxLength: 2 }));
 const field = fc.constantFrom('caseId', 'activity', 'timestamp', 'eventId', 'resource', 'attributes', 'objects', 'extra', '__proto__');
 const nearEvent = fc
@@ -64,5 +63,30 @@ describe('checkEvent', () => {
       ok: false,
       reason: 'caseId: must not be empty; event: Unrecognized key: "colour"',
     });
+  });
+
+  it('digests the same text as JSON.stringify of the canonical array (stored digests and keys stay valid)', () => {
+    // Names in any order, integer-like ones included (objects list those first).
+    const name = fc.oneof(
+      text.filter((n) => n !== '__proto__'),
+      fc.constantFrom('10', '2', 'b'),
+    );
+    const attributeValue = fc.oneof(fc.string(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean());
+    const withNames = fc.record(
+      { ...validEventFields, attributes: fc.dictionary(name, attributeValue, { maxKeys: 4 }) },
+      { requiredKeys: ['caseId', 'activity', 'timestamp'] },
+    );
+    fc.assert(
+      fc.property(withNames, (w) => {
+        const checked = checkEvent(w);
+        if (!checked.ok) return;
+        const e: Event = checked.event;
+        const sorted = Object.fromEntries(Object.keys(w.attributes ?? {}).sort().map((k) => [k, w.attributes![k]]));
+        const canonical = JSON.stringify([w.eventId ?? null, w.caseId, w.activity, e.time, w.resource ?? null, Object.entries(sorted), e.objects.map((o) => [o.type, o.id, o.qualifier ?? null])]);
+        expect(e.digest).toBe(hash('sha256', canonical).slice(0, 32));
+        expect(Object.entries(e.attributes)).toEqual(Object.entries(sorted));
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

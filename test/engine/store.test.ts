@@ -187,7 +187,7 @@ describe('ProjectStore, by hand', () => {
     old.exec(`ATTACH '${join(dir, 'direct.sqlite')}' AS d`);
     old.exec(`
       INSERT INTO event SELECT key, case_id, time, digest, body FROM d.event;
-      INSERT INTO case_state SELECT case_id, first_time, last_time, events FROM d.case_state;
+      INSERT INTO case_state SELECT case_id, min(time), max(time), count(*) FROM d.event GROUP BY case_id;
       INSERT INTO counter SELECT * FROM d.counter;
       INSERT INTO meta SELECT * FROM d.meta;
       INSERT INTO position SELECT * FROM d.position;
