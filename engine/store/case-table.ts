@@ -1,3 +1,4 @@
+import { MERGE_AFTER, MERGE_BATCHES } from './counter-table.js';
 import type { Db } from './database.js';
 
 /** A case's change in one batch: ids of its new rows, appended to its list or (whole) replacing it; an empty whole list removes the case. */
@@ -8,9 +9,6 @@ interface Pending {
   whole: boolean;
 }
 
-/** Batches whose case changes wait in case_delta before they are applied to case_state, by default. */
-const MERGE_EVERY = 16;
-
 /**
  * Where each case's rows are in the event log: `case_state` (case -> row ids)
  * plus the changes of the last few batches in `case_delta`, one row each.
@@ -18,8 +16,8 @@ const MERGE_EVERY = 16;
  * A stream touches most open cases every few batches, and rewriting their
  * case_state rows each time dirtied nearly every page of the table per batch:
  * at 1M events it was a quarter of the ingest time. Batches now append one
- * row; every few batches the pending changes, merged per case, are applied
- * at once. Like CounterTable, it keeps an in-memory mirror of the pending
+ * row; once ~100k case changes wait (as for counters), they are merged per
+ * case and applied at once. Like CounterTable, it keeps an in-memory mirror of the pending
  * changes while it can vouch for it, and otherwise merges (parsing the stored
  * changes) before it answers. Every method runs inside the caller's
  * transaction.
@@ -30,10 +28,12 @@ export class CaseTable {
   /** How many pending batches the mirror holds; it is used only while that is all of them. */
   private mirrored = 0;
   private batch: CaseDelta[] = [];
+  /** Whether the mirror was checked against the stored changes in this batch (once is enough: the batch's transaction holds the file). */
+  private checked = false;
 
   constructor(
     db: Db,
-    private readonly mergeEvery = MERGE_EVERY,
+    private readonly mergeAfter = MERGE_AFTER,
   ) {
     this.q = {
       ids: db.prepare<[string], { event_ids: string }>('SELECT event_ids FROM case_state WHERE case_id = ?'),
@@ -44,20 +44,20 @@ export class CaseTable {
       set: db.prepare('INSERT INTO case_state (case_id, event_ids) VALUES (?, ?) ON CONFLICT (case_id) DO UPDATE SET event_ids = excluded.event_ids'),
       remove: db.prepare('DELETE FROM case_state WHERE case_id = ?'),
       deltas: db.prepare<[], { cases: string }>('SELECT cases FROM case_delta ORDER BY id'),
-      pending: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM case_delta'),
-      addDelta: db.prepare('INSERT INTO case_delta (cases) VALUES (?)'),
+      pending: db.prepare<[], { n: number; entries: number }>('SELECT count(*) AS n, total(entries) AS entries FROM case_delta'),
+      addDelta: db.prepare('INSERT INTO case_delta (entries, cases) VALUES (?, ?)'),
       clearDeltas: db.prepare('DELETE FROM case_delta'),
     };
   }
 
   /** The case's row ids (comma-separated, '' for none), as of the last finished batch. */
   rowIds(caseId: string): string {
-    if (!this.mirror || this.mirrored !== this.pendingCount()) {
-      this.merge();
-      return this.q.ids.get(caseId)?.event_ids ?? '';
+    if (!this.checked || !this.mirror) {
+      if (!this.mirror || this.mirrored !== this.pendingCount()) this.merge();
+      this.checked = true;
     }
     const stored = this.q.ids.get(caseId)?.event_ids ?? '';
-    const p = this.mirror.get(caseId);
+    const p = this.mirror!.get(caseId);
     return p === undefined ? stored : p.whole ? p.ids : joinIds(stored, p.ids);
   }
 
@@ -75,9 +75,10 @@ export class CaseTable {
   endBatch(): void {
     const batch = this.batch;
     this.batch = [];
+    this.checked = false;
     if (batch.length === 0) return;
-    const pending = this.pendingCount();
-    this.q.addDelta.run(JSON.stringify(batch));
+    const { n: pending, entries: waiting } = this.q.pending.get()!;
+    this.q.addDelta.run(batch.length, JSON.stringify(batch));
     if (pending === 0) {
       this.mirror = new Map();
       this.mirrored = 0;
@@ -88,7 +89,7 @@ export class CaseTable {
     } else {
       this.forget();
     }
-    if (pending + 1 >= this.mergeEvery) this.merge();
+    if (waiting + batch.length >= this.mergeAfter || pending + 1 >= MERGE_BATCHES) this.merge();
   }
 
   /** Applies the pending changes to case_state. */
@@ -117,6 +118,7 @@ export class CaseTable {
     this.mirror = undefined;
     this.mirrored = -1;
     this.batch = [];
+    this.checked = false;
   }
 }
 

@@ -27,6 +27,15 @@ export class Counters {
     this.values[id] = this.values[id]! + by;
   }
 
+  /** Back to all zeros, keeping the arrays (a store reuses one sum for every batch). */
+  reset(): void {
+    for (const id of this.touched) {
+      this.values[id] = 0;
+      this.marked[id] = 0;
+    }
+    this.touched.length = 0;
+  }
+
   /** Adds every counter of another sum over the same book. */
   addFrom(other: Counters): void {
     for (const id of other.touched) this.add(id, other.values[id]!);
@@ -43,13 +52,13 @@ export class Counters {
   }
 
   /** The non-zero counters as JSON rows `[kind, k1, k2, bucket, n]`, comma-separated (what counter_delta holds, without building row objects). */
-  jsonRows(): string {
+  jsonRows(): { json: string; entries: number } {
     const parts: string[] = [];
     for (const id of this.touched) {
       const n = this.values[id]!;
       if (n !== 0) parts.push(`${this.book.jsonPrefix(id)},${n}]`);
     }
-    return parts.join(',');
+    return { json: parts.join(','), entries: parts.length };
   }
 
   /** The non-zero counters, as rows. */

@@ -1,8 +1,14 @@
 import { Counters, type CounterRow } from './codec.js';
 import type { Db } from './database.js';
 
-/** Batches whose deltas wait in counter_delta before they are summed into counter, by default. */
-const MERGE_EVERY = 16;
+/**
+ * Pending changes (rows of all waiting deltas) at which they are summed into
+ * counter, by default: about 16 batches of 10k events. Counted in changes,
+ * not batches, so small batches do not merge more often for the same events.
+ */
+export const MERGE_AFTER = 100_000;
+/** Waiting deltas at which they are merged whatever their size, so counting them stays cheap. */
+export const MERGE_BATCHES = 256;
 
 type DeltaRow = [kind: string, k1: string, k2: string, bucket: number, n: number];
 
@@ -10,8 +16,8 @@ type DeltaRow = [kind: string, k1: string, k2: string, bucket: number, n: number
  * The counted state in SQLite: summed rows in `counter`, plus the deltas of
  * the last few batches in `counter_delta`, one row each. The state is their
  * sum, so a batch writes one row (an append) instead of upserting each of its
- * counters; every few batches (16 by default) the pending deltas are summed in memory
- * and applied at once. Deltas of nearby batches touch mostly the same counters
+ * counters; once ~100k changes wait, they are summed in memory and applied at
+ * once. Deltas of nearby batches touch mostly the same counters
  * (wait buckets, hours, choice cells) and often cancel (the variant of an open
  * case's path so far), so the merge writes far fewer rows than the batches
  * did. Every method runs inside the caller's transaction.
@@ -28,13 +34,13 @@ export class CounterTable {
 
   constructor(
     db: Db,
-    private readonly mergeEvery = MERGE_EVERY,
+    private readonly mergeAfter = MERGE_AFTER,
   ) {
     this.q = {
       counters: db.prepare<[], CounterRow>('SELECT kind, k1, k2, bucket, n FROM counter'),
       deltas: db.prepare<[], { rows: string }>('SELECT rows FROM counter_delta ORDER BY id'),
-      pending: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM counter_delta'),
-      addDelta: db.prepare('INSERT INTO counter_delta (rows) VALUES (?)'),
+      pending: db.prepare<[], { n: number; entries: number }>('SELECT count(*) AS n, total(entries) AS entries FROM counter_delta'),
+      addDelta: db.prepare('INSERT INTO counter_delta (entries, rows) VALUES (?, ?)'),
       bump: db.prepare('INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n'),
       // Rows that fell to zero, found through a partial index that holds only them.
       deleteZero: db.prepare('DELETE FROM counter WHERE n = 0'),
@@ -45,10 +51,10 @@ export class CounterTable {
 
   /** Records a batch's counter changes. */
   add(delta: Counters): void {
-    const rows = delta.jsonRows();
-    if (rows === '') return;
-    const pending = this.q.pending.get()!.n;
-    this.q.addDelta.run(`[${rows}]`);
+    const { json, entries } = delta.jsonRows();
+    if (entries === 0) return;
+    const { n: pending, entries: waiting } = this.q.pending.get()!;
+    this.q.addDelta.run(entries, `[${json}]`);
     if (pending === 0) {
       this.mirror = new Counters(delta.book);
       this.mirrored = 0;
@@ -60,7 +66,7 @@ export class CounterTable {
     } else {
       this.forget();
     }
-    if (pending + 1 >= this.mergeEvery) this.merge();
+    if (waiting + entries >= this.mergeAfter || pending + 1 >= MERGE_BATCHES) this.merge();
   }
 
   /** Stops trusting the mirror (the transaction failed, or another connection wrote). */

@@ -53,6 +53,8 @@ export class ProjectStore {
   /** The data version this connection last wrote or rebuilt: any other means another writer, and the in-memory copies are dropped. */
   private writtenVersion: number | undefined;
   private book = new KeyBook();
+  /** The batch's counter changes: one sum reused batch after batch (sized by the book, it is too big to allocate per batch). */
+  private scratch: Counters | undefined;
   private readonly maxCounterIds: number;
   private tally: Tally | undefined;
   private tallyVersion = -1;
@@ -65,8 +67,8 @@ export class ProjectStore {
   constructor(db: Db, options: StoreOptions = {}) {
     this.db = db;
     this.log = new EventLog(db);
-    this.counters = new CounterTable(db, options.mergeEvery);
-    this.cases = new CaseTable(db, options.mergeEvery);
+    this.counters = new CounterTable(db, options.mergeAfter);
+    this.cases = new CaseTable(db, options.mergeAfter);
     this.cache = new CaseCache(options.cacheCases ?? 100_000);
     this.maxCounterIds = options.maxCounterIds ?? MAX_COUNTER_IDS;
     this.q = {
@@ -146,7 +148,9 @@ export class ProjectStore {
         const objectsChanged = this.putObjects(batch, incoming.values());
         if (changes.cases.size === 0 && !objectsChanged) return;
 
-        delta = new Counters(this.book);
+        if (this.scratch?.book === this.book) this.scratch.reset();
+        else this.scratch = new Counters(this.book);
+        delta = this.scratch;
         folds = this.updateCases(changes, delta);
         this.cases.endBatch();
         this.counters.add(delta);

@@ -67,6 +67,6 @@ export interface StoreOptions {
   cacheCases?: number;
   /** Counter ids numbered before the store starts a fresh KeyBook between batches (default 200k; small values exercise the reset in tests). */
   maxCounterIds?: number;
-  /** Batches whose counter deltas are kept apart before they are summed into the counter table (default 16; see CounterTable). */
-  mergeEvery?: number;
+  /** Pending counter or case changes (rows of their batch logs) that trigger a merge into the counter and case tables (default 100k; see CounterTable). */
+  mergeAfter?: number;
 }

@@ -69,10 +69,10 @@ describe('incremental state == from-scratch recomputation', () => {
   // Without a case cache every touched case is read back from its rows; with one, appends continue the cached fold.
   // Reopening drops every in-memory copy (key index, folds, pending counter sums), so the next batch works from the file alone.
   it.each([
-    ['with the case cache, counters merged every third batch', { cacheCases: 100_000, mergeEvery: 3 }, false],
+    ['with the case cache, merging after 12 pending changes', { cacheCases: 100_000, mergeAfter: 12 }, false],
     ['reading every case from SQLite', { cacheCases: 0 }, false],
-    ['with counter ids renumbered between most batches, counters merged every second', { cacheCases: 100_000, maxCounterIds: 8, mergeEvery: 2 }, false],
-    ['with a two-case cache, counters merged every second batch, reopened between batches', { cacheCases: 2, mergeEvery: 2 }, true],
+    ['with counter ids renumbered between most batches, merging after 6 pending changes', { cacheCases: 100_000, maxCounterIds: 8, mergeAfter: 6 }, false],
+    ['with a two-case cache, merging after 6 pending changes, reopened between batches', { cacheCases: 2, mergeAfter: 6 }, true],
     ['with long cases', { cacheCases: 100_000 }, false, longCases],
   ])('under duplicates, shuffles, replays and any batch split (%s)', (_, options, reopen, logs = scenario) => {
     fc.assert(
