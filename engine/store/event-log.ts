@@ -1,10 +1,35 @@
 import { compareEvents, type Event } from '../event.js';
 import type { Db } from './database.js';
+import { DigestSum } from './digest.js';
 import { KeyIndex } from './key-index.js';
 import { packBody, unpackRow, type EventRow } from './trace-codec.js';
 
 export interface KeptRow extends EventRow {
   id: number;
+}
+
+/** What a batch did to one case's kept events. */
+interface CaseChange {
+  /** New and winning events. */
+  added: Event[];
+  /** Their row ids. */
+  ids: number[];
+  /** Old bodies this batch replaced (their rows now hold the winners, maybe of another case). */
+  replaced: Event[] | undefined;
+}
+
+/** What a batch did to the kept events, for the case updates that follow. */
+export interface BatchChanges {
+  /** The log digest with the batch's changes. */
+  digest: DigestSum;
+  /** By case, in the order the batch first touched them. */
+  cases: Map<string, CaseChange>;
+  /** Keys of rows this batch wrote over. */
+  replacedKeys: Set<string>;
+  addedMin: number;
+  addedMax: number;
+  accepted: number;
+  duplicates: number;
 }
 
 /**
@@ -52,8 +77,52 @@ export class EventLog {
     return this.q.any.get() === undefined;
   }
 
+  /** Writes a batch's new and winning events (one per key); a key already kept is a duplicate unless the new body has the smaller digest. */
+  write(incoming: Iterable<Event>, logDigest: string): BatchChanges {
+    const changes: BatchChanges = {
+      digest: new DigestSum(logDigest),
+      cases: new Map(),
+      replacedKeys: new Set(),
+      addedMin: Infinity,
+      addedMax: -Infinity,
+      accepted: 0,
+      duplicates: 0,
+    };
+    const change = (caseId: string): CaseChange => {
+      let c = changes.cases.get(caseId);
+      if (!c) changes.cases.set(caseId, (c = { added: [], ids: [], replaced: undefined }));
+      return c;
+    };
+    for (const e of incoming) {
+      const kept = this.find(e.key);
+      let id: number;
+      if (!kept) {
+        id = this.append(e);
+      } else {
+        if (kept.digest <= e.digest) {
+          changes.duplicates += 1;
+          continue;
+        }
+        // A different body under a known id, and it wins: the old one leaves its case.
+        changes.digest.add(kept.digest, -1);
+        (change(kept.case_id).replaced ??= []).push(unpackRow(kept));
+        changes.replacedKeys.add(e.key);
+        this.replace(kept.id, e);
+        id = kept.id;
+      }
+      changes.digest.add(e.digest, 1);
+      const c = change(e.caseId);
+      c.added.push(e);
+      c.ids.push(id);
+      changes.addedMin = Math.min(changes.addedMin, e.time);
+      changes.addedMax = Math.max(changes.addedMax, e.time);
+      changes.accepted += 1;
+    }
+    return changes;
+  }
+
   /** The row kept under this key, if any. */
-  find(key: string): KeptRow | undefined {
+  private find(key: string): KeptRow | undefined {
     this.wanted = key;
     this.found = undefined;
     this.keyIndex().find(key, this.isWanted);
@@ -61,14 +130,14 @@ export class EventLog {
   }
 
   /** Appends a new event (its key must not be kept yet); returns its row id. */
-  append(e: Event): number {
+  private append(e: Event): number {
     const id = Number(this.q.insert.run(e.key, e.caseId, e.time, e.digest, packBody(e)).lastInsertRowid);
     this.keyIndex().add(e.key, id);
     return id;
   }
 
   /** Puts a winning body in the row of the event it replaces (same key, so the index holds). */
-  replace(id: number, e: Event): void {
+  private replace(id: number, e: Event): void {
     this.q.replace.run(e.caseId, e.time, e.digest, packBody(e), id);
   }
 

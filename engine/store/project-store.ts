@@ -8,8 +8,8 @@ import { KeyBook } from './counter-keys.js';
 import { CaseTable } from './case-table.js';
 import { CounterTable } from './counter-table.js';
 import { openDatabase, type Db } from './database.js';
-import { DigestSum, EMPTY_DIGEST } from './digest.js';
-import { EventLog } from './event-log.js';
+import { EMPTY_DIGEST } from './digest.js';
+import { EventLog, type BatchChanges } from './event-log.js';
 import { unpackRow } from './trace-codec.js';
 
 export type { ApplyResult, Batch, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, StoreOptions } from './types.js';
@@ -17,27 +17,6 @@ export type { ApplyResult, Batch, ObjectRecord, ObjectRelation, Position, Projec
 const REJECTIONS_SHOWN = 20;
 /** A store's KeyBook is started afresh between batches once it numbers this many counters (a 1M-event stream needs ~36k). */
 const MAX_COUNTER_IDS = 200_000;
-
-/** What a batch did to one case's kept events. */
-interface CaseChange {
-  /** New and winning events. */
-  added: Event[];
-  /** Their row ids. */
-  ids: number[];
-  /** Old bodies this batch replaced (their rows now hold the winners, maybe of another case). */
-  replaced: Event[] | undefined;
-}
-
-/** What a batch did to the kept events, for the case updates that follow. */
-interface BatchChanges {
-  digest: DigestSum;
-  /** By case, in the order the batch first touched them. */
-  cases: Map<string, CaseChange>;
-  /** Keys of rows this batch wrote over. */
-  replacedKeys: Set<string>;
-  addedMin: number;
-  addedMax: number;
-}
 
 /**
  * A project's state in one SQLite file. `apply` is the single write path for
@@ -144,7 +123,9 @@ export class ProjectStore {
         }
         result.applied = true;
         const incoming = this.validate(batch, position?.source ?? 'direct', result);
-        const changes = this.writeEvents(incoming, result);
+        const changes = this.log.write(incoming.values(), this.getMeta('log_digest') ?? EMPTY_DIGEST);
+        result.accepted += changes.accepted;
+        result.duplicates += changes.duplicates;
         const objectsChanged = this.putObjects(batch, incoming.values());
         if (changes.cases.size === 0 && !objectsChanged) return;
 
@@ -204,48 +185,6 @@ export class ProjectStore {
     this.counters.forget();
     this.cases.forget();
     this.writtenVersion = undefined;
-  }
-
-  /** Writes the batch's new and winning events; a key already kept is a duplicate unless its new body wins. */
-  private writeEvents(incoming: Map<string, Event>, result: ApplyResult): BatchChanges {
-    const changes: BatchChanges = {
-      digest: new DigestSum(this.getMeta('log_digest') ?? EMPTY_DIGEST),
-      cases: new Map(),
-      replacedKeys: new Set(),
-      addedMin: Infinity,
-      addedMax: -Infinity,
-    };
-    const change = (caseId: string): CaseChange => {
-      let c = changes.cases.get(caseId);
-      if (!c) changes.cases.set(caseId, (c = { added: [], ids: [], replaced: undefined }));
-      return c;
-    };
-    for (const e of incoming.values()) {
-      const kept = this.log.find(e.key);
-      let id: number;
-      if (!kept) {
-        id = this.log.append(e);
-      } else {
-        if (kept.digest <= e.digest) {
-          result.duplicates += 1;
-          continue;
-        }
-        // A different body under a known id, and it wins: the old one leaves its case.
-        changes.digest.add(kept.digest, -1);
-        (change(kept.case_id).replaced ??= []).push(unpackRow(kept));
-        changes.replacedKeys.add(e.key);
-        this.log.replace(kept.id, e);
-        id = kept.id;
-      }
-      changes.digest.add(e.digest, 1);
-      const c = change(e.caseId);
-      c.added.push(e);
-      c.ids.push(id);
-      changes.addedMin = Math.min(changes.addedMin, e.time);
-      changes.addedMax = Math.max(changes.addedMax, e.time);
-      result.accepted += 1;
-    }
-    return changes;
   }
 
   /** Moves every touched case to its new state, adding its contribution's change to delta. */

@@ -12,9 +12,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkEvent, ProjectStore, type WireEvent } from '../../engine/index.js';
+import { checkEvent, ProjectStore, type Event, type WireEvent } from '../../engine/index.js';
 import { openDatabase } from '../../engine/store/database.js';
 import { EventLog } from '../../engine/store/event-log.js';
+import { EMPTY_DIGEST } from '../../engine/store/digest.js';
 import { simulate } from '../../connectors/simulator/index.js';
 import { median, peakRssMiB, runChild } from './child.js';
 
@@ -83,11 +84,14 @@ function measure(mode: string): Measure {
       // de-duplicated through its key index, with nothing counted.
       const db = openDatabase(join(dir, 'state.sqlite'));
       const log = new EventLog(db);
+      let digest = EMPTY_DIGEST;
       const write = db.transaction((b: WireEvent[]) => {
+        const events = new Map<string, Event>();
         for (const w of b) {
           const c = checkEvent(w);
-          if (c.ok && !log.find(c.event.key)) log.append(c.event);
+          if (c.ok) events.set(c.event.key, c.event);
         }
+        digest = log.write(events.values(), digest).digest.toHex();
       });
       for (const b of batches()) {
         write(b);
