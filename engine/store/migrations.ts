@@ -109,17 +109,16 @@ export const migrations: readonly string[] = [
   CREATE TABLE case_delta (
     id INTEGER PRIMARY KEY,
     entries INTEGER NOT NULL,
-    cases TEXT NOT NULL
+    changes TEXT NOT NULL
   ) STRICT;
 
   -- Counter changes of the last few batches, one row each (a JSON array of
   -- entries [kind, k1, k2, bucket, n]); the counted state is counter plus
-  -- these.
-  -- engine/store/counter-table.ts sums them into counter now and then.
+  -- these. engine/store/counter-table.ts sums them into counter now and then.
   CREATE TABLE counter_delta (
     id INTEGER PRIMARY KEY,
     entries INTEGER NOT NULL,
-    rows TEXT NOT NULL
+    changes TEXT NOT NULL
   ) STRICT;
 
   DROP INDEX migration_event_case;

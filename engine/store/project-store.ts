@@ -286,7 +286,7 @@ export class ProjectStore {
 
   /** Every case's events in case order, one case at a time. Applies pending case changes first (a write, if there are any). */
   traces(): Generator<Event[]> {
-    if (this.cases.pendingCount() > 0) this.db.transaction(() => this.cases.merge())();
+    if (this.cases.pendingBatches() > 0) this.db.transaction(() => this.cases.merge())();
     return this.log.traces();
   }
 
