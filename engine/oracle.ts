@@ -86,7 +86,7 @@ function countPairs(into: Map<string, { events: number; cases: number }>, keys: 
 
 /**
  * The interpreter's counters, by definition: for each activity's first
- * position i with a step after it, that step, with every attribute known
+ * position i, the step after it (END when the case stops there), with every attribute known
  * by then (the last value of the first MAX_CHOICE_ATTRIBUTES names met);
  * activity pairs sharing a resource; the last activity and its hour.
  */
@@ -101,8 +101,7 @@ function countReading(t: Tally, trace: Event[]): void {
   for (const e of trace) for (const n of Object.keys(e.attributes).sort(cmp)) if (n !== '' && choiceValue(e.attributes[n]!) !== undefined && !names.includes(n)) names.push(n);
   const followed = names.slice(0, MAX_CHOICE_ATTRIBUTES);
   for (const [activity, i] of firstAt) {
-    if (i + 1 >= trace.length) continue;
-    const next = trace[i + 1]!.activity;
+    const next = i + 1 < trace.length ? trace[i + 1]!.activity : END;
     inc(t.choices, choiceKey(activity, next, '', '', fold));
     for (const n of followed) {
       let value: string | undefined;

@@ -48,8 +48,8 @@ export interface Tally {
   objectTypes: Map<string, PairTally>;
   /**
    * The interpreter's counters (engine/reading). Keyed by choiceKey: cases whose
-   * first visit of `at` is directly followed by `next` (a case stopping there
-   * counts nowhere), in held-out fold `fold`, overall (attribute '') and per bucketed
+   * first visit of `at` is directly followed by `next` (END when the case stops
+   * there), in held-out fold `fold`, overall (attribute '') and per bucketed
    * value of each attribute known at that point (see choiceValue).
    */
   choices: Map<string, number>;
@@ -115,8 +115,11 @@ export function roleValue(v: string | number | boolean): string | undefined {
 
 /** Held-out folds of the decision rule learner: a case's fold is a hash of its id. */
 export const FOLDS = 5;
-/** At most this many attribute names are followed per case (the first met, in case order). */
-export const MAX_CHOICE_ATTRIBUTES = 12;
+/**
+ * At most this many attribute names are followed per case (the first met, in case order): a bound on
+ * the choice counters' size for pathological input, far above the attributes real logs carry.
+ */
+export const MAX_CHOICE_ATTRIBUTES = 100;
 
 /** 32-bit FNV-1a of a string's UTF-16 code units: a small hash that is the same on every machine. */
 export function fnv1a(text: string): number {

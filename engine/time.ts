@@ -81,7 +81,7 @@ export function isoUtc(millis: number): string {
 
 export const HOUR_MS = 3_600_000;
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 
 function isUtc(zone: string): boolean {
   return zone.toUpperCase() === 'UTC' || zone === 'Z';

@@ -1,5 +1,6 @@
 import type { AttributeValue, Batch } from '../../engine/index.js';
 import { Batcher, ordinalId } from './batcher.js';
+import { findColumns } from './csv-columns.js';
 import { CsvSplitter, sniffDelimiter } from './csv-splitter.js';
 import { FileImportError } from './errors.js';
 import { textChunks, type Input } from './input.js';
@@ -8,9 +9,10 @@ import type { ImportOptions } from './types.js';
 
 /**
  * CSV event logs: one row, one event. Columns are found by the usual names
- * (pm4py exports, Disco/Celonis/Simod headers) unless given. With a start
- * time column the row is still one event, at its end time; the start is kept
- * as the `start_timestamp` attribute (ISO text), so counts equal pm4py's.
+ * (pm4py exports, Disco/Celonis/Simod and process-monitoring benchmark
+ * headers: csv-columns.ts) unless given. With a start time column the row is
+ * still one event, at its end time; the start is kept as the
+ * `start_timestamp` attribute (ISO text), so counts equal pm4py's.
  * A first column without a name (a pandas index) is ignored; other columns
  * become attributes, numbers when they read as numbers.
  */
@@ -36,42 +38,6 @@ export interface CsvMapping {
   attributes: number[];
 }
 
-const normalize = (name: string) => name.toLowerCase().replace(/[\s_-]+/g, '');
-const usualNames = {
-  case: ['case:concept:name', 'caseid', 'case', 'casename', 'caseconcept:name', 'traceid'],
-  activity: ['concept:name', 'activity', 'activityname', 'event', 'eventname', 'task', 'action'],
-  timestamp: ['time:timestamp', 'completetimestamp', 'endtimestamp', 'endtime', 'timestamp', 'completetime', 'time', 'datetime', 'date'],
-  resource: ['org:resource', 'resource', 'user', 'performer', 'agent'],
-  start: ['starttimestamp', 'starttime', 'start', 'time:start'],
-};
-
-function findColumn(header: string[], wanted: string | undefined, role: keyof typeof usualNames, delimiter: string, required: boolean): number {
-  if (wanted !== undefined) {
-    const i = header.indexOf(wanted);
-    if (i < 0) throw missing(header, `no column '${wanted}' (given for the ${role})`, delimiter);
-    return i;
-  }
-  const names = header.map(normalize);
-  for (const candidate of usualNames[role]) {
-    const i = names.indexOf(candidate);
-    if (i >= 0) return i;
-  }
-  if (required) throw missing(header, `no ${role} column found (looked for ${usualNames[role].join(', ')}); name it with --${role === 'start' ? 'start-timestamp' : role}`, delimiter);
-  return -1;
-}
-
-function missing(header: string[], message: string, delimiter: string): FileImportError {
-  const shown = header.length > 12 ? [...header.slice(0, 12), '…'] : header;
-  let hint = '';
-  if (header.length === 1) {
-    const other = [',', ';', '\t', '|'].find((c) => c !== delimiter && header[0]!.includes(c));
-    hint = other
-      ? ` The header is one column with '${other === '\t' ? '\\t' : other}' inside: wrong delimiter? (delimiter used: '${delimiter === '\t' ? '\\t' : delimiter}'; try --delimiter '${other === '\t' ? '\\t' : other}')`
-      : ' The header is a single column: wrong delimiter?';
-  }
-  return new FileImportError('missing_column', `${message}. Columns: ${shown.map((h) => JSON.stringify(h)).join(', ')}.${hint}`);
-}
-
 /** Reads the header from the head of the file and decides what each column is. */
 export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' | 'activityColumn' | 'timestampColumn' | 'resourceColumn' | 'startTimestampColumn' | 'delimiter'>): CsvMapping {
   const delimiter = options.delimiter ?? sniffDelimiter(head);
@@ -85,12 +51,10 @@ export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' 
   splitter.end();
   if (!header) throw new FileImportError('empty_file', 'the CSV has no header line');
   const h = header;
-  const caseCol = findColumn(h, options.caseColumn, 'case', delimiter, true);
-  const activity = findColumn(h, options.activityColumn, 'activity', delimiter, true);
-  const timestamp = findColumn(h, options.timestampColumn, 'timestamp', delimiter, true);
-  const resource = findColumn(h, options.resourceColumn, 'resource', delimiter, false);
-  let start = findColumn(h, options.startTimestampColumn, 'start', delimiter, false);
-  if (start === timestamp) start = -1;
+  const given = { case: options.caseColumn, activity: options.activityColumn, timestamp: options.timestampColumn, resource: options.resourceColumn, start: options.startTimestampColumn };
+  const { case: caseCol, activity, timestamp, resource, start: found } = findColumns(h, given, delimiter);
+  // Only both flags can name one column as end and start: then it is the end time alone.
+  const start = found === timestamp ? -1 : found;
   const used = new Set([caseCol, activity, timestamp, resource, start]);
   const attributes = h.map((_, i) => i).filter((i) => !used.has(i) && h[i] !== '' && !/^Unnamed: \d+$/.test(h[i]!));
   return { delimiter, header: h, case: caseCol, activity, timestamp, resource, start, attributes };

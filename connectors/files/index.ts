@@ -68,6 +68,7 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
     return {
       format,
       caseNotion: 'trace',
+      caseNotionReason: 'each trace is a case, named by its concept:name',
       sourceId,
       batches() {
         facts = { classifiers: {}, filtered: 0 };
@@ -87,6 +88,7 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
     return {
       format,
       caseNotion: mapping.header[mapping.case]!,
+      caseNotionReason: `column "${mapping.header[mapping.case]}" ${o.caseColumn === undefined ? 'found by its name' : 'as given'}`,
       sourceId,
       batches: () => csvBatches(input, mapping, { ...o, batchSize, idPrefix, zone, lean }),
       extra: () => ({
@@ -102,7 +104,7 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
       }),
     };
   }
-  return { format: 'ndjson', caseNotion: 'caseId', sourceId, batches: () => ndjsonBatches(input, batchSize), extra: () => ({}) };
+  return { format: 'ndjson', caseNotion: 'caseId', caseNotionReason: 'the caseId field of each event', sourceId, batches: () => ndjsonBatches(input, batchSize), extra: () => ({}) };
 }
 
 /** Counts a log without loading it anywhere: the JSON `pcg inspect` prints. */
@@ -138,7 +140,12 @@ export interface ImportSummary {
 export async function importLog(store: ProjectStore, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
   const source = await openLog(path, options);
   store.setMeta('case_notion', source.caseNotion);
+  // Written for every format, so a CSV imported after an OCEL log leaves no stale reason behind.
+  store.setMeta('case_notion_reason', source.caseNotionReason ?? '');
+  store.setMeta('events_without_case_object', String(source.eventsWithoutCase ?? 0));
   store.setMeta('format', source.format);
+  // The document says which zone zone-less times were read in.
+  store.setMeta('timezone', options.timezone ?? 'UTC');
   const summary: ImportSummary = {
     format: source.format,
     case_notion: source.caseNotion,

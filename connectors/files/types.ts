@@ -22,7 +22,7 @@ export interface ImportOptions {
   delimiter?: string;
   /** IANA zone or `UTC` for zone-less times (default UTC). */
   timezone?: string;
-  /** OCEL: the object type whose objects become cases (default: the one giving the most complete cases). */
+  /** OCEL: the object type whose objects become cases (default: the case-like type relating to the most events; see ocel/case-notion.ts). */
   caseNotion?: string;
   /** Records per batch (default 5000). */
   batchSize?: number;
@@ -33,6 +33,10 @@ export interface LogSource {
   format: NonNullable<ImportOptions['format']>;
   /** What a case is: `trace` for XES, the case column for CSV, the object type for OCEL. */
   caseNotion: string;
+  /** Why that is the case notion, in words (OCEL: the rule and its numbers); stored as meta `case_notion_reason`. */
+  caseNotionReason?: string;
+  /** Events left out for having no case under the notion (OCEL: no object of the type; meta `events_without_case_object`). */
+  eventsWithoutCase?: number;
   /** A content digest of the file: the source id under which its batches are positioned. */
   sourceId: string;
   /** The batches of the log, in file order. Each may carry rejections with their line or element. */

@@ -92,6 +92,30 @@ export interface RoleTruth {
   activities: string[];
 }
 
+/** Steps (nearly) every case takes, in order: `share` is the expected share of all cases with the step. */
+export interface BackboneTruth {
+  activity: string;
+  share: number;
+}
+
+/** A step a case takes or not by its own independent chance, `probability` among the cases reaching it. */
+export interface OptionalTruth {
+  activity: string;
+  probability: number;
+}
+
+/**
+ * Normal work done several times in one case (one truckload at a time), not
+ * rework: `share` of all cases do `activity` between `minTimes` and `maxTimes`
+ * times; the other cases reaching it do it once.
+ */
+export interface RepeatTruth {
+  activity: string;
+  share: number;
+  minTimes: number;
+  maxTimes: number;
+}
+
 /** The static truth a model states about itself (the calibrated parts are added by groundTruth). */
 export interface ModelTruth {
   startActivity: string;
@@ -103,6 +127,12 @@ export interface ModelTruth {
   separation: SeparationTruth[];
   escalations: EscalationTruth[];
   exceptions: ExceptionTruth[];
+  /** Stated by the models built to have them (absent: not stated, not "none"). */
+  backbone?: BackboneTruth[];
+  optional?: OptionalTruth[];
+  repeated?: RepeatTruth[];
+  /** Many variants, none dominant: the commonest one holds at most this share of cases. */
+  commonestVariantMaxShare?: number;
 }
 
 /** What a model's flow sees while it builds one case. */

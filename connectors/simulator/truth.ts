@@ -48,6 +48,10 @@ export function groundTruth(model: string): GroundTruth {
     separation: spec.truth.separation,
     escalations: spec.truth.escalations,
     exceptions: spec.truth.exceptions,
+    ...(spec.truth.backbone ? { backbone: spec.truth.backbone } : {}),
+    ...(spec.truth.optional ? { optional: spec.truth.optional } : {}),
+    ...(spec.truth.repeated ? { repeated: spec.truth.repeated } : {}),
+    ...(spec.truth.commonestVariantMaxShare !== undefined ? { commonestVariantMaxShare: spec.truth.commonestVariantMaxShare } : {}),
     roles: Object.entries(spec.roles).map(([role, resources]) => ({
       role,
       resources,

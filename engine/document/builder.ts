@@ -48,8 +48,7 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
     snapshot,
     nodes: graph.nodes,
     edges: graph.edges,
-    variants: listed.variants,
-    processTree,
+    tree: model?.tree,
     casesItAccepts,
     hoursBetween: (from, to) => (calendar ? workingMillisBetween(from, to, calendar) : Math.max(0, to - from)) / HOUR_MS,
     parsed: { traces: prepared.log.traces, counts: prepared.log.counts, labels: prepared.labels, keys: prepared.keys },
@@ -121,7 +120,7 @@ function assumptionsOf(a: {
     `Hours are medians (the lower median) and ${SLOW_PERCENTILE * 100}th percentiles read from log-bucket sketches with 1% relative error, not exact order statistics.`,
     'The start and end nodes are not events: their cases are all cases, their events 0. Edges from start and to end carry no wait.',
     'An edge\'s share_of_from is the share of the cases reaching its from-node that take that hand-off at least once; a case that leaves a node several ways counts for each, so the shares out of one node can add up to more than 1.',
-    `Variants: the main path is the commonest; allowed are paths the process tree accepts, exceptions the ones it does not. Paths followed by fewer than ${MIN_VARIANT_SHARE * 100} in 100 cases are left off (${a.listed.leftOff} paths, ${a.listed.leftOffCases} cases).`,
+    `Variants: the main path is the commonest; allowed are paths the process tree accepts and the commonest paths that together hold half of the cases (the process itself, even where the tree is too coarse to accept them); exceptions are the other paths the tree does not accept. Paths followed by fewer than ${MIN_VARIANT_SHARE * 100} in 100 cases are left off (${a.listed.leftOff} paths, ${a.listed.leftOffCases} cases).`,
   ];
   if (a.model) {
     const m = a.model;

@@ -6,11 +6,14 @@ import type { Variant } from './types.js';
 
 /** Variants below this share are left off the document (the main path never is). */
 export const MIN_VARIANT_SHARE = 0.01;
+/** The commonest variants holding together up to this share of the cases are never exceptions. */
+export const COMMON_HALF = 0.5;
 
 /**
  * The listed variants: main = the commonest path (ties: first in name order);
- * allowed = a path the discovered process tree accepts; exception = one it
- * does not. Ids are digests of the path, so a variant keeps its id while
+ * allowed = a path the discovered process tree accepts, or one of the
+ * commonest paths that together reach half of the cases; exception = any
+ * other path the tree does not accept. Ids are digests of the path, so a variant keeps its id while
  * counts change.
  */
 export function listVariants(variants: ReadonlyMap<string, number>, cases: number, accepted: ReadonlyMap<string, boolean>): { variants: Variant[]; leftOff: number; leftOffCases: number } {
@@ -29,13 +32,20 @@ export function listVariants(variants: ReadonlyMap<string, number>, cases: numbe
   }
   const sorted = big.sort(byCount);
   if (top && sorted[0] !== top) sorted.unshift(top);
-  const out: Variant[] = sorted.map(([key, n], i) => ({
-    id: `v-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`,
-    path: variantPath(key),
-    class: i === 0 ? 'main' : accepted.get(key) ? 'allowed' : 'exception',
-    cases: n,
-    share: shareOf(n, cases),
-  }));
+  // The commonest paths, until they hold half of the cases, are the process itself: a tree that
+  // rejects one of them is too coarse there, so they are never classed as exceptions.
+  let before = 0;
+  const out: Variant[] = sorted.map(([key, n], i) => {
+    const common = before < COMMON_HALF * cases;
+    before += n;
+    return {
+      id: `v-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`,
+      path: variantPath(key),
+      class: i === 0 ? 'main' : accepted.get(key) || common ? 'allowed' : 'exception',
+      cases: n,
+      share: shareOf(n, cases),
+    };
+  });
   const listedCases = sorted.reduce((n, [, c]) => n + c, 0);
   return { variants: out, leftOff: total - sorted.length, leftOffCases: totalCases - listedCases };
 }

@@ -4,7 +4,7 @@ import { markPrefixOrdered, replayVariants } from './language.js';
 import type { VariantLog } from './log.js';
 import { printTree, type ProcessTree } from './tree.js';
 
-export { foldTree, leaf, node, parseTree, printTree, safeLabel, tau, treeLabels, type Operator, type ProcessTree } from './tree.js';
+export { checkTree, foldTree, leaf, node, parseTree, printTree, safeLabel, tau, treeDefect, treeLabels, type Operator, type ProcessTree } from './tree.js';
 export { inductiveMiner, MAX_CONCURRENT_SEARCH, MinerMemo } from './inductive.js';
 export { Language, replayVariants, type Replay } from './language.js';
 export type { VariantLog } from './log.js';

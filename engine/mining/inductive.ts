@@ -1,7 +1,7 @@
 import { loopCut, parallelCut, sequenceCut, splitLog, xorCut, type Cut } from './cuts.js';
 import { bridgesOf, dfgWithout } from './bridges.js';
 import { addEdge, addRange, addSplit, dfgOf, emptyDfg, K, LogBuilder, type Dfg, type VariantLog } from './log.js';
-import { foldTree, leaf, node, tau, type ProcessTree } from './tree.js';
+import { checkTree, foldTree, leaf, node, tau, type ProcessTree } from './tree.js';
 
 /**
  * The Inductive Miner with infrequent-behaviour filtering, IMf (Leemans,
@@ -11,10 +11,12 @@ import { foldTree, leaf, node, tau, type ProcessTree } from './tree.js';
  * commonest edge out of its source) and try again; when that fails too, fall
  * through (activity once per trace, activity concurrent, strict tau loop, tau
  * loop, flower). With noise 0 this is the plain Inductive Miner.
+ * The tree is checked before it is returned (checkTree): one with an empty
+ * operator is an internal error, never a printed model.
  */
 export function inductiveMiner(log: VariantLog, labels: readonly string[], noise: number, memo: MinerMemo = new MinerMemo()): ProcessTree {
   const mined = mine(log, { noise, size: labels.length, memo });
-  return foldTree(relabel(mined, labels));
+  return checkTree(foldTree(relabel(mined, labels)));
 }
 
 /**
@@ -73,6 +75,11 @@ function findCut(dfg: Dfg): Cut | undefined {
 
 /** `known`: the log's DFG when the caller has it already (it does not change when empty traces go). */
 function mine(input: VariantLog, ctx: Ctx, known?: Dfg): ProcessTree {
+  // An empty log is silent, as pm4py's EmptyLogBaseCase. IMf's choice split makes them: a cut of the
+  // filtered DFG sends each trace to the group holding most of its events, and a group whose
+  // activities never hold the most gets no trace. Mined on, it fell through to a flower of no
+  // activities, `*( tau, X( ) )`, which pm4py cannot parse (its language is tau's).
+  if (input.traces.length === 0) return tau();
   let log = input;
   const f = ctx.memo.get(input);
   if (f.empty === undefined) {

@@ -121,6 +121,38 @@ export function foldTree(tree: ProcessTree): ProcessTree {
   return children.length === 1 ? children[0]! : node(tree.kind, children);
 }
 
+/**
+ * The first structural defect of a tree, as a path of child indices from the
+ * root (`/2/0`) and what is wrong there; undefined when there is none. An
+ * operator needs a child (pm4py's parser refuses `X( )`), and a loop a body
+ * and at least one redo part. The miner never builds such a tree on purpose:
+ * a defect means a branch of it went wrong (see checkTree).
+ */
+export function treeDefect(tree: ProcessTree): string | undefined {
+  const walk = (t: ProcessTree, path: string): string | undefined => {
+    if (t.kind === 'activity' || t.kind === 'tau') return undefined;
+    if (t.children.length === 0) return `${path || '/'}: ${symbol[t.kind]} has no children`;
+    if (t.kind === 'loop' && t.children.length < 2) return `${path || '/'}: * has a body but no redo part`;
+    for (let i = 0; i < t.children.length; i++) {
+      const d = walk(t.children[i]!, `${path}/${i}`);
+      if (d) return d;
+    }
+    return undefined;
+  };
+  return walk(tree, '');
+}
+
+/**
+ * The tree itself, or an internal error when treeDefect finds one: a plain
+ * Error, not an EngineError, since no input of the caller's can cause it and
+ * no caller should map it to a user-facing code.
+ */
+export function checkTree(tree: ProcessTree): ProcessTree {
+  const defect = treeDefect(tree);
+  if (defect) throw new Error(`internal error: malformed process tree at ${defect}: ${printTree(tree).slice(0, 300)}`);
+  return tree;
+}
+
 /** Activity labels of a tree, in order of first appearance. */
 export function treeLabels(tree: ProcessTree): string[] {
   const out: string[] = [];

@@ -1,10 +1,19 @@
 import { cmp } from '../event.js';
-import { FOLDS, splitChoiceKey } from '../tally.js';
+import { END, FOLDS, splitChoiceKey } from '../tally.js';
 import type { Decision, Plain, Rule } from '../document/types.js';
-import { evidence, parallel, pct, q, ratio, slug, strengthOf, successors, type Facts } from './facts.js';
+import { evidence, parallel, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import { isIdName, isPlaceholder } from './words.js';
 
 export const BRANCH_MIN_SHARE = 0.05;
 export const EXPLAINED_MARGIN = 0.1;
+/** Rules must rest on at least this many cases, together, to explain a decision. */
+export const EXPLAINED_MIN_CASES = 20;
+/** A rule resting on fewer cases is not shown. */
+const RULE_MIN_CASES = 5;
+/** A string attribute with more distinct values at a point than this cannot make a rule a person could read. */
+const MAX_STRING_VALUES = 30;
+/** The label a branch to the end node carries: the case stops there. */
+export const END_LABEL = 'end';
 
 type Folds = number[];
 const zeros = (): Folds => new Array<number>(FOLDS).fill(0);
@@ -26,6 +35,8 @@ function pointsOf(choices: Map<string, number>): Map<string, Point> {
     if (c.attribute === '') {
       get(p.base, c.next, zeros)[c.fold]! += n;
     } else {
+      // A placeholder ('?', 'MISSING', ...) is no value: its cases count with those lacking the attribute.
+      if (c.value.startsWith('s:') && isPlaceholder(c.value.slice(2))) continue;
       const byValue = get(p.attrs, c.attribute, () => new Map<string, Map<string, Folds>>());
       get(get(byValue, c.value, () => new Map<string, Folds>()), c.next, zeros)[c.fold]! += n;
     }
@@ -47,94 +58,121 @@ interface Model {
 }
 
 /**
- * Decisions: where the hand-offs out of an activity split. A branch has real
- * volume with at least 5% of the departures and two cases; a branch parallel (see facts.parallel) to the activity or to a larger
- * branch is an interleaving of concurrent work, not a choice.
- * Rules learn from each activity's first visit and the step right after it
- * (the counters keep no later visits): 1R (one attribute per decision; numbers split at one 1-2-5 bin
- * boundary, other values grouped by their commonest branch) trained on four
- * hash folds of the case id and scored on the fifth, all five in turn.
+ * Decisions: where cases split after the first visit of an activity, counted
+ * from the first-visit choice counters, so branches and shares are in cases
+ * and cover every case reaching the point, stopping (to `end`) included. A
+ * branch has real volume with at least 5% of those cases and two; a branch
+ * parallel (see facts.parallel) to the activity or to a larger branch is an
+ * interleaving of concurrent work, not a choice.
+ * Rules: 1R (one attribute per decision; numbers split at one 1-2-5 bin
+ * boundary, other values grouped by their commonest branch) over every
+ * attribute known at the first visit except identifiers (named so, or about
+ * one value per case), placeholders and strings of too many values; trained
+ * on four hash folds of the case id and scored on the fifth, all five in turn.
+ * Explained needs ten points over the commonest branch and 20 cases under its rules.
  */
 export function readDecisions(f: Facts): { decisions: Decision[]; method: string } {
   const points = pointsOf(f.tally.choices);
   const decisions: Decision[] = [];
   for (const at of f.activities) {
-    const p = points.get(at) ?? { base: new Map(), attrs: new Map() };
-    const out = successors(f, at);
-    const departures = out.reduce((n, e) => n + e.events, 0);
-    let branches = out
-      .filter((e) => e.cases >= 2 && e.events >= BRANCH_MIN_SHARE * departures)
-      .map((e) => ({ to: e.to, cases: e.cases, events: e.events }))
-      .sort((a, b) => b.events - a.events || cmp(a.to, b.to));
-    branches = branches.filter((b, i) => !parallel(f, at, b.to) && !branches.slice(0, i).some((big) => parallel(f, big.to, b.to)));
-    if (branches.length < 2) continue;
-    const total = branches.reduce((n, b) => n + b.events, 0);
-    if (total < 5) continue;
+    const p = points.get(at);
+    if (!p) continue;
+    const atPoint = [...p.base.values()].reduce((n, x) => n + sum(x), 0);
+    let branches = [...p.base.entries()]
+      .map(([to, folds]) => ({ to, cases: sum(folds) }))
+      .filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint)
+      .sort((a, b) => b.cases - a.cases || cmp(a.to, b.to));
+    branches = branches.filter((b, i) => b.to === END || (!parallel(f, at, b.to) && !branches.slice(0, i).some((big) => big.to !== END && parallel(f, big.to, b.to))));
+    if (branches.length < 2 || atPoint < 5) continue;
     const labels = branches.map((b) => b.to);
-    const baseline = branches[0]!.events / total;
-    // The rules learn from first visits only; their baseline is the commonest branch there.
-    const firstVisits = labels.map((l) => sum(p.base.get(l) ?? zeros()));
-    const firstTotal = firstVisits.reduce((a, b) => a + b, 0);
-    const firstBaseline = firstTotal ? Math.max(...firstVisits) / firstTotal : 0;
-    const best = firstTotal ? learn(p, labels) : undefined;
-    const explained = best !== undefined && best.accuracy - firstBaseline >= EXPLAINED_MARGIN;
+    const inBranches = branches.reduce((n, b) => n + b.cases, 0);
+    const firstBaseline = branches[0]!.cases / inBranches;
+    const usable = usableAttributes(p, atPoint);
+    const best = learn(p, labels, usable);
     const rules: Rule[] = [];
+    const show = (l: string) => (l === END ? END_LABEL : l);
     if (best && best.accuracy > firstBaseline) {
+      const caseAttribute = best.attribute.startsWith('case:');
       for (const g of best.model.groups()) {
         let cases = 0;
         let hits = 0;
         for (const v of g.values) {
-          const byBranch = v === undefined ? missing(p, best.attribute, labels) : p.attrs.get(best.attribute)?.get(v);
+          const byBranch = p.attrs.get(best.attribute)?.get(v!);
           for (const l of labels) {
             const n = sum(byBranch?.get(l) ?? zeros());
             cases += n;
             if (l === g.then) hits += n;
           }
         }
-        if (!cases) continue;
+        if (cases < RULE_MIN_CASES) continue;
+        const strength = strengthOf(cases, ratio(hits, cases));
         rules.push({
           id: `rule-${slug(at)}-${rules.length + 1}`,
           when: [g.when],
-          then: g.then,
+          then: show(g.then),
           cases,
           holds: ratio(hits, cases),
           evidence: evidence(
             hits,
             cases,
             ratio(hits, cases),
-            explained ? strengthOf(cases, ratio(hits, cases)) : 'weak',
-            `1R on the attributes known at the first visit of ${q(at)}: ${q(best.attribute)} is the best single attribute; held-out accuracy ${pct(best.accuracy)} over ${FOLDS} hash folds of the case id against the commonest-branch share ${pct(firstBaseline)} at first visits`,
+            caseAttribute && strength === 'strong' ? 'moderate' : strength,
+            `1R over the attributes known at the first visit of ${q(at)}: ${q(best.attribute)} is the best single attribute; held-out accuracy ${pct(best.accuracy)} over ${FOLDS} hash folds of the case id against the commonest-branch share ${pct(firstBaseline)}; ` +
+              (caseAttribute
+                ? `${q(best.attribute)} is a case attribute, assumed known from the start of the case (the log does not say when it was set), so the rule is at most moderate`
+                : `${q(best.attribute)} was seen on an event of the case up to that first visit`),
           ),
         });
       }
     }
+    const ruleCases = rules.reduce((n, r) => n + r.cases, 0);
+    const explained = best !== undefined && best.accuracy - firstBaseline >= EXPLAINED_MARGIN && ruleCases >= EXPLAINED_MIN_CASES;
+    if (!explained) for (const r of rules) r.evidence.strength = 'weak';
     decisions.push({
       id: `decision-${slug(at)}`,
       at,
-      branches: branches.map((b) => ({ to: b.to, cases: b.cases, share: ratio(b.events, total) })),
-      baseline_share: baseline,
+      branches: branches.map((b) => ({ to: show(b.to), cases: b.cases, share: ratio(b.cases, atPoint) })),
+      baseline_share: ratio(branches[0]!.cases, atPoint),
       rules,
       explained,
       evidence: evidence(
-        firstTotal,
-        f.activityCases.get(at) ?? 0,
-        ratio(firstTotal, f.activityCases.get(at) ?? 0),
+        inBranches,
+        atPoint,
+        ratio(inBranches, atPoint),
         'counted',
-        `branches: directly-follows counts out of ${q(at)} (cases with the hand-off; share of the ${total} departures into the ${branches.length} branches, each at least ${BRANCH_MIN_SHARE * 100}% of all departures); ` +
-          `rules: ${firstTotal} cases whose first visit of ${q(at)} is followed by a branch; ` +
+        `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings; ` +
           (best
-            ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch, explained when at least ${EXPLAINED_MARGIN * 100} points above`
-            : 'no attribute known at that point'),
+            ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch; explained when at least ${EXPLAINED_MARGIN * 100} points above with rules on at least ${EXPLAINED_MIN_CASES} cases (here ${ruleCases})`
+            : 'no usable attribute known at that point'),
       ),
     });
   }
   const method =
-    `decisions where the directly-follows counts out of an activity split into two or more branches with at least ${BRANCH_MIN_SHARE * 100}% of its departures and 2 cases each, parallel interleavings left out; baseline_share is the commonest branch's share of departures; ` +
-    `rules by 1R, learned at each activity's first visit (the step directly after it), over case and event attributes known at that point (numbers in 1-2-5 bins, strings of up to 40 characters), scored on held-out hash folds of the case id; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share`;
+    `decisions where the step right after an activity's first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, parallel interleavings left out; shares and baseline_share are over all cases reaching the point; ` +
+    `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
+    `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; a rule on a case attribute is at most moderate`;
   return { decisions, method };
 }
 
-
+/**
+ * Attributes a rule may rest on at a point: not identifiers (by name, or with
+ * distinct values for at least half of the cases carrying them), not strings
+ * of more values than a person could read in a rule.
+ */
+function usableAttributes(p: Point, atPoint: number): string[] {
+  const out: string[] = [];
+  for (const [attribute, byValue] of p.attrs) {
+    if (isIdName(attribute)) continue;
+    let carrying = 0;
+    for (const byBranch of byValue.values()) for (const folds of byBranch.values()) carrying += sum(folds);
+    const distinct = byValue.size;
+    if (distinct > 10 && distinct >= 0.5 * Math.min(carrying, atPoint)) continue;
+    const numeric = [...byValue.keys()].every((k) => k.startsWith('n:'));
+    if (!numeric && distinct > MAX_STRING_VALUES) continue;
+    out.push(attribute);
+  }
+  return out.sort(cmp);
+}
 /** Cases without a value of the attribute, per branch. */
 function missing(p: Point, attribute: string, labels: string[]): Map<string, Folds> {
   const out = new Map<string, Folds>();
@@ -166,9 +204,9 @@ function tableOf(p: Point, attribute: string, labels: string[]): Table {
   return { numeric, rows };
 }
 
-function learn(p: Point, labels: string[]): { attribute: string; accuracy: number; model: Model } | undefined {
+function learn(p: Point, labels: string[], attributes: readonly string[]): { attribute: string; accuracy: number; model: Model } | undefined {
   let best: { attribute: string; accuracy: number; model: Model } | undefined;
-  for (const attribute of [...p.attrs.keys()].sort(cmp)) {
+  for (const attribute of attributes) {
     const table = tableOf(p, attribute, labels);
     let correct = 0;
     let total = 0;

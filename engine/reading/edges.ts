@@ -1,46 +1,56 @@
-import type { EdgeKind, GraphEdge, GraphNode, Variant } from '../document/types.js';
+import type { EdgeKind, GraphEdge, GraphNode } from '../document/types.js';
+import type { Backbone } from './backbone.js';
 import { parallel, pct, q, type Facts } from './facts.js';
 
 export const REWORK_ORDER = 0.9;
-export const SKIP_STEP_SHARE = 0.5;
 export const RARE_ACTIVITY_SHARE = 0.05;
+/** An edge taken by at least this share of all cases is normal whatever else holds. */
+export const MOST_CASES = 0.5;
 
 /**
  * Each edge's kind by a fixed order of stated cuts: escalation (see
  * escalations), rework (back to a step whose first occurrence comes earlier
  * in at least 90% of the cases with both, or a step repeating itself;
- * concurrent pairs, see facts.parallel, are neither rework nor skips), normal
- * (a hand-off of a variant classed main), skip (jumps over a main-path step
- * that at least half of all cases do and that lies between the two in at
- * least 90% of the cases with them), exception (touches an activity of fewer
- * than 5% of the cases, or enters a failure ending), else allowed.
+ * concurrent pairs, see facts.parallel, are neither rework nor skips),
+ * normal (taken by at least half of all cases, or a hand-off along the
+ * backbone: start, backbone steps, end, with no backbone step between), skip
+ * (jumps over a backbone step that the mined model requires, lying between
+ * the two in at least 90% of the cases with them), exception (touches an
+ * activity of fewer than 5% of the cases, or enters a failure ending), else
+ * allowed. A path most cases take is therefore never a skip or an exception.
  */
 export function readEdgeKinds(
   f: Facts,
+  backbone: Backbone,
+  required: ReadonlySet<string> | undefined,
   nodes: readonly GraphNode[],
   edges: readonly GraphEdge[],
-  variants: readonly Variant[],
   escalationEdges: Set<string>,
   failureEnds: readonly string[],
+  stops: ReadonlyMap<string, number>,
 ): { kinds: Map<string, { kind: EdgeKind; method: string }>; assumption: string } {
   const label = new Map(nodes.map((n) => [n.id, n.kind === 'activity' ? n.label : '']));
-  const START = '';
-  const mainPairs = new Set<string>();
-  const mainVariants = variants.filter((v) => v.class === 'main');
-  const paths = mainVariants.length ? mainVariants.map((v) => v.path.map(String)) : f.variants.slice(0, 1).map((v) => v.path);
-  for (const p of paths) {
-    const padded = [START, ...p, START];
-    for (let i = 0; i + 1 < padded.length; i++) mainPairs.add(`${padded[i]}\u0000${padded[i + 1]}`);
-  }
-  const failure = new Set(failureEnds);
+  const onBackbone = new Set(backbone.steps);
+  // Entering a failure ending that most cases reach is the process's usual outcome, not an exception.
+  const failure = new Set(failureEnds.filter((x) => (stops.get(x) ?? 0) <= MOST_CASES * f.cases));
   const rare = (a: string) => a !== '' && (f.activityCases.get(a) ?? 0) < RARE_ACTIVITY_SHARE * f.cases;
+  // The backbone step jumped over by a -> b, if any ('' is start or end).
+  const jumped = (from: string, to: string, mustBeRequired: boolean) =>
+    backbone.steps.find(
+      (b) =>
+        b !== from &&
+        b !== to &&
+        (!mustBeRequired || required?.has(b) === true) &&
+        (from === '' || (earlier(f, from, b) && !parallel(f, from, b))) &&
+        (to === '' || (earlier(f, b, to) && !parallel(f, b, to))),
+    );
   const kinds = new Map<string, { kind: EdgeKind; method: string }>();
   for (const e of edges) {
     const from = label.get(e.from) ?? '';
     const to = label.get(e.to) ?? '';
     const key = `${from}\u0000${to}`;
     let kind: EdgeKind = 'allowed';
-    let why = 'not on a main variant, no rework, skip, escalation or exception cut applies';
+    let why = 'no rework, normal, skip, escalation or exception cut applies';
     if (from && to && escalationEdges.has(key)) {
       kind = 'escalation';
       why = `${q(to)} follows ${q(from)} mainly after a long wait (see escalations)`;
@@ -48,17 +58,17 @@ export function readEdgeKinds(
       kind = 'rework';
       const o = f.order(to, from);
       why = from === to ? `${q(from)} repeats directly` : `back to ${q(to)}, whose first occurrence precedes ${q(from)} in ${pct(o.aFirst / o.both)} of the ${o.both} cases with both (cut ${REWORK_ORDER * 100}%)`;
-    } else if (mainPairs.has(key)) {
+    } else if (e.cases >= MOST_CASES * f.cases) {
       kind = 'normal';
-      why = 'a hand-off of a variant classed main';
-    } else if (from && to) {
-      const skipped = f.mainPath.find(
-        (b) =>
-          b !== from && b !== to && (f.activityCases.get(b) ?? 0) >= SKIP_STEP_SHARE * f.cases && earlier(f, from, b) && earlier(f, b, to) && !parallel(f, from, b) && !parallel(f, b, to),
-      );
+      why = `taken by ${pct(e.cases / f.cases)} of all cases`;
+    } else if ((from === '' || onBackbone.has(from)) && (to === '' || onBackbone.has(to)) && jumped(from, to, false) === undefined) {
+      kind = 'normal';
+      why = 'a hand-off along the backbone (the activities most cases do) with no backbone step in between';
+    } else {
+      const skipped = jumped(from, to, true);
       if (skipped !== undefined) {
         kind = 'skip';
-        why = `jumps over ${q(skipped)}, done by ${pct((f.activityCases.get(skipped) ?? 0) / f.cases)} of cases and lying between the two in at least ${REWORK_ORDER * 100}% of the cases with them`;
+        why = `jumps over ${q(skipped)}, done by ${pct((f.activityCases.get(skipped) ?? 0) / f.cases)} of cases, required by the mined model and lying between the two in at least ${REWORK_ORDER * 100}% of the cases with them`;
       }
     }
     if (kind === 'allowed' && (rare(from) || rare(to) || failure.has(to))) {
@@ -69,8 +79,8 @@ export function readEdgeKinds(
   }
   const assumption =
     `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat), ` +
-    `normal (a hand-off of a variant classed main), skip (jumps over a main-path step done by at least ${SKIP_STEP_SHARE * 100}% of cases that lies between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
-    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases or enters a failure ending), else allowed.`;
+    `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
+    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases or enters a failure ending where at most ${MOST_CASES * 100}% of cases end), else allowed.`;
   return { kinds, assumption };
 }
 

@@ -7,7 +7,7 @@ import type { Evidence, Strength } from '../document/types.js';
 /**
  * What every part of the reading looks at, derived once from the counted
  * state: the variant multiset with first positions, out- and in-edges, and
- * the main path. Pure data; nothing here reads events.
+ * pairwise first-occurrence order. Pure data; nothing here reads events.
  */
 export interface VariantFacts {
   /** The activity labels of the variant (built when first read: most variants never need it). */
@@ -41,11 +41,6 @@ export interface Facts {
   variants: VariantFacts[];
   out: Map<string, EdgeFacts[]>;
   into: Map<string, EdgeFacts[]>;
-  /**
-   * Distinct activities of the commonest variant ending in a success ending
-   * (the commonest variant until the endings are read), in order of first occurrence.
-   */
-  mainPath: string[];
   toHours(millis: number): number;
   /** Cases containing both a and b, and those where a's first occurrence comes before b's. */
   order(a: string, b: string): { both: number; aFirst: number };
@@ -141,7 +136,6 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
     push(into, to, f);
   }
   const activityCases = new Map([...tally.activities.entries()].map(([a, t]) => [a, t.cases]));
-  const mainPath = variants.length ? [...new Set(variants[0]!.path)] : [];
   // Pairwise first-occurrence order, one row per asked activity, filled over the variants holding
   // it: each variant keeps its distinct activities as integer ids in order of first occurrence, so
   // "a's first occurrence precedes b's" is "a's rank is lower", with no per-pair map lookups.
@@ -193,7 +187,6 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
     variants,
     out,
     into,
-    mainPath,
     toHours,
     order(a, b) {
       const ia = id.get(a);

@@ -1,5 +1,7 @@
 import type { ProjectSnapshot } from '../store/project-store.js';
+import type { ProcessTree } from '../mining/tree.js';
 import { HOUR_MS } from '../time.js';
+import { backboneOf, mandatoryLabels } from './backbone.js';
 import { readDecisions } from './decisions.js';
 import { readSequenceRules } from './declare.js';
 import { readEdgeKinds } from './edges.js';
@@ -9,6 +11,7 @@ import { factsOf, pct, q, ratio, type ParsedVariants } from './facts.js';
 import { readEnds } from './outcomes.js';
 import { readPolicies } from './policies.js';
 import { readProcessPart, readSuccessCriteria } from './process.js';
+import { readQuality } from './quality.js';
 import { readStages } from './stages.js';
 import type {
   Decision,
@@ -24,7 +27,6 @@ import type {
   SequenceRule,
   Stage,
   SuccessCriterion,
-  Variant,
 } from '../document/types.js';
 
 /**
@@ -37,9 +39,8 @@ export interface ReadingInput {
   /** Counted nodes and edges; their `stage` and `kind` are still placeholders. */
   nodes: readonly GraphNode[];
   edges: readonly GraphEdge[];
-  variants: readonly Variant[];
-  /** The discovered process tree in pm4py syntax, and its acceptance share. */
-  processTree: string;
+  /** The mined process tree (undefined without cases), and its acceptance share. */
+  tree: ProcessTree | undefined;
   casesItAccepts: number;
   /** Converts a duration in milliseconds between two epoch times to hours on the document's time basis. */
   hoursBetween(fromMillis: number, toMillis: number): number;
@@ -78,33 +79,37 @@ export interface Reading {
 export function readProcess(input: ReadingInput): Reading {
   const { snapshot } = input;
   const f = factsOf(snapshot.tally, (millis) => millis / HOUR_MS, input.parsed);
-  const ends = readEnds(f, snapshot.periodEnd);
-  const happy = f.variants.find((v) => v.end !== undefined && ends.successEnds.includes(v.end));
-  if (happy) f.mainPath = [...new Set(happy.path)];
-  const stages = readStages(f, input.processTree);
+  const backbone = backboneOf(f);
+  // Order rows of the backbone steps first: every later order question about a step is then a lookup.
+  for (const s of backbone.steps) f.order(s, s);
+  const required = mandatoryLabels(input.tree);
+  const ends = readEnds(f, backbone, snapshot.periodEnd);
+  const stages = readStages(f, backbone);
   const escalations = readEscalations(f);
-  const edgeKinds = readEdgeKinds(f, input.nodes, input.edges, input.variants, escalations.edges, ends.failureEnds);
+  const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops);
   const decisions = readDecisions(f);
   const sequence = readSequenceRules(f);
-  const exceptions = readExceptions(f, ends.successEnds, ends.failureEnds);
-  const policies = readPolicies(f);
+  const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops);
+  const policies = readPolicies(f, backbone);
   const objectTypes = [...snapshot.objectCounts.keys()];
-  const process = readProcessPart(f, snapshot.meta.case_notion, objectTypes, ends);
+  const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[]);
+  const quality = readQuality(f, snapshot.meta, ends);
 
   const assumptions: Plain[] = [
     `Reading (the interpreted parts) is computed by fixed rules over the counted state, not by a language model; each claim's evidence states its method. Name-based guesses are marked hypothesis.`,
     `Outcomes: ${ends.method}.`,
-    `The main path is the distinct activities of the commonest variant that ends in a success ending${happy ? '' : ' (none does: the commonest variant)'}: ${f.mainPath.map(q).join(', ')}.`,
+    `The backbone (the process's main behaviour, on which stages, edge kinds, skips and timing policies rest) is the ${backbone.method}: ${backbone.steps.map(q).join(', ')}. The main variant is only the commonest path (${pct(ratio(f.variants[0]?.count ?? 0, f.cases))} of cases).`,
     `Stages: ${stages.method}.`,
     edgeKinds.assumption,
-    `Decisions: ${decisions.method}. Later visits of an activity (rework) are not counted as decisions. At most 12 attribute names per case are followed (the first met in case order); strings longer than 40 characters or with more than 3 digits are left out as ids, dates or free text.`,
+    `Decisions: ${decisions.method}. Later visits of an activity (rework) are not counted as decisions.`,
     `Sequence rules: ${sequence.method}.`,
-    `Exceptions: ${exceptions.method}.`,
+    `Exceptions: ${exceptions.method}.` + (exceptions.loops.length ? ` Repeats most cases make are the normal loop of the work, not exceptions: ${exceptions.loops.join('; ')}.` : ''),
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
     `Policies: ${policies.method}. The case duration includes open cases (their duration so far).`,
+    ...quality.assumptions,
   ];
 
-  const open_questions: Plain[] = [];
+  const open_questions: Plain[] = [...quality.open_questions];
   for (const d of decisions.decisions) {
     if (d.explained) continue;
     open_questions.push({

@@ -1,82 +1,190 @@
 import { cmp } from '../event.js';
+import { sketchCount } from '../sketch.js';
 import { splitKey } from '../tally.js';
-import { HOUR_MS } from '../time.js';
+import { DAY_MS, HOUR_MS } from '../time.js';
 import type { Outcome } from '../document/types.js';
+import type { Backbone } from './backbone.js';
 import { pct, q, quantile, ratio, slug, uniqueIds, type Facts } from './facts.js';
+import { FAILURE_WORDS, nameVerdict, SUCCESS_WORDS } from './words.js';
 
-/** Name fragments read as a failed or a successful ending (a guess from words, hence `hypothesis`). */
-export const FAILURE_WORDS = /cancel|reject|declin|fail|abort|error|den(y|ied)|refus|withdr|terminat|void|revok|expir|invalid|duplicate|lost|unsuccess|abandon/i;
-export const SUCCESS_WORDS = /clos|complet|pay|paid|approv|accept|resolv|finish|done|deliver|settl|ship|archiv|success|won|fulfil|releas|grant/i;
-/** An open case's last event is no older than this quantile of the usual time from its activity to the next step. */
-export const OPEN_QUANTILE = 0.99;
+/** An activity is an ending when at least this share of the cases doing it stop right after it. */
+export const ENDING_SHARE = 0.5;
+/** An activity whose name reads as a success or failure is an ending when at least this share of the cases doing it stop there. */
+export const NAMED_ENDING_SHARE = 0.2;
+/** An ending where at least this share of all cases stop, and no word says otherwise, reads as the success. */
+export const DOMINANT_SHARE = 0.5;
+/** A stopped case is recent when its last event is no older than this quantile of its activity's time to the next step. */
+export const OPEN_QUANTILE = 0.95;
+/** Fewer observed waits after an activity than this say nothing about what is recent there. */
+const MIN_WAITS = 5;
+/** A case whose outcome ending is at most this many steps before its last event ended there: the steps after it close work items. */
+export const TRAILING_STEPS = 3;
+/** Case ends this far after nearly all others are outliers (reported, and not used as "now"). */
+const OUTLIER_GAP_MS = 30 * DAY_MS;
 
 export interface EndReading {
   outcomes: Outcome[];
-  /** Activities seen ending finished cases, with their kind. */
+  /** Endings (activities after which cases usually stop) with their kind. */
   ends: Map<string, Outcome['kind']>;
   successEnds: string[];
   failureEnds: string[];
+  /** Cases whose last event is each activity. */
+  stops: Map<string, number>;
   openCases: number;
   stalledCases: number;
+  /** Cases whose last event lies far after the rest, and the time taken as the log's end instead of the period end. */
+  lateOutliers: { cases: number; logEnd: number | undefined };
   method: string;
 }
 
 /**
- * Where cases stop. A case stopping at x is recent when its last event is no
- * older (from the period end, to the hour) than the OPEN_QUANTILE of the
- * time from x to the next step; x is an end seen in finished cases when more
- * cases stop there long ago than recently (or at least 2 and 0.5% of cases
- * do). Recent cases at other activities are open; quiet ones are `other`.
+ * Where cases stop, and what that means. An ending is an activity after which
+ * most cases doing it stop (a fifth when its name says success or failure, or
+ * it is the backbone's last step: trailing steps may follow); every case
+ * stopping at an ending is finished, however recent. Success and failure of
+ * an ending come from whole words of its name, else from structure (the
+ * ending where most cases stop, or the backbone's last step, is the success).
+ * A case that stops a step or two after a success or failure ending had that
+ * outcome. Any other case is open when its last event is recent for that
+ * activity (within the OPEN_QUANTILE of the time from it to the next step,
+ * counted back from the log's end), else it stalled (`other`). Never from the
+ * commonest variant, which on varied logs speaks for a few cases.
  */
-export function readEnds(f: Facts, periodEnd: number | undefined): EndReading {
-  const counted = new Map<string, { recent: number; old: number }>();
+export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undefined): EndReading {
+  const stops = new Map<string, number>();
+  const hours: [number, number][] = [];
+  for (const [key, n] of f.tally.lastEvents) {
+    const [activity, hourText] = splitKey(key);
+    stops.set(activity, (stops.get(activity) ?? 0) + n);
+    hours.push([Number(hourText), n]);
+  }
+  const lateOutliers = outliers(hours, periodEnd);
+  const logEnd = lateOutliers.logEnd ?? periodEnd ?? 0;
   const cut = new Map<string, number>();
-  // Counts are whole numbers, so they are summed in the map's order; the activities are then taken
-  // in sorted order (the order of the sorted keys: activity, then U+0000, then the hour).
+  const recent = new Map<string, number>();
   for (const [key, n] of f.tally.lastEvents) {
     const [activity, hourText] = splitKey(key);
     if (!cut.has(activity)) {
       const next = f.tally.activities.get(activity)?.timeToNext;
-      cut.set(activity, next && next.size ? quantile(next, OPEN_QUANTILE) : 0);
+      cut.set(activity, next && sketchCount(next) >= MIN_WAITS ? quantile(next, OPEN_QUANTILE) : -1);
     }
-    const age = Math.max(0, (periodEnd ?? 0) - (Number(hourText) + 1) * HOUR_MS);
-    const c = cut.get(activity)!;
-    let s = counted.get(activity);
-    if (!s) counted.set(activity, (s = { recent: 0, old: 0 }));
-    if (c > 0 && age <= c) s.recent += n;
-    else s.old += n;
+    const age = logEnd - (Number(hourText) + 1) * HOUR_MS;
+    if (age <= cut.get(activity)!) recent.set(activity, (recent.get(activity) ?? 0) + n);
   }
-  const stops = new Map([...counted].sort((a, b) => cmp(a[0], b[0])));
-  const minOld = Math.max(2, Math.ceil(0.005 * f.cases));
-  const mainEnd = f.variants[0]?.path[f.variants[0].path.length - 1];
+  const sorted = [...stops].sort((a, b) => cmp(a[0], b[0]));
+  const last = backbone.steps[backbone.steps.length - 1];
   const ends = new Map<string, Outcome['kind']>();
+  for (const [x, n] of sorted) {
+    const withX = f.activityCases.get(x) ?? n;
+    const verdict = nameVerdict(x);
+    // Trailing steps (a work item closed after the decision) keep some named endings, and the last backbone step, below half.
+    const named = verdict !== undefined || (x === last && backbone.steps.length > 1);
+    if (n >= ENDING_SHARE * withX || (named && n >= NAMED_ENDING_SHARE * withX)) {
+      ends.set(x, verdict ?? (n >= DOMINANT_SHARE * f.cases || x === last ? 'success' : 'other'));
+    }
+  }
+  const after = settledBefore(f, ends);
   const items: Outcome[] = [];
+  const push = (kind: Outcome['kind'], x: string, n: number) => {
+    if (n > 0) items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: n, share: ratio(n, f.cases) });
+  };
   let openCases = 0;
   let stalledCases = 0;
-  for (const [x, s] of stops) {
-    if (s.old > s.recent || s.old >= minOld) {
-      const kind: Outcome['kind'] = FAILURE_WORDS.test(x) ? 'failure' : SUCCESS_WORDS.test(x) || x === mainEnd ? 'success' : 'other';
-      ends.set(x, kind);
-      items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: s.old + s.recent, share: ratio(s.old + s.recent, f.cases) });
-    } else {
-      if (s.recent) items.push({ id: `open-${slug(x)}`, end_activity: x, kind: 'open', cases: s.recent, share: ratio(s.recent, f.cases) });
-      if (s.old) items.push({ id: `other-${slug(x)}`, end_activity: x, kind: 'other', cases: s.old, share: ratio(s.old, f.cases) });
-      openCases += s.recent;
-      stalledCases += s.old;
+  for (const [x, n] of sorted) {
+    const kind = ends.get(x);
+    if (kind === 'success' || kind === 'failure') {
+      push(kind, x, n);
+      continue;
     }
+    const settled = after.get(x) ?? { success: 0, failure: 0 };
+    push('success', x, settled.success);
+    push('failure', x, settled.failure);
+    const rest = n - settled.success - settled.failure;
+    if (kind === 'other') {
+      push('other', x, rest);
+      continue;
+    }
+    // The recent count is over every case stopping at x; those settled before are finished whenever they stopped.
+    const r = Math.min(rest, recent.get(x) ?? 0);
+    push('open', x, r);
+    push('other', x, rest - r);
+    openCases += r;
+    stalledCases += rest - r;
   }
   items.sort((a, b) => b.cases - a.cases || cmp(a.end_activity, b.end_activity) || cmp(a.kind, b.kind));
   const successEnds = [...ends].filter(([, k]) => k === 'success').map(([a]) => a).sort(cmp);
   const failureEnds = [...ends].filter(([, k]) => k === 'failure').map(([a]) => a).sort(cmp);
   const method =
-    `a case stopping at activity x is recent when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from x to the next step ` +
-    `(measured back from the period end, to the hour); x is an end seen in finished cases when more cases stop there long ago than recently, or at least ${minOld} do; ` +
-    `cases recent at any other activity are open, quiet ones are other (stalled); an end is failure when its name reads as one (${FAILURE_WORDS.source}), ` +
-    `success when its name reads as one (${SUCCESS_WORDS.source}) or it ends the commonest variant${mainEnd ? ` (${q(mainEnd)})` : ''}, else other`;
-  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, openCases, stalledCases, method };
+    `an ending is an activity after which at least ${ENDING_SHARE * 100}% of the cases doing it stop (${NAMED_ENDING_SHARE * 100}% when its name reads as a success or failure, or it is the backbone's last step); cases stopping at an ending are finished. ` +
+    `An ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated), ` +
+    `else a success when at least ${DOMINANT_SHARE * 100}% of all cases stop there or it is the last step of the backbone (the activities most cases do), else other (a hypothesis from words and counts). ` +
+    `A case stopping elsewhere (at a step whose name reads as no other verdict) within ${TRAILING_STEPS} steps after a success or failure ending takes that ending's kind (the steps after it close work). ` +
+    `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (at least ${MIN_WAITS} waits seen), counted back from the log's end` +
+    `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;
+  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, method };
+}
+
+/**
+ * Per activity that is not itself a success or failure ending: the cases
+ * stopping there within TRAILING_STEPS steps after such an ending (the
+ * latest one decides), counted over the variants.
+ */
+function settledBefore(f: Facts, ends: ReadonlyMap<string, Outcome['kind']>): Map<string, { success: number; failure: number }> {
+  const kindOf = new Int8Array(f.activities.length);
+  const named = new Int8Array(f.activities.length);
+  f.activities.forEach((a, k) => {
+    const v = nameVerdict(a);
+    named[k] = v === 'success' ? 1 : v === 'failure' ? 2 : 0;
+  });
+  f.activities.forEach((a, k) => (kindOf[k] = ends.get(a) === 'success' ? 1 : ends.get(a) === 'failure' ? 2 : 0));
+  const out = new Map<string, { success: number; failure: number }>();
+  for (const v of f.variants) {
+    const ids = v.ids;
+    const len = ids.length;
+    const stop = ids[len - 1]!;
+    if (len < 2 || v.end === undefined || stop < 0 || kindOf[stop] !== 0) continue;
+    for (let i = len - 2; i >= Math.max(0, len - 1 - TRAILING_STEPS); i--) {
+      const k = ids[i]!;
+      if (k < 0 || kindOf[k] === 0) continue;
+      // A stop named as the other verdict ("Cancelled" after "Approved") is not settled by what came before.
+      if (named[stop] !== 0 && named[stop] !== kindOf[k]) break;
+      let s = out.get(v.end);
+      if (!s) out.set(v.end, (s = { success: 0, failure: 0 }));
+      if (kindOf[k] === 1) s.success += v.count;
+      else s.failure += v.count;
+      break;
+    }
+  }
+  return out;
+}
+
+/**
+ * Case ends far after nearly all others (a date typed years ahead) would make
+ * every other case look old: the log's end is taken at the 99.9th percentile
+ * of case ends when the latest lies more than OUTLIER_GAP_MS after it.
+ */
+function outliers(hours: [number, number][], periodEnd: number | undefined): { cases: number; logEnd: number | undefined } {
+  if (periodEnd === undefined || hours.length === 0) return { cases: 0, logEnd: undefined };
+  hours.sort((a, b) => a[0] - b[0]);
+  const total = hours.reduce((s, [, n]) => s + n, 0);
+  let seen = 0;
+  let q999 = hours[hours.length - 1]![0];
+  for (const [h, n] of hours) {
+    seen += n;
+    if (seen >= 0.999 * total) {
+      q999 = h;
+      break;
+    }
+  }
+  const end = (q999 + 1) * HOUR_MS;
+  if (periodEnd - end <= OUTLIER_GAP_MS) return { cases: 0, logEnd: undefined };
+  const cases = hours.filter(([h]) => h * HOUR_MS > end + OUTLIER_GAP_MS).reduce((s, [, n]) => s + n, 0);
+  return cases ? { cases, logEnd: end } : { cases: 0, logEnd: undefined };
 }
 
 export function describeOpenCut(f: Facts, ends: EndReading): string {
   const total = ends.openCases + ends.stalledCases;
-  return `${ends.openCases} cases (${pct(ratio(ends.openCases, f.cases))}) are open and ${ends.stalledCases} stalled among ${total} that stopped outside the ends seen in finished cases`;
+  return `${ends.openCases} cases (${pct(ratio(ends.openCases, f.cases))}) are open and ${ends.stalledCases} stalled among ${total} that stopped outside an ending`;
 }
+
+export { q };

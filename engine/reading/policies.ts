@@ -1,6 +1,7 @@
 import { bucketValue, quantile, sketchCount, type Sketch } from '../sketch.js';
 import { pairKey } from '../tally.js';
 import type { Policy } from '../document/types.js';
+import type { Backbone } from './backbone.js';
 import { earlier } from './edges.js';
 import { evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
 
@@ -27,28 +28,29 @@ function shareWithin(f: Facts, s: Sketch, hours: number): number {
 /**
  * Limits most cases stay inside, inferred from timings and counts, never from
  * a policy document: the case duration's 90th percentile (rounded up to two
- * digits), the same for each main-path hand-off, main-path order, and
- * separation of duties.
+ * digits), the same for each direct hand-off between consecutive backbone
+ * steps, backbone order, and separation of duties. Each is stated as what it
+ * is: a share of cases (or hand-offs) observed within a limit, not a rule.
  */
-export function readPolicies(f: Facts): { policies: Policy[]; serviceLevel: { hours: number; share: number; method: string } | undefined; method: string } {
+export function readPolicies(f: Facts, backbone: Backbone): { policies: Policy[]; serviceLevel: { hours: number; share: number; method: string } | undefined; method: string } {
   const policies: Policy[] = [];
   let serviceLevel: { hours: number; share: number; method: string } | undefined;
   const durations = sketchCount(f.tally.caseDuration);
   if (durations >= MIN_CASES) {
     const hours = niceHours(f.toHours(quantile(f.tally.caseDuration, SERVICE_QUANTILE)));
     const share = shareWithin(f, f.tally.caseDuration, hours);
-    const method = `case duration sketch (first to last event, all cases including open ones): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits; share of cases at or under it`;
+    const method = `case duration sketch (first to last event, all cases including open ones, whose duration so far counts): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits; share of cases at or under it`;
     serviceLevel = { hours, share, method };
     policies.push({
       id: 'service-level-case',
       kind: 'service_level',
-      statement: `Cases finish within ${hours} hours of their first event.`,
+      statement: `${pct(share)} of cases run at most ${hours} hours from their first to their last event (the observed ${SERVICE_QUANTILE * 100}th percentile, rounded up; not a stated target).`,
       threshold_hours: hours,
       share_met: share,
       evidence: evidence(Math.round(share * durations), durations, share, strengthOf(durations, share), method),
     });
   }
-  const main = f.mainPath;
+  const main = backbone.steps;
   for (let i = 0; i + 1 < main.length; i++) {
     const a = main[i]!;
     const b = main[i + 1]!;
@@ -60,7 +62,7 @@ export function readPolicies(f: Facts): { policies: Policy[]; serviceLevel: { ho
     policies.push({
       id: `timing-${slug(a)}-${slug(b)}`,
       kind: 'timing',
-      statement: `${q(b)} follows ${q(a)} within ${hours} hours.`,
+      statement: `When ${q(b)} directly follows ${q(a)}, it does so within ${hours} hours in ${pct(share)} of the hand-offs (the observed ${SERVICE_QUANTILE * 100}th percentile, rounded up).`,
       threshold_hours: hours,
       share_met: share,
       evidence: evidence(Math.round(share * n), n, share, strengthOf(n, share), `wait sketch of the hand-off ${q(a)} -> ${q(b)} (${n} hand-offs): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits`),
@@ -74,14 +76,14 @@ export function readPolicies(f: Facts): { policies: Policy[]; serviceLevel: { ho
     policies.push({
       id: `sequence-${slug(a)}-${slug(b)}`,
       kind: 'sequence',
-      statement: `${q(a)} comes before ${q(b)}.`,
+      statement: `${q(a)} comes before ${q(b)} in ${pct(ratio(o.aFirst, o.both))} of the cases with both.`,
       threshold_hours: 0,
       share_met: ratio(o.aFirst, o.both),
-      evidence: evidence(o.aFirst, o.both, ratio(o.aFirst, o.both), strengthOf(o.both, ratio(o.aFirst, o.both)), `cases with both main-path steps where the first ${q(a)} precedes the first ${q(b)}, counted over the variants`),
+      evidence: evidence(o.aFirst, o.both, ratio(o.aFirst, o.both), strengthOf(o.both, ratio(o.aFirst, o.both)), `cases with both backbone steps where the first ${q(a)} precedes the first ${q(b)}, counted over the variants (consecutive backbone steps)`),
     });
   }
   policies.push(...separations(f));
-  const method = `policies: case duration and main-path hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits), main-path order, and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
+  const method = `policies: case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits), backbone order, and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
   return { policies, serviceLevel, method };
 }
 

@@ -1,59 +1,97 @@
 import { cmp } from '../event.js';
-import type { ProcessPart, SuccessCriterion } from '../document/types.js';
+import { START } from '../tally.js';
+import type { ProcessPart, Strength, SuccessCriterion } from '../document/types.js';
+import type { Backbone } from './backbone.js';
 import { evidence, pct, q, ratio, type Facts } from './facts.js';
 import type { EndReading } from './outcomes.js';
+import { nounContexts, nounOf, nounOfColumn, nounOfIds } from './words.js';
 
-/** Words that name the action rather than the thing acted on. */
-const STOP = new Set(['the', 'and', 'for', 'with', 'from', 'into', 'new', 'set', 'get', 'send', 'check', 'create', 'update', 'mark', 'level', 'all', 'not']);
+/** The commonest ways cases start whose names are read for the case's noun (then the backbone's steps). */
+const FIRST_STEPS = 3;
+/** Activity names read as evidence for the case's noun: those of at least this share of the cases. */
+const COMMON_NAME_SHARE = 0.2;
 
 /**
- * The thing a case is about, as the noun most activity names share (activity
- * names are mostly verb + object, so the commonest word is the object; the
- * first and last step of the commonest variant, which create and close the
- * thing, count one extra each). A guess from words: strength `hypothesis`.
+ * The thing a case is about, from what a case is made of and the process's
+ * own steps: the OCEL object type when the case notion is one; else the
+ * phrase the case ids share ("declaration 86791"); else the
+ * object in the name of the commonest step cases start with that names one
+ * ("Create Fine" -> fine, "register request" -> request), else of the
+ * backbone steps (the phrase acted on in most ways); a noun counts when
+ * activity names act on it in at least two ways, or it names how most cases
+ * start; else a noun
+ * in the case column's name. Never a status, verb or quality word. A reading
+ * of words is a guess: `hypothesis`.
  */
-export function caseNoun(f: Facts): { noun: string | undefined; activities: number } {
-  const score = new Map<string, { names: number; cases: number }>();
-  const main = f.variants[0]?.path ?? [];
-  const ends = [main[0], main[main.length - 1]];
-  for (const a of f.activities) {
-    const words = new Set(a.toLowerCase().split(/[^a-z]+/).filter((w) => w.length >= 3 && !STOP.has(w)));
-    for (const w of words) {
-      const s = score.get(w) ?? { names: 0, cases: 0 };
-      s.names += 1 + ends.filter((e) => e === a).length;
-      s.cases += f.activityCases.get(a) ?? 0;
-      score.set(w, s);
+export function caseNoun(f: Facts, backbone: Backbone, caseNotion: string | undefined, caseIds: readonly string[] = []): { noun: string; source: string; from: string } | undefined {
+  const fromIds = nounOfIds(caseIds);
+  if (fromIds) return { noun: fromIds, source: 'named by the case ids', from: `the case ids are ${q(fromIds)} and a number (e.g. ${caseIds.slice(0, 3).map(q).join(', ')})` };
+  const starts = (f.out.get(START) ?? []).filter((e) => e.to !== '').sort((a, b) => b.cases - a.cases || cmp(a.to, b.to));
+  const mainStart = starts[0] && starts[0].cases >= 0.5 * f.cases ? starts[0].to : undefined;
+  // Ways of acting on a noun are counted among the activities a fifth of the cases do: a rare step's name is no evidence.
+  const common = f.activities.filter((a) => (f.activityCases.get(a) ?? 0) >= COMMON_NAME_SHARE * f.cases);
+  const support = (noun: string) => nounContexts(common, noun);
+  const read = (step: string): { noun: string; names: number } | undefined => {
+    const noun = nounOf(step);
+    if (noun === undefined) return undefined;
+    const names = support(noun);
+    // A phrase one name holds may still end in the noun others share ("W_Completeren aanvraag").
+    if (names < 2 && noun.includes(' ')) {
+      const head = noun.slice(noun.lastIndexOf(' ') + 1);
+      const headNames = support(head);
+      if (headNames >= 2) return { noun: head, names: headNames };
     }
+    return names >= 2 || step === mainStart ? { noun, names } : undefined;
+  };
+  const said = (noun: string, names: number, step: string, how: string) => ({
+    noun,
+    source: 'a reading of activity names',
+    from: `${q(noun)} is the object in the name of ${q(step)}, ${how}; ${names} activity names act on it in different ways (of the ${common.length} activities of at least ${COMMON_NAME_SHARE * 100}% of cases)`,
+  });
+  // The commonest way cases start names the object first ("Create Fine", "Create Purchase Order Item").
+  for (const e of starts.slice(0, FIRST_STEPS)) {
+    const r = read(e.to);
+    if (r) return said(r.noun, r.names, e.to, `a step ${e.cases} cases start with`);
   }
-  const best = [...score.entries()].filter(([, s]) => s.names >= 2).sort((x, y) => y[1].names - x[1].names || y[1].cases - x[1].cases || cmp(x[0], y[0]))[0];
-  return { noun: best?.[0], activities: best?.[1].names ?? 0 };
+  // Else the steps most cases do; the phrase the names act on in the most ways.
+  const found = backbone.steps
+    .map((step) => ({ step, r: read(step) }))
+    .filter((x) => x.r !== undefined)
+    .sort((a, b) => b.r!.names - a.r!.names)[0];
+  if (found) return said(found.r!.noun, found.r!.names, found.step, 'a step most cases do');
+  const column = caseNotion ? nounOfColumn(caseNotion) : undefined;
+  if (column) return { noun: column, source: "a reading of the case column's name", from: `the case identifier's name ${q(caseNotion!)}` };
+  return undefined;
 }
 
-export function readProcessPart(f: Facts, caseNotion: string | undefined, objectTypes: string[], ends: EndReading): ProcessPart {
-  const { noun, activities } = caseNoun(f);
-  const notion = caseNotion && caseNotion !== 'trace' ? caseNotion : undefined;
-  const objectType = notion && objectTypes.includes(notion) ? notion : undefined;
-  const thing = objectType ?? noun ?? 'case';
+export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string | undefined, objectTypes: string[], ends: EndReading, caseIds: readonly string[]): ProcessPart {
+  // XES says 'trace' (the trace's concept:name); wire events carry a case id.
+  const notion = caseNotion === undefined || caseNotion === '' ? 'case id' : caseNotion === 'trace' ? 'concept:name' : caseNotion;
+  const objectType = objectTypes.includes(notion) ? notion : undefined;
+  const found = objectType ? undefined : caseNoun(f, backbone, caseNotion, caseIds);
+  const thing = objectType ?? found?.noun;
   const represents = objectType
-    ? `one ${objectType} object with the events of the objects related to it`
-    : noun
-      ? `one ${noun}${notion ? ` (case notion: ${notion})` : ''}`
-      : `one case${notion ? ` identified by ${notion}` : ''}`;
+    ? `one ${objectType} object (the OCEL object type chosen as case notion), with the events of every ${objectType} object related to it`
+    : found
+      ? `one ${found.noun} (${found.source}), identified by ${q(notion)}`
+      : `one case, identified by ${q(notion)}; the activity names do not say what it is`;
   const successCases = ends.outcomes.filter((o) => o.kind === 'success').reduce((n, o) => n + o.cases, 0);
   const objective = ends.successEnds.length
-    ? `to bring each ${thing} to ${ends.successEnds.map(q).join(' or ')}`
-    : 'not recognisable: no ending reads as a success';
+    ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map(q).join(' or ')} (the endings read as success)`
+    : 'not recognisable from the data: no ending reads as a success';
+  const strength: Strength = objectType ? 'counted' : 'hypothesis';
   const method =
-    (objectType ? `the case notion is the object type ${q(objectType)}` : noun ? `${q(noun)} is the word most activity names share (score ${activities} over ${f.activities.length} names, the first and last step of the commonest variant counting twice)` : 'no word is shared by two activity names') +
+    (objectType ? `the case notion is the OCEL object type ${q(objectType)}` : found ? found.from : 'no step cases start with names an object, nor does the case identifier') +
     `; the objective is the success endings (${ends.successEnds.length ? ends.successEnds.map(q).join(', ') : 'none'}), reached by ${successCases} of ${f.cases} cases`;
-  return { case_represents: represents, objective, evidence: evidence(successCases, f.cases, ratio(successCases, f.cases), 'hypothesis', method) };
+  return { case_represents: represents, objective, evidence: evidence(objectType ? f.cases : successCases, f.cases, objectType ? 1 : ratio(successCases, f.cases), strength, method) };
 }
 
 /** Statements with a test on the data and the counted share of cases meeting them. */
 export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { hours: number; share: number; method: string } | undefined): SuccessCriterion[] {
   const out: SuccessCriterion[] = [];
+  const success = new Set(ends.successEnds);
   if (ends.successEnds.length) {
-    const n = ends.outcomes.filter((o) => o.kind === 'success').reduce((s, o) => s + o.cases, 0);
+    const n = ends.successEnds.reduce((s, a) => s + (ends.stops.get(a) ?? 0), 0);
     out.push({
       id: 'success-ending',
       statement: `A case succeeds when it ends with ${ends.successEnds.map(q).join(' or ')}.`,
@@ -62,25 +100,40 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { 
       evidence: evidence(n, f.cases, ratio(n, f.cases), 'counted', `cases whose last event is a success ending, over all cases (${pct(ratio(n, f.cases))})`),
     });
   }
-  if (ends.failureEnds.length) {
-    const fail = new Set(ends.failureEnds);
+  // "Never passes through x" only for failure steps that successful cases (nearly) never pass: when most
+  // cases passing x still end in success, x is a detour, not a failure.
+  const failIds = new Uint8Array(f.activities.length);
+  const kept: string[] = [];
+  for (const x of ends.failureEnds) {
+    const k = f.idOf.get(x);
+    if (k === undefined) continue;
+    let through = 0;
+    let succeeded = 0;
+    for (const v of f.variants) {
+      if (!v.distinct.includes(k)) continue;
+      through += v.count;
+      if (v.end !== undefined && success.has(v.end)) succeeded += v.count;
+    }
+    if (through && succeeded < 0.5 * through) {
+      kept.push(x);
+      failIds[k] = 1;
+    }
+  }
+  if (kept.length && ends.successEnds.length) {
     let n = 0;
-    // By activity id over the distinct activities of each variant (a failure ending outside the tally's activities matches no path).
-    const failIds = new Uint8Array(f.activities.length);
-    for (const a of fail) if (f.idOf.has(a)) failIds[f.idOf.get(a)!] = 1;
     for (const v of f.variants) if (!v.distinct.some((k) => failIds[k] === 1)) n += v.count;
     out.push({
       id: 'no-failure-step',
-      statement: `A successful case never passes through ${ends.failureEnds.map(q).join(' or ')}.`,
-      test: `no event of [${ends.failureEnds.map(q).join(', ')}] in the case`,
+      statement: `A successful case never passes through ${kept.map(q).join(' or ')}.`,
+      test: `no event of [${kept.map(q).join(', ')}] in the case`,
       share_met: ratio(n, f.cases),
-      evidence: evidence(n, f.cases, ratio(n, f.cases), 'counted', 'cases without any event of a failure ending, counted over the variants'),
+      evidence: evidence(n, f.cases, ratio(n, f.cases), 'counted', 'cases without any event of these failure endings (each one most cases passing it do not end in success), counted over the variants'),
     });
   }
   if (serviceLevel) {
     out.push({
       id: 'within-service-level',
-      statement: `A case is finished within ${serviceLevel.hours} hours of its first event.`,
+      statement: `A case runs at most ${serviceLevel.hours} hours from its first to its last event (the observed 90th percentile of case durations, rounded up).`,
       test: `last event time - first event time <= ${serviceLevel.hours} h`,
       share_met: serviceLevel.share,
       evidence: evidence(Math.round(serviceLevel.share * f.cases), f.cases, serviceLevel.share, 'counted', serviceLevel.method),

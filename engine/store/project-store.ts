@@ -1,4 +1,5 @@
 import { contribute, COUNTING_VERSION, type CaseFold } from '../contribution.js';
+import { mergeCaseSample } from './case-sample.js';
 import { checkEvent, compareEvents, type Event } from '../event.js';
 import { type Tally } from '../tally.js';
 import type { ApplyResult, Batch, Position, ProjectSnapshot, StoreOptions } from './types.js';
@@ -136,6 +137,8 @@ export class ProjectStore {
         this.cases.endBatch();
         this.counters.add(delta);
         this.updatePeriod(changes);
+        const sample = mergeCaseSample(JSON.parse(this.getMeta('case_id_sample') ?? '[]') as string[], changes.cases.keys());
+        if (sample) this.q.setMeta.run('case_id_sample', JSON.stringify(sample));
         result.dataVersion += 1;
         this.q.setMeta.run('data_version', String(result.dataVersion));
         this.q.setMeta.run('log_digest', changes.digest.toHex());

@@ -75,8 +75,7 @@ function measure(project: string, store: ProjectStore, loadSeconds: number): Row
     snapshot,
     nodes: doc.nodes,
     edges: doc.edges,
-    variants: doc.variants,
-    processTree: doc.model.process_tree,
+    tree: discoverModel(snapshot.tally.variants).tree,
     casesItAccepts: doc.model.cases_it_accepts,
     hoursBetween: (from: number, to: number) => (to - from) / 3_600_000,
     // As in the build: the variant keys parsed once (by the model step), shared with the reading.

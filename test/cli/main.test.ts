@@ -37,6 +37,6 @@ describe('pcg command line', () => {
 
   it('runs as a binary through tsx, as `npx pcg` does', () => {
     const out = execFileSync(process.execPath, [bin, 'simulate', '--list'], { encoding: 'utf8' });
-    expect(out.trim().split('\n')).toEqual(['order-to-cash', 'claims', 'helpdesk']);
+    expect(out.trim().split('\n')).toEqual(['order-to-cash', 'claims', 'helpdesk', 'patient-care', 'freight']);
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldTree, leaf, node, parseTree, printTree, safeLabel, tau, treeLabels, type ProcessTree } from '../../engine/mining/index.js';
+import { checkTree, foldTree, leaf, node, parseTree, printTree, safeLabel, tau, treeDefect, treeLabels, type ProcessTree } from '../../engine/mining/index.js';
 
 const treeArb: fc.Arbitrary<ProcessTree> = fc.letrec<{ tree: ProcessTree }>((tie) => ({
   tree: fc.oneof(
@@ -43,5 +43,22 @@ describe('process tree text', () => {
   it('folds nested operators, single children and silent steps', () => {
     const t = node('sequence', [node('sequence', [leaf('a'), tau()]), node('xor', [tau(), node('xor', [leaf('b'), tau()])]), node('parallel', [leaf('c')])]);
     expect(printTree(foldTree(t))).toBe("->( 'a', X( tau, 'b' ), 'c' )");
+  });
+
+  it('names the first operator without children, or a loop without a redo part, by its path', () => {
+    expect(treeDefect(node('sequence', [leaf('a'), node('xor', [leaf('b'), tau()]), node('loop', [leaf('c'), tau()])]))).toBeUndefined();
+    expect(treeDefect(leaf('a'))).toBeUndefined();
+    expect(treeDefect(node('xor', []))).toBe('/: X has no children');
+    // The shape the miner used to print for an empty sublog.
+    expect(treeDefect(node('sequence', [leaf('a'), node('loop', [tau(), node('xor', [])])]))).toBe('/1/1: X has no children');
+    expect(treeDefect(node('xor', [leaf('a'), node('loop', [leaf('b')])]))).toBe('/1: * has a body but no redo part');
+    expect(treeDefect(node('parallel', [node('sequence', []), node('loop', [])]))).toBe('/0: -> has no children');
+  });
+
+  it('checkTree returns a sound tree and fails loudly on a defect', () => {
+    const ok = node('loop', [leaf('a'), tau()]);
+    expect(checkTree(ok)).toBe(ok);
+    expect(() => checkTree(node('loop', [tau(), node('xor', [])]))).toThrow("internal error: malformed process tree at /1: X has no children: *( tau, X(  ) )");
+    expect(() => checkTree(node('loop', [leaf('a')]))).toThrow(/at \/: \* has a body but no redo part/);
   });
 });

@@ -34,7 +34,7 @@ describe('the reading of tiny logs', () => {
     store.apply({ records });
     const doc = buildDocument(store.snapshot());
     expect(validateDocument(doc)).toEqual({ ok: true, problems: [] });
-    expect(doc.process.case_represents).toBe('one order');
+    expect(doc.process.case_represents).toBe("one order (a reading of activity names), identified by 'case id'");
     expect(doc.outcomes).toEqual([{ id: 'success-close-order', end_activity: 'Close Order', kind: 'success', cases: 3, share: 1 }]);
     const self = doc.edges.find((e) => e.from === e.to)!;
     expect(self.kind).toBe('rework');

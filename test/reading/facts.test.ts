@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { simulate } from '../../connectors/simulator/index.js';
 import { variantLog } from '../../engine/mining/index.js';
+import { backboneOf } from '../../engine/reading/backbone.js';
 import { factsOf, type Facts } from '../../engine/reading/facts.js';
 import { freshStore } from '../engine/helpers.js';
 
@@ -11,7 +12,7 @@ function view(f: Facts) {
   return {
     variants: f.variants.map((v) => ({ path: v.path, end: v.end, count: v.count, ids: [...v.ids], distinct: [...v.distinct] })),
     pairs,
-    mainPath: f.mainPath,
+    backbone: backboneOf(f),
   };
 }
 
@@ -35,7 +36,7 @@ describe('the reading facts', () => {
   it('list variants by cases, then key, with first-occurrence order counted per pair', () => {
     const f = factsOf(tally, hours);
     for (let i = 1; i < f.variants.length; i++) expect(f.variants[i - 1]!.count).toBeGreaterThanOrEqual(f.variants[i]!.count);
-    const [a, b] = f.mainPath;
+    const [a, b] = backboneOf(f).steps;
     // Counted directly over the variants' label paths.
     let both = 0;
     let aFirst = 0;

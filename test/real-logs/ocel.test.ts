@@ -109,6 +109,35 @@ describe.skipIf(!realLogs)('OCEL real logs', () => {
     expect(t.events + extra.events_without_case_object).toBe(row.events);
   });
 
+  // The case an analyst would take on each log: the recruiting applications, the order process's items (orders
+  // are next), the logistics containers rather than the forklifts and trucks that touch thousands of events each.
+  it.each([
+    ['pm4py/ocel20_example.jsonocel', 'Invoice', 4, '9 of 13 events (69%) over 3 objects, 3 with 2+ events, median 2 events per object', '"Payment" single-event (median 1)'],
+    ['pm4py/ocel20_example.xmlocel', 'Invoice', 4, '9 of 13 events (69%) over 3 objects, 3 with 2+ events, median 2 events per object', '"Payment" single-event (median 1)'],
+    ['pm4py/ocel20_example.sqlite', 'Invoice', 4, '9 of 13 events (69%) over 3 objects, 3 with 2+ events, median 2 events per object', '"Payment" single-event (median 1)'],
+    ['pm4py/example_log.jsonocel', 'order', 11, '12 of 23 events (52%) over 3 objects, 3 with 2+ events, median 4 events per object', 'next case-like "element" with 10 events'],
+    ['pm4py/example_log.xmlocel', 'order', 11, '12 of 23 events (52%) over 3 objects, 3 with 2+ events, median 4 events per object', 'next case-like "element" with 10 events'],
+    ['pm4py/recruiting-red.jsonocel', 'applications', 0, '6607 of 6607 events (100%) over 916 objects, 916 with 2+ events, median 7 events per object', 'next case-like "offers" with 270 events'],
+    ['ocpa/p2p-normal.jsonocel', 'MATERIAL', 160, '560 of 720 events (78%) over 414 objects, 414 with 2+ events, median 7 events per object', 'next case-like "PURCHORD" with 400 events'],
+    ['ocpa/order_process.jsonocel', 'item', 596, '1795 of 2391 events (75%) over 398 objects, 398 with 2+ events, median 8 events per object', 'next case-like "delivery" with 796 events'],
+    [
+      'ocpa/logistics.sqlite',
+      'Container',
+      3391,
+      '5336 of 8727 events (61%) over 510 objects, 510 with 2+ events, median 11 events per object',
+      'set aside: "Customer Order" single-event (median 1), "Forklift" resource-like (3 objects, median 597 events), "Truck" resource-like (6 objects, median 529 events)',
+    ],
+  ])('%s: the default case notion is %s', async (file, type, withoutCase, numbers, aside) => {
+    const source = await openOcel(join(realLogs!, file));
+    const extra = source.extra() as Record<string, any>;
+    expect(source.caseNotion).toBe(type);
+    expect(extra.case_notion).toBe(type);
+    expect(extra.case_notion_reason).toContain(`default: "${type}", the case-like type relating to the most events: ${numbers}`);
+    expect(extra.case_notion_reason).toContain(aside);
+    expect(extra.events_without_case_object).toBe(withoutCase);
+    expect(source.eventsWithoutCase).toBe(withoutCase);
+  });
+
   it('logistics.sqlite: relations to undeclared objects are counted, not loaded', async () => {
     const { extra, batches } = await load('ocpa/logistics.sqlite');
     // Handling units appear in event_object and object_object but not in the object table.

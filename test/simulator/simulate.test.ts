@@ -13,7 +13,7 @@ const digest = (events: Iterable<WireEvent>): string => {
 
 describe('simulate', () => {
   it('lists the built-in models', () => {
-    expect(modelNames()).toEqual(expect.arrayContaining(['order-to-cash', 'claims', 'helpdesk']));
+    expect(modelNames()).toEqual(expect.arrayContaining(['order-to-cash', 'claims', 'helpdesk', 'patient-care', 'freight']));
   });
 
   it('is deterministic: same seed, same log; another seed, another log', () => {
@@ -51,7 +51,7 @@ describe('simulate', () => {
     expect(first!.timestamp).toBe('2030-05-01T09:00:00.000Z');
   });
 
-  for (const model of ['order-to-cash', 'claims', 'helpdesk']) {
+  for (const model of modelNames()) {
     describe(model, () => {
       const truth = groundTruth(model);
       const cases = 3000;

@@ -1,5 +1,4 @@
 import { cmp, type ObjectRef, type ObjectRelation, type Rejection, type WireEvent } from '../../../engine/index.js';
-import { OcelError } from './errors.js';
 import type { OcelLog } from './model.js';
 
 export interface ObjectTypeFacts {
@@ -27,6 +26,8 @@ export interface Flattening {
   rejected: Rejection[];
   objects: { id: string; type: string }[];
   objectRelations: ObjectRelation[];
+  /** Readable events with no object of the case type: left out of the flattened log. */
+  withoutCase: number;
   extra: Record<string, unknown>;
 }
 
@@ -123,33 +124,6 @@ export function logFacts(log: OcelLog): LogFacts {
 }
 
 /**
- * The default case notion: the object type whose objects touch the most
- * events, so the flattened log leaves out the fewest; ties go to the type with
- * more objects (more cases), then to the name.
- */
-export function chooseCaseNotion(facts: LogFacts, requested: string | undefined): { type: string; reason: string } {
-  const total = facts.events.length;
-  const share = (t: ObjectTypeFacts) => `${t.events} of ${total} events (${total ? Math.round((100 * t.events) / total) : 0}%)`;
-  if (requested !== undefined) {
-    const t = facts.objectTypes.find((x) => x.type === requested);
-    if (!t) {
-      const known = facts.objectTypes.map((x) => `"${x.type}"`).join(', ') || 'none';
-      throw new OcelError('ocel_unknown_case_notion', `case notion "${requested}" is not an object type of this log (types: ${known})`);
-    }
-    return { type: t.type, reason: `chosen by option; its ${t.count} object${t.count === 1 ? '' : 's'} relate${t.count === 1 ? 's' : ''} to ${share(t)}` };
-  }
-  const ranked = [...facts.objectTypes].sort((a, b) => b.events - a.events || b.count - a.count || cmp(a.type, b.type));
-  const best = ranked[0];
-  if (!best) throw new OcelError('ocel_no_objects', 'the log has no objects, so there is no object type to take cases from');
-  const runnerUp = ranked[1];
-  const tie = runnerUp && runnerUp.events === best.events ? (runnerUp.count === best.count ? ' (tie broken by name)' : ' (tie broken by object count)') : '';
-  return {
-    type: best.type,
-    reason: `default: the object type relating to the most events, so the fewest are left out: ${share(best)} over ${best.count} object${best.count === 1 ? '' : 's'}${tie}${runnerUp ? `; next "${runnerUp.type}" with ${runnerUp.events}` : ''}`,
-  };
-}
-
-/**
  * One wire event per (event, related object of the case type), in time order.
  * Event ids carry the event's zero-padded rank in that order first, so events
  * at the same time keep the log's order inside a case (the engine orders ties
@@ -204,6 +178,7 @@ export function flatten(log: OcelLog, facts: LogFacts, caseNotion: { type: strin
     rejected,
     objects,
     objectRelations: facts.o2o,
+    withoutCase,
     extra: {
       case_notion: caseNotion.type,
       case_notion_reason: caseNotion.reason,

@@ -5,7 +5,8 @@ import type { Batch } from '../../../engine/index.js';
 import type { ImportOptions, LogSource } from '../types.js';
 import { detectOcel, type OcelFormat } from './detect.js';
 import { OcelError } from './errors.js';
-import { chooseCaseNotion, flatten, logFacts } from './flatten.js';
+import { chooseCaseNotion } from './case-notion.js';
+import { flatten, logFacts } from './flatten.js';
 import { readOcel1Json, readOcel2Json } from './json-reader.js';
 import type { OcelLog } from './model.js';
 import { readOcel2Sqlite } from './sqlite-reader.js';
@@ -15,6 +16,7 @@ import { readOcel1Xml, readOcel2Xml } from './xml-reader.js';
 export { detectOcel, type OcelFormat } from './detect.js';
 export { OcelError, ocelErrorCodes, type OcelErrorCode } from './errors.js';
 export type { ObjectTypeFacts, RelationFacts } from './flatten.js';
+export type { TypeShape } from './case-notion.js';
 
 const OCEL_FORMATS = new Set<string>(['ocel2-json', 'ocel2-xml', 'ocel2-sqlite', 'ocel1-json', 'ocel1-xml']);
 
@@ -53,6 +55,8 @@ export async function openOcel(path: string, options: ImportOptions = {}): Promi
   return {
     format: ocelFormat,
     caseNotion: notion.type,
+    caseNotionReason: notion.reason,
+    eventsWithoutCase: flat.withoutCase,
     sourceId,
     async *batches(): AsyncGenerator<Batch> {
       for (let i = 0; i === 0 || i < flat.records.length; i += size) {

@@ -1,10 +1,12 @@
 import { EngineError } from '../../../engine/index.js';
 import type { ModelSpec } from '../model.js';
 import { claims } from './claims.js';
+import { freight } from './freight.js';
 import { helpdesk } from './helpdesk.js';
 import { orderToCash } from './order-to-cash.js';
+import { patientCare } from './patient-care.js';
 
-const models: readonly ModelSpec[] = [orderToCash, claims, helpdesk];
+const models: readonly ModelSpec[] = [orderToCash, claims, helpdesk, patientCare, freight];
 
 export function modelNames(): string[] {
   return models.map((m) => m.name);

@@ -1,0 +1,111 @@
+import { cmp } from '../event.js';
+import type { ProcessTree } from '../mining/tree.js';
+import type { Facts } from './facts.js';
+
+/** An activity is on the backbone when at least this share of all cases do it. */
+export const BACKBONE_SHARE = 0.5;
+/** Backbones longer than this are ordered by position only. */
+const MAX_RANKED = 200;
+
+export interface Backbone {
+  /** The activities most cases do, in their typical order. */
+  steps: string[];
+  /** Per activity, its typical position in a case: the case-weighted mean of (first index + 0.5) / length, in 0..1. */
+  position: Map<string, number>;
+  /** The cut used (a share of all cases, or of the commonest activity's cases when too few activities reach it). */
+  method: string;
+}
+
+/**
+ * The process's main behaviour as the activities most cases take, ordered by
+ * where they typically first occur. Unlike the commonest variant, which on
+ * varied logs holds a few percent of the cases, the backbone rests on the
+ * counts of every case. One pass over the variants: linear in their length.
+ */
+export function backboneOf(f: Facts): Backbone {
+  const n = f.activities.length;
+  const sum = new Float64Array(n);
+  const weight = new Float64Array(n);
+  for (const v of f.variants) {
+    const len = v.ids.length;
+    if (!len) continue;
+    // distinct holds the activities in order of first occurrence; their first index is found once each.
+    let j = 0;
+    for (let i = 0; i < len && j < v.distinct.length; i++) {
+      if (v.ids[i] === v.distinct[j]) {
+        const k = v.distinct[j++]!;
+        sum[k]! += ((i + 0.5) / len) * v.count;
+        weight[k]! += v.count;
+      }
+    }
+  }
+  const position = new Map<string, number>();
+  f.activities.forEach((a, k) => position.set(a, weight[k] ? sum[k]! / weight[k]! : 0.5));
+  let cut = BACKBONE_SHARE * f.cases;
+  let method = `activities done by at least ${BACKBONE_SHARE * 100}% of the cases`;
+  let steps = f.activities.filter((a) => (f.activityCases.get(a) ?? 0) >= cut);
+  if (steps.length < 2 && f.activities.length >= 2) {
+    // Too varied for any two activities to reach half of the cases: take those near the commonest.
+    const top = Math.max(...f.activities.map((a) => f.activityCases.get(a) ?? 0));
+    cut = BACKBONE_SHARE * top;
+    method = `activities done by at least ${BACKBONE_SHARE * 100}% as many cases as the commonest activity (no two reach ${BACKBONE_SHARE * 100}% of all cases)`;
+    steps = f.activities.filter((a) => (f.activityCases.get(a) ?? 0) >= cut);
+  }
+  return {
+    steps: rankSteps(f, steps, position),
+    position,
+    method: `${method}, ordered by how many of the others each precedes in most cases with both, then by typical position in the case (mean of (first index + 0.5) / length, weighted by cases)`,
+  };
+}
+
+/**
+ * Steps in their typical order. Relative positions lean on case length (a
+ * step of short cases looks late), so steps are ordered by how many others
+ * each precedes in most cases with both (Copeland), position breaking ties;
+ * past MAX_RANKED steps the pairwise count costs more than it is worth, and
+ * position alone orders them.
+ */
+export function rankSteps(f: Facts, list: readonly string[], position: ReadonlyMap<string, number>): string[] {
+  const byPosition = (a: string, b: string) => position.get(a)! - position.get(b)! || cmp(a, b);
+  const steps = [...list].sort(byPosition);
+  if (steps.length > MAX_RANKED) return steps;
+  const wins = new Map(steps.map((a) => [a, 0]));
+  for (let i = 0; i < steps.length; i++) {
+    for (let j = i + 1; j < steps.length; j++) {
+      const o = f.order(steps[i]!, steps[j]!);
+      if (2 * o.aFirst > o.both) wins.set(steps[i]!, wins.get(steps[i]!)! + 1);
+      else if (2 * o.aFirst < o.both) wins.set(steps[j]!, wins.get(steps[j]!)! + 1);
+    }
+  }
+  return steps.sort((a, b) => wins.get(b)! - wins.get(a)! || byPosition(a, b));
+}
+
+/**
+ * The labels every trace of the tree contains: a choice keeps what all its
+ * branches share, a loop what its body holds, a sequence or parallel block
+ * what any child holds. A step outside this set is optional in the model.
+ */
+export function mandatoryLabels(tree: ProcessTree | undefined): Set<string> | undefined {
+  if (!tree) return undefined;
+  const walk = (t: ProcessTree): Set<string> => {
+    switch (t.kind) {
+      case 'activity':
+        return new Set([t.label]);
+      case 'tau':
+        return new Set();
+      case 'xor': {
+        const sets = t.children.map(walk);
+        const [first, ...rest] = sets;
+        return new Set([...(first ?? [])].filter((l) => rest.every((s) => s.has(l))));
+      }
+      case 'loop':
+        return t.children.length ? walk(t.children[0]!) : new Set();
+      default: {
+        const out = new Set<string>();
+        for (const c of t.children) for (const l of walk(c)) out.add(l);
+        return out;
+      }
+    }
+  };
+  return walk(tree);
+}

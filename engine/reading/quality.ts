@@ -1,0 +1,78 @@
+import { ZERO_BUCKET, sketchCount } from '../sketch.js';
+import { END, splitChoiceKey, splitKey, START } from '../tally.js';
+import type { Plain } from '../document/types.js';
+import { pct, q, ratio, type Facts } from './facts.js';
+import type { EndReading } from './outcomes.js';
+import { isPlaceholder } from './words.js';
+
+/** Consecutive steps at one timestamp above this share make the order within a case partly file order. */
+const SAME_TIME_NOTE = 0.05;
+/** Variants per case above this make path frequencies say little. */
+const MANY_VARIANTS = 0.5;
+
+/**
+ * What an agent should know about the data before trusting the reading, each
+ * figure counted from the state: steps sharing a timestamp, the zone of
+ * zone-less times, far outlier case ends, placeholder values, logs where
+ * nearly every case is its own path, and for OCEL the case notion and the
+ * events it leaves out.
+ */
+export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, ends: EndReading): { assumptions: Plain[]; open_questions: Plain[] } {
+  const assumptions: Plain[] = [];
+  const open_questions: Plain[] = [];
+
+  let waits = 0;
+  let same = 0;
+  for (const [key, e] of f.tally.edges) {
+    const [from, to] = splitKey(key);
+    if (from === START || to === END) continue;
+    waits += sketchCount(e.wait);
+    same += e.wait.get(ZERO_BUCKET) ?? 0;
+  }
+  if (waits > 0) {
+    const share = ratio(same, waits);
+    assumptions.push(
+      `Data quality: ${pct(share)} of consecutive steps in a case (${same} of ${waits}) share one timestamp; their order is the file's order (event id), not time` +
+        (share >= SAME_TIME_NOTE ? ', so directly-follows counts, variants and the order of those steps partly reflect how the log was written.' : '.'),
+    );
+  }
+  if (meta.format && meta.format !== 'ndjson') {
+    assumptions.push(`Data quality: times written without a zone were read in ${q(meta.timezone ?? 'UTC')}; times with a zone or offset keep it.`);
+  }
+  if (ends.lateOutliers.cases > 0) {
+    open_questions.push({
+      question: `${ends.lateOutliers.cases} cases end more than 30 days after nearly all others (99.9% of cases end by ${new Date(ends.lateOutliers.logEnd!).toISOString()}): are their times typing errors? They are counted, but not used to decide which cases are still open.`,
+      evidence: { cases: ends.lateOutliers.cases, share: ratio(ends.lateOutliers.cases, f.cases), method: 'case ends by hour (last-event counters)' },
+    });
+  }
+  const placeholders = new Map<string, Set<string>>();
+  for (const key of f.tally.choices.keys()) {
+    const c = splitChoiceKey(key);
+    if (c.attribute === '' || !c.value.startsWith('s:') || !isPlaceholder(c.value.slice(2))) continue;
+    let s = placeholders.get(c.attribute);
+    if (!s) placeholders.set(c.attribute, (s = new Set()));
+    s.add(c.value.slice(2));
+  }
+  if (placeholders.size) {
+    const listed = [...placeholders].sort((a, b) => (a[0] < b[0] ? -1 : 1)).slice(0, 10);
+    assumptions.push(
+      `Data quality: placeholder values stand for a missing value in ${placeholders.size} attributes (${listed.map(([a, v]) => `${q(a)}: ${[...v].map(q).join(', ')}`).join('; ')}); decision rules treat them as missing.`,
+    );
+  }
+  const variants = f.variants.length;
+  if (f.cases >= 20 && variants >= MANY_VARIANTS * f.cases) {
+    let covered = 0;
+    let k = 0;
+    while (k < variants && covered < 0.8 * f.cases) covered += f.variants[k++]!.count;
+    assumptions.push(
+      `Data quality: ${variants} variants for ${f.cases} cases (${pct(ratio(variants, f.cases))}); ${k} variants cover 80% of the cases. Nearly every case follows its own path, so path frequencies and the commonest variant say little; the backbone, edges and counts per activity carry the process.`,
+    );
+  }
+  if (/ocel/i.test(meta.format ?? '')) {
+    const left = Number(meta.events_without_case_object ?? 0);
+    assumptions.push(
+      `Object-centric log: the case notion is the object type ${q(meta.case_notion ?? '')} (${meta.case_notion_reason}); ${left} events relate to no object of that type and are left out; an event related to several objects of the type counts once per object.`,
+    );
+  }
+  return { assumptions, open_questions };
+}

@@ -1,0 +1,253 @@
+import type { Decision, GraphDocument, Plain } from '../../engine/document/types.js';
+import { choiceValue } from '../../engine/tally.js';
+import { quoted, q, ratio, withinHours, type CaseFacts, type Findings } from './audit.js';
+
+/**
+ * The audit of the reading's counted figures (see audit.ts): success
+ * criteria, policies, exceptions and decisions, each recomputed from the
+ * cases by the definitions the rewritten reading follows. Items are found by
+ * the activity names their text quotes ('X'), with the id's slugs deciding
+ * an order the words leave open; anything that cannot be resolved is listed
+ * in `skipped`, never guessed.
+ */
+export function auditReading(doc: GraphDocument, cases: readonly CaseFacts[], f: Findings, clock: boolean): void {
+  const labels = new Set<string>();
+  for (const c of cases) for (const a of c.first.keys()) labels.add(a);
+  auditCriteria(doc, cases, labels, f, clock);
+  auditPolicies(doc, cases, labels, f, clock);
+  auditExceptions(doc, cases, labels, f);
+  doc.decisions.forEach((d, i) => auditDecision(d, `/decisions/${i}`, cases, labels, f));
+}
+
+const count = (cases: readonly CaseFacts[], test: (c: CaseFacts) => boolean): number => cases.reduce((n, c) => n + (test(c) ? 1 : 0), 0);
+
+/** The reading's id fragment of a label, to tell which of two quoted names an id puts first. */
+function slug(text: string): string {
+  return text.toLowerCase().normalize('NFKD').replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '') || 'x';
+}
+
+/**
+ * The two activities an item is about, in its own order: by the id
+ * (kind-slug(a)-slug(b)) when that tells, else by the text, where
+ * "'b' follows 'a'" names the second first.
+ */
+function pairOf(id: string, text: string, labels: Set<string>): [string, string] | undefined {
+  const named = quoted(text, labels);
+  // One name is a pair only when written twice ('a' -> 'a'); else the other name is no activity of the events.
+  if (named.length === 1) return text.split(q(named[0]!)).length > 2 ? [named[0]!, named[0]!] : undefined;
+  if (named.length !== 2) return undefined;
+  const [x, y] = named as [string, string];
+  const byId = ([[x, y], [y, x]] as [string, string][]).filter(([a, b]) => id.includes(`${slug(a)}-${slug(b)}`));
+  if (byId.length === 1) return byId[0];
+  return / follows /.test(text.slice(text.indexOf(q(x)), text.lastIndexOf(q(y)))) ? [y, x] : [x, y];
+}
+
+/** The one activity an item names; several are narrowed by the id's slug. */
+function subjectOf(id: string, text: string, labels: Set<string>): string | undefined {
+  const named = quoted(text, labels);
+  const byId = named.length > 1 ? named.filter((a) => id.includes(slug(a))) : named;
+  return byId.length === 1 ? byId[0] : undefined;
+}
+
+function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: Set<string>, f: Findings, clock: boolean): void {
+  doc.success_criteria.forEach((c, i) => {
+    const path = `/success_criteria/${i}`;
+    if (c.id === 'success-ending') {
+      const ends = new Set(quoted(c.test, labels));
+      if (!ends.size) return f.skip(path, `its test names no activity: ${c.test}`);
+      return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => ends.has(x.last)), cases.length));
+    }
+    if (c.id === 'within-service-level') {
+      const hours = Number((/<=\s*([\d.]+)\s*h/.exec(c.test) ?? /within ([\d.]+) hours/.exec(c.statement))?.[1] ?? Number.NaN);
+      if (!clock || !Number.isFinite(hours)) return f.skip(path, clock ? `no threshold in its test: ${c.test}` : 'working time basis');
+      return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => withinHours(x.duration, hours)), cases.length));
+    }
+    f.skip(path, `criterion ${c.id} has no audit definition`);
+  });
+}
+
+function auditPolicies(doc: GraphDocument, cases: readonly CaseFacts[], labels: Set<string>, f: Findings, clock: boolean): void {
+  doc.policies.forEach((p, i) => {
+    const path = `/policies/${i}`;
+    if (p.kind === 'service_level') {
+      if (!clock) return f.skip(path, 'working time basis');
+      return f.near(`${path}/share_met`, p.share_met, ratio(count(cases, (c) => withinHours(c.duration, p.threshold_hours)), cases.length));
+    }
+    const pair = pairOf(p.id, p.statement, labels);
+    if (!pair) return f.skip(path, `${p.id}: its statement does not name two activities: ${p.statement}`);
+    const [a, b] = pair;
+    if (p.kind === 'timing') {
+      if (!clock) return f.skip(path, 'working time basis');
+      let occurrences = 0;
+      let met = 0;
+      for (const c of cases) {
+        for (let k = 0; k + 1 < c.acts.length; k++) {
+          if (c.acts[k] !== a || c.acts[k + 1] !== b) continue;
+          occurrences += 1;
+          if (withinHours(c.events[k + 1]!.time - c.events[k]!.time, p.threshold_hours)) met += 1;
+        }
+      }
+      f.near(`${path}/share_met`, p.share_met, ratio(met, occurrences));
+      return f.same(`${path}/evidence/of_cases`, p.evidence.of_cases, occurrences);
+    }
+    const both = cases.filter((c) => c.first.has(a) && c.first.has(b));
+    if (p.kind === 'sequence') return f.near(`${path}/share_met`, p.share_met, ratio(count(both, (c) => c.first.get(a)! < c.first.get(b)!), both.length));
+    // Separation: no one resource did both (events without a resource name nobody).
+    const apart = count(both, (c) => {
+      const byA = new Set(c.events.filter((e) => e.activity === a && e.resource !== undefined).map((e) => e.resource));
+      return !c.events.some((e) => e.activity === b && e.resource !== undefined && byA.has(e.resource));
+    });
+    f.near(`${path}/share_met`, p.share_met, ratio(apart, both.length));
+  });
+}
+
+const EXCEPTION_KINDS = ['failed-ending', 'out-of-order', 'repeated', 'skipped', 'rare'] as const;
+
+function auditExceptions(doc: GraphDocument, cases: readonly CaseFacts[], labels: Set<string>, f: Findings): void {
+  doc.exceptions.forEach((x, i) => {
+    const path = `/exceptions/${i}`;
+    if (x.cases > cases.length / 2) f.problem(`${path}/cases`, `${x.cases} cases, more than half of all ${cases.length}: not an exception`);
+    const kind = EXCEPTION_KINDS.find((k) => x.id.startsWith(`${k}-`));
+    if (!kind) return f.skip(path, `${x.id}: no audit definition for this kind`);
+    const check = (n: number, of: number) => {
+      f.same(`${path}/cases`, x.cases, n);
+      if (of >= 0) f.same(`${path}/evidence/of_cases`, x.evidence.of_cases, of);
+    };
+    if (kind === 'out-of-order') {
+      // The name puts the step that came first in these cases first: "'b' before 'a'".
+      const pair = pairOf(x.id, x.name, labels);
+      if (!pair) return f.skip(path, `${x.id}: its name does not name two activities: ${x.name}`);
+      const [early, late] = pair;
+      return check(count(cases, (c) => c.first.has(early) && c.first.has(late) && c.first.get(early)! < c.first.get(late)!), -1);
+    }
+    const a = subjectOf(x.id, x.name, labels);
+    if (a === undefined) return f.skip(path, `${x.id}: its name does not name one activity: ${x.name}`);
+    const has = (c: CaseFacts) => c.first.has(a);
+    if (kind === 'repeated') return check(count(cases, (c) => (c.visits.get(a) ?? 0) > 1), count(cases, has));
+    if (kind === 'rare') return check(count(cases, has), cases.length);
+    if (kind === 'failed-ending') return check(count(cases, (c) => c.last === a), cases.length);
+    const p = stepBefore(x.trigger, labels, a) ?? stepBefore(x.detected_by, labels, a);
+    if (p === undefined) return f.skip(path, `${x.id}: neither trigger nor detected_by names the step before ${q(a)}: ${x.trigger} / ${x.detected_by}`);
+    const withP = cases.filter((c) => c.first.has(p));
+    check(count(withP, (c) => !has(c) && c.first.get(p)! < c.acts.length - 1), withP.length);
+  });
+}
+
+/** The activity a text names as the step before `x`: "after 'P'". */
+function stepBefore(text: string, labels: Set<string>, x: string): string | undefined {
+  const named = quoted(text, labels).filter((l) => l !== x && text.includes(`after ${q(l)}`));
+  return named.length === 1 ? named[0] : undefined;
+}
+
+interface Condition {
+  attribute: string;
+  op: 'in' | '<' | '>=' | 'any';
+  value: Plain;
+}
+
+function conditionsOf(when: Plain[]): Condition[] | undefined {
+  const out: Condition[] = [];
+  for (const w of when) {
+    if (typeof w !== 'object' || w === null || Array.isArray(w)) return undefined;
+    const { attribute, op, value } = w as Record<string, Plain>;
+    if (typeof attribute !== 'string' || (op !== 'in' && op !== '<' && op !== '>=' && op !== 'any')) return undefined;
+    if ((op === 'in' && !Array.isArray(value)) || ((op === '<' || op === '>=') && typeof value !== 'number')) return undefined;
+    out.push({ attribute, op, value: value! });
+  }
+  return out;
+}
+
+/** A number as the counters read it: numbers, and decimal numbers written as text (choiceValue's rule). */
+function numeric(v: string | number | boolean): number | undefined {
+  if (typeof v === 'number') return v;
+  return typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : undefined;
+}
+
+/** The counted label of a value listed in an 'in' rule: numbers and booleans are shown as their label's value. */
+function listedLabel(v: Plain): string | undefined {
+  if (typeof v === 'number') return `n:${v}`;
+  if (typeof v === 'boolean') return `b:${v}`;
+  return typeof v === 'string' ? choiceValue(v) : undefined;
+}
+
+function satisfies(c: Condition, raw: string | number | boolean | undefined): boolean {
+  if (raw === undefined) return false;
+  if (c.op === 'any') return choiceValue(raw) !== undefined;
+  if (c.op === 'in') {
+    const label = choiceValue(raw);
+    return label !== undefined && (c.value as Plain[]).some((v) => listedLabel(v) === label);
+  }
+  // Thresholds are bin boundaries, so the raw number falls on the same side as its bin.
+  const n = numeric(raw);
+  return n !== undefined && (c.op === '<' ? n < (c.value as number) : n >= (c.value as number));
+}
+
+/**
+ * A decision at A: each case's first visit of A and the step right after it
+ * ('end' when the case stops there); a rule's attribute value is the latest
+ * one carried by an event up to and including that visit.
+ */
+function auditDecision(d: Decision, path: string, cases: readonly CaseFacts[], labels: Set<string>, f: Findings): void {
+  if (!labels.has(d.at)) return f.problem(`${path}/at`, `${q(d.at)} is no activity of the events`);
+  const visits: { c: CaseFacts; k: number; next: string }[] = [];
+  const taken = new Map<string, number>();
+  for (const c of cases) {
+    const k = c.first.get(d.at);
+    if (k === undefined) continue;
+    const next = k + 1 < c.acts.length ? c.acts[k + 1]! : 'end';
+    visits.push({ c, k, next });
+    taken.set(next, (taken.get(next) ?? 0) + 1);
+  }
+  let top = 0;
+  d.branches.forEach((b, j) => {
+    const n = taken.get(b.to) ?? 0;
+    top = Math.max(top, ratio(n, visits.length));
+    f.same(`${path}/branches/${j}/cases`, b.cases, n);
+    f.near(`${path}/branches/${j}/share`, b.share, ratio(n, visits.length));
+  });
+  f.near(`${path}/baseline_share`, d.baseline_share, top);
+  f.same(`${path}/evidence/of_cases`, d.evidence.of_cases, visits.length);
+  const branches = new Set(d.branches.map((b) => b.to));
+  const names = attributeNames(cases);
+  d.rules.forEach((r, j) => {
+    const conditions = conditionsOf(r.when);
+    if (!conditions) return f.skip(`${path}/rules/${j}`, `unreadable when: ${JSON.stringify(r.when)}`);
+    // Importers name case attributes case:X (XES, pm4py CSV) or carry them bare on the first event (simulator).
+    const resolved = conditions.map((c) => ({ ...c, attribute: resolveName(c.attribute, names) }));
+    let n = 0;
+    let hits = 0;
+    for (const v of visits) {
+      if (!branches.has(v.next) || !resolved.every((c) => satisfies(c, known(v.c, v.k, c.attribute)))) continue;
+      n += 1;
+      if (v.next === r.then) hits += 1;
+    }
+    f.same(`${path}/rules/${j}/cases`, r.cases, n);
+    f.near(`${path}/rules/${j}/holds`, r.holds, ratio(hits, n));
+  });
+}
+
+function known(c: CaseFacts, k: number, attribute: string): string | number | boolean | undefined {
+  for (let i = k; i >= 0; i--) {
+    const attrs = c.events[i]!.attributes;
+    if (Object.hasOwn(attrs, attribute)) return attrs[attribute];
+  }
+  return undefined;
+}
+
+const namesOf = new WeakMap<readonly CaseFacts[], Set<string>>();
+function attributeNames(cases: readonly CaseFacts[]): Set<string> {
+  let names = namesOf.get(cases);
+  if (!names) {
+    names = new Set();
+    for (const c of cases) for (const e of c.events) for (const a in e.attributes) names.add(a);
+    namesOf.set(cases, names);
+  }
+  return names;
+}
+
+/** The name as the events carry it; with or without a `case:` prefix only when the log has no attribute of the name as given. */
+function resolveName(name: string, names: Set<string>): string {
+  if (names.has(name)) return name;
+  const other = name.startsWith('case:') ? name.slice(5) : `case:${name}`;
+  return names.has(other) ? other : name;
+}

@@ -1,0 +1,830 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { importLog, type ImportOptions } from '../../connectors/files/index.js';
+import { buildDocument, type GraphDocument } from '../../engine/document/index.js';
+import { ProjectStore } from '../../engine/index.js';
+
+/**
+ * Expert facts: what a process-mining expert would say about each shared real
+ * log, from the log's published description and from figures computed on the
+ * data, written as data plus small predicates over the graph document. They
+ * are the yardstick for the reading (process.case_represents, outcomes,
+ * stages, edge kinds, exceptions, decisions), independent of how the engine
+ * words or thresholds anything: each fact is about meaning, each carries a
+ * one-line `why` with its source.
+ *
+ * expert-facts.test.ts runs them under vitest (one test per log, every
+ * failing fact listed at once). Without vitest:
+ *
+ *   PCG_REAL_LOGS=/work/shared/logs node --import tsx test/real-logs/expert-facts.ts [substring of a log name ...]
+ *
+ * prints the failing facts of every (or every matching) log.
+ */
+
+// ---------------------------------------------------------------- evidence a fact may look at
+
+/** One case as stored: its activities in case order and the first value seen of each attribute. */
+export interface CaseView {
+  activities: string[];
+  attributes: Map<string, string>;
+}
+
+/** What a fact is checked against: the document, and (lazily) the project's stored cases. */
+export interface Evidence {
+  doc: GraphDocument;
+  /** Every stored case (store.traces()), read once on first use. */
+  cases(): readonly CaseView[];
+}
+
+export interface Fact {
+  /** The fact in the vocabulary below, e.g. `success('Payment')`. */
+  fact: string;
+  /** One line: why an expert says so, with its source (a published description or a figure computed from the data). */
+  why: string;
+  /** undefined when the document agrees; otherwise what the document says. */
+  check(e: Evidence): string | undefined;
+}
+
+export interface LogFacts {
+  /** Path under the shared logs folder (PCG_REAL_LOGS). */
+  file: string;
+  /** Import options (OCEL logs pin their case notion so the facts speak of one flattening). */
+  options?: ImportOptions;
+  facts: Fact[];
+}
+
+export interface FactFailure {
+  log: string;
+  fact: string;
+  why: string;
+  saw: string;
+}
+
+// ---------------------------------------------------------------- small helpers
+
+const quote = (s: string) => `'${s}'`;
+const dquote = (s: string) => `"${s}"`;
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A word (or phrase) as a whole word, allowing a plural. */
+const wordRe = (w: string) => new RegExp(`(^|[^a-z0-9])${escapeRe(w)}(s|es)?([^a-z0-9]|$)`, 'i');
+
+/** The same slug the document's ids use (lower case, runs of other characters as '-'). */
+export function slug(text: string): string {
+  const s = text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return s || 'x';
+}
+
+/** Status and verb words that can never be what a case is (they name a step or a state of it). */
+const STATUS_WORDS = /\b(declined|accepted|completed|rejected|release[sd]?|appeals?|approved|cancell?ed|submitted|queued|unmatched)\b/i;
+
+function label(doc: GraphDocument, nodeId: string): string {
+  return doc.nodes.find((n) => n.id === nodeId)?.label ?? nodeId;
+}
+
+function stageIndex(doc: GraphDocument, activity: string): number {
+  return doc.stages.findIndex((s) => s.activities.some((a) => String(a) === activity));
+}
+
+/** The text after "ends with", without its quotes, when the exception names a failed ending. */
+function endsWithActivity(doc: GraphDocument, x: GraphDocument['exceptions'][number]): string | undefined {
+  const m = /^\s*(?:the case |a case )?ends? (?:with|in|at)\s+(.+?)\s*$/i.exec(x.name);
+  if (m) return m[1]!.replace(/^['"‘“]|['"’”]$/g, '');
+  const id = /^(failed-ending|ends-with|ending)-(.+)$/.exec(x.id)?.[2];
+  if (id) return doc.nodes.find((n) => n.kind === 'activity' && slug(n.label) === id)?.label;
+  return undefined;
+}
+
+/** Exceptions about one activity of one family ('repeated', 'skipped'): by id, or by a name that quotes the activity. */
+function exceptionsFor(doc: GraphDocument, family: 'repeated' | 'skipped', activity: string, nameWord: RegExp) {
+  return doc.exceptions.filter(
+    (x) =>
+      x.id === `${family}-${slug(activity)}` ||
+      (x.id.startsWith(`${family}-`) && slug(x.id.slice(family.length + 1)) === slug(activity)) ||
+      (nameWord.test(x.name) && (x.name.includes(`'${activity}'`) || x.name.includes(`"${activity}"`) || x.name.includes(`‘${activity}’`))),
+  );
+}
+
+/** The attribute a rule condition is on: the `attribute` of an object condition, else the condition's text. */
+function conditionAttribute(c: unknown): string {
+  if (c && typeof c === 'object' && !Array.isArray(c) && typeof (c as Record<string, unknown>).attribute === 'string') return (c as Record<string, string>).attribute!;
+  return typeof c === 'string' ? c : JSON.stringify(c);
+}
+
+/** A condition on categories (an object condition whose value is a string or a list), with its attribute; undefined for numeric thresholds or text. */
+function categoricalAttribute(c: unknown): string | undefined {
+  if (!c || typeof c !== 'object' || Array.isArray(c)) return undefined;
+  const o = c as Record<string, unknown>;
+  if (typeof o.attribute !== 'string') return undefined;
+  return typeof o.value === 'string' || Array.isArray(o.value) ? o.attribute : undefined;
+}
+
+/** An honest "not known" reading: names the case identifier, claims no word of the activity names, says hypothesis. Returns what is wrong, or undefined. */
+function honestUnknown(doc: GraphDocument): string | undefined {
+  const text = doc.process.case_represents;
+  const notion = doc.source.case_notion;
+  const problems: string[] = [];
+  if (doc.process.evidence.strength !== 'hypothesis') problems.push(`strength is ${doc.process.evidence.strength}, not hypothesis`);
+  if (!/\bcase\b|identifie[rd]/i.test(text) && !(notion && text.includes(notion))) problems.push('it names neither the case nor the case identifier');
+  const rest = notion ? text.split(notion).join(' ') : text;
+  const activityWords = new Set(
+    doc.nodes
+      .filter((n) => n.kind === 'activity')
+      .flatMap((n) => n.label.toLowerCase().split(/[^a-z]+/))
+      .filter((w) => w.length >= 3 && w !== 'case'),
+  );
+  const claimed = rest
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((w) => activityWords.has(w));
+  if (claimed.length) problems.push(`it claims the activity-name word ${quote(claimed[0]!)}`);
+  const status = STATUS_WORDS.exec(text);
+  if (status) problems.push(`it uses the status word ${quote(status[0])}`);
+  return problems.length ? problems.join(', ') : undefined;
+}
+
+// ---------------------------------------------------------------- the vocabulary
+
+/**
+ * process.case_represents mentions one of these nouns (a plural is fine). With
+ * orUnknown, an honest unknown (see caseUnknown) is accepted too: for logs whose
+ * data cannot name the thing (status-named or coded activities).
+ */
+export function caseIs(words: string[], why: string, opts: { orUnknown?: boolean } = {}): Fact {
+  return {
+    fact: `caseIs(${words.map(quote).join(', ')}${opts.orUnknown ? ', or unknown' : ''})`,
+    why,
+    check: ({ doc }) => {
+      const text = doc.process.case_represents;
+      if (words.some((w) => wordRe(w).test(text))) return undefined;
+      const unknown = opts.orUnknown ? honestUnknown(doc) : 'not allowed';
+      if (opts.orUnknown && unknown === undefined) return undefined;
+      const status = STATUS_WORDS.exec(text);
+      return (
+        `case_represents is ${quote(text)} (strength ${doc.process.evidence.strength})` +
+        (status ? `: ${quote(status[0])} is a status/verb, not what a case is` : `: none of ${words.join('/')}`) +
+        (opts.orUnknown ? `; not an honest unknown either (${unknown})` : '')
+      );
+    },
+  };
+}
+
+/**
+ * No noun can be known from the data (coded or operation-named activities):
+ * case_represents names the case (or its identifier), claims no word of the
+ * activity names, and its strength is hypothesis. A mention of one of alsoRight
+ * (the published meaning) passes too.
+ */
+export function caseUnknown(why: string, alsoRight: string[] = []): Fact {
+  return {
+    fact: `caseUnknown(${alsoRight.length ? `or ${alsoRight.map(quote).join(', ')}` : ''})`,
+    why,
+    check: ({ doc }) => {
+      if (alsoRight.some((w) => wordRe(w).test(doc.process.case_represents))) return undefined;
+      const wrong = honestUnknown(doc);
+      return wrong ? `case_represents is ${quote(doc.process.case_represents)}: ${wrong}` : undefined;
+    },
+  };
+}
+
+/**
+ * The outcome items ending with this activity have this kind. An 'open' item
+ * for the cases that stopped there recently is tolerated while it holds less
+ * than half of them; every other item must have the kind.
+ */
+function endKind(activity: string, kind: 'success' | 'failure', why: string): Fact {
+  return {
+    fact: `${kind}(${quote(activity)})`,
+    why,
+    check: ({ doc }) => {
+      const items = doc.outcomes.filter((o) => o.end_activity === activity);
+      if (!items.length) return `no outcome item ends with ${quote(activity)}`;
+      // Cases that stopped there recently may be read as open (where that cut lies is the engine's threshold), while they are a minority.
+      // A few cases stopping there may have ended otherwise (a case ending there without the step that decides it):
+      // at least 90% of the decided cases must read as the kind.
+      const decided = items.filter((o) => o.kind !== 'open');
+      const decidedCases = decided.reduce((n, o) => n + o.cases, 0);
+      const ofKind = decided.filter((o) => o.kind === kind).reduce((n, o) => n + o.cases, 0);
+      const open = items.filter((o) => o.kind === 'open').reduce((n, o) => n + o.cases, 0);
+      const total = items.reduce((n, o) => n + o.cases, 0);
+      const ok = decidedCases > 0 && ofKind >= 0.9 * decidedCases && open <= total / 2;
+      return ok ? undefined : `outcomes ending with ${quote(activity)}: ${items.map((o) => `${o.kind} (${o.cases} cases)`).join(', ')}`;
+    },
+  };
+}
+
+/** The outcome items ending with this activity are successes. */
+export const success = (activity: string, why: string) => endKind(activity, 'success', why);
+/** The outcome items ending with this activity are failures. */
+export const failure = (activity: string, why: string) => endKind(activity, 'failure', why);
+
+/** No outcome item ending with this activity is a success. */
+export function notSuccess(activity: string, why: string): Fact {
+  return {
+    fact: `notSuccess(${quote(activity)})`,
+    why,
+    check: ({ doc }) => {
+      const bad = doc.outcomes.filter((o) => o.end_activity === activity && o.kind === 'success');
+      return bad.length ? `outcome ${bad[0]!.id} reads ${quote(activity)} (${bad[0]!.cases} cases) as a success` : undefined;
+    },
+  };
+}
+
+/** At most maxShare of all cases are in outcomes of kind 'open'. */
+export function noOpenCases(maxShare: number, why: string): Fact {
+  return {
+    fact: `noOpenCases(${maxShare})`,
+    why,
+    check: ({ doc }) => {
+      const open = doc.outcomes.filter((o) => o.kind === 'open');
+      const n = open.reduce((s, o) => s + o.cases, 0);
+      const share = doc.source.cases ? n / doc.source.cases : 0;
+      return share > maxShare ? `${n} of ${doc.source.cases} cases (${pct(share)}) are open: ${open.map((o) => `${o.end_activity} ${o.cases}`).join(', ')}` : undefined;
+    },
+  };
+}
+
+/**
+ * What most cases do is not an exception: the commonest variants covering the
+ * first half of the cases (with any variant as common as the last of them) are
+ * not of class exception; no edge taken by more than half of all cases is a
+ * skip or an exception; no exception item holds more than half of all cases.
+ */
+export function notException(why: string): Fact {
+  return {
+    fact: 'notException()',
+    why,
+    check: ({ doc }) => {
+      const half = doc.source.cases / 2;
+      const problems: string[] = [];
+      const variants = [...doc.variants].sort((a, b) => b.cases - a.cases);
+      let covered = 0;
+      let floor = Infinity;
+      for (const v of variants) {
+        if (covered >= half && v.cases < floor) break;
+        covered += v.cases;
+        floor = Math.min(floor, v.cases);
+        if (v.class === 'exception') problems.push(`variant ${v.id} (${v.cases} cases, ${pct(v.share)}, among the commonest half) is class exception`);
+      }
+      for (const e of doc.edges) {
+        if (e.cases > half && (e.kind === 'skip' || e.kind === 'exception')) problems.push(`edge ${label(doc, e.from)} -> ${label(doc, e.to)} (${e.cases} cases) is kind ${e.kind}`);
+      }
+      for (const x of doc.exceptions) {
+        if (x.cases > half) problems.push(`exception ${x.id} holds ${x.cases} of ${doc.source.cases} cases`);
+      }
+      return problems.length ? problems.join('; ') : undefined;
+    },
+  };
+}
+
+/** A repetition most cases reaching the activity show is how the process works: no 'repeated-' exception for it. */
+export function loopIsNormal(activity: string, why: string): Fact {
+  return {
+    fact: `loopIsNormal(${quote(activity)})`,
+    why,
+    check: ({ doc }) => {
+      const bad = exceptionsFor(doc, 'repeated', activity, /repeat|again|loop|rework/i);
+      return bad.length ? `exception ${bad[0]!.id} (${dquote(bad[0]!.name)}, ${bad[0]!.cases} cases)` : undefined;
+    },
+  };
+}
+
+/** Going without this activity is a normal path (it is conditional, not a step to skip): no 'skipped-' exception for it. */
+export function skipIsNormal(activity: string, why: string): Fact {
+  return {
+    fact: `skipIsNormal(${quote(activity)})`,
+    why,
+    check: ({ doc }) => {
+      const bad = exceptionsFor(doc, 'skipped', activity, /skip|without|missing/i);
+      return bad.length ? `exception ${bad[0]!.id} (${dquote(bad[0]!.name)}, ${bad[0]!.cases} cases)` : undefined;
+    },
+  };
+}
+
+/** The hand-off from -> to is a normal path of the process: its edge exists and is not kind skip or exception. */
+export function edgeNotException(from: string, to: string, why: string): Fact {
+  return {
+    fact: `edgeNotException(${quote(from)}, ${quote(to)})`,
+    why,
+    check: ({ doc }) => {
+      const e = doc.edges.find((x) => label(doc, x.from) === from && label(doc, x.to) === to);
+      if (!e) return `no edge ${quote(from)} -> ${quote(to)}`;
+      return e.kind === 'skip' || e.kind === 'exception' ? `edge ${from} -> ${to} (${e.cases} cases) is kind ${e.kind}` : undefined;
+    },
+  };
+}
+
+function stageCompare(a: string, b: string, strict: boolean, why: string): Fact {
+  return {
+    fact: `${strict ? 'stageBefore' : 'stageOrder'}(${quote(a)}, ${quote(b)})`,
+    why,
+    check: ({ doc }) => {
+      const i = stageIndex(doc, a);
+      const j = stageIndex(doc, b);
+      if (i < 0 || j < 0) return `${quote(i < 0 ? a : b)} is in no stage`;
+      const ok = strict ? i < j : i <= j;
+      return ok ? undefined : `${quote(a)} is in stage ${i + 1} (${quote(doc.stages[i]!.name)}), ${quote(b)} in stage ${j + 1} (${quote(doc.stages[j]!.name)}) of ${doc.stages.length}`;
+    },
+  };
+}
+
+/** The stage holding a comes no later than the stage holding b (stages are listed in case order). */
+export const stageOrder = (a: string, b: string, why: string) => stageCompare(a, b, false, why);
+/** The stage holding a comes strictly before the stage holding b: they are different phases. */
+export const stageBefore = (a: string, b: string, why: string) => stageCompare(a, b, true, why);
+
+/** The process clearly has phases: at least n stages. */
+export function stagesAtLeast(n: number, why: string): Fact {
+  return {
+    fact: `stagesAtLeast(${n})`,
+    why,
+    check: ({ doc }) => (doc.stages.length >= n ? undefined : `${doc.stages.length} stage(s): ${doc.stages.map((s) => quote(s.name)).join(', ')}`),
+  };
+}
+
+/** No decision rule's condition is on an attribute matching the pattern (identifiers, timestamps: not decision drivers). */
+export function noRuleOn(pattern: RegExp, why: string): Fact {
+  return {
+    fact: `noRuleOn(${pattern})`,
+    why,
+    check: ({ doc }) => {
+      const hits = new Map<string, number>();
+      for (const d of doc.decisions)
+        for (const r of d.rules)
+          for (const c of r.when) {
+            const a = conditionAttribute(c);
+            if (!pattern.test(a)) continue;
+            const key = `at ${quote(d.at)} on ${a.length > 80 ? `${a.slice(0, 80)}...` : a} (explained=${d.explained})`;
+            hits.set(key, (hits.get(key) ?? 0) + 1);
+          }
+      return hits.size ? [...hits].map(([k, n]) => `${n} rule(s) ${k}`).join('; ') : undefined;
+    },
+  };
+}
+
+/**
+ * No rule's condition lists categories of an ID-like attribute: one whose
+ * values, over the stored cases having it (at least 20), are distinct for more
+ * than half of them. Recomputed from store.traces().
+ */
+export function noIdLikeRules(why: string): Fact {
+  return {
+    fact: 'noIdLikeRules()',
+    why,
+    check: ({ doc, cases }) => {
+      const attrs = new Set<string>();
+      for (const d of doc.decisions) for (const r of d.rules) for (const c of r.when) {
+        const a = categoricalAttribute(c);
+        if (a) attrs.add(a);
+      }
+      if (!attrs.size) return undefined;
+      const hits: string[] = [];
+      for (const a of attrs) {
+        const values = new Set<string>();
+        let having = 0;
+        for (const c of cases()) {
+          const v = c.attributes.get(a);
+          if (v === undefined) continue;
+          having++;
+          values.add(v);
+        }
+        if (having >= 20 && values.size > having / 2) hits.push(`${a} (${values.size} distinct values over ${having} cases)`);
+      }
+      return hits.length ? `rules on ID-like attributes: ${hits.join(', ')}` : undefined;
+    },
+  };
+}
+
+/** Every decision with explained=true has rules whose cases sum to at least min. */
+export function explainedNeeds(min: number, why: string): Fact {
+  return {
+    fact: `explainedNeeds(${min})`,
+    why,
+    check: ({ doc }) => {
+      const bad = doc.decisions.filter((d) => d.explained && d.rules.reduce((n, r) => n + r.cases, 0) < min);
+      return bad.length ? bad.map((d) => `decision at ${quote(d.at)} is explained by rules over ${d.rules.reduce((n, r) => n + r.cases, 0)} cases`).join('; ') : undefined;
+    },
+  };
+}
+
+/**
+ * An exception 'ends with X' (when present) counts exactly the cases whose last
+ * event is X, recomputed from store.traces(). Without an activity: every such
+ * exception of the document.
+ */
+export function endsWithCount(why: string, activity?: string): Fact {
+  return {
+    fact: `endsWithCount(${activity ? quote(activity) : ''})`,
+    why,
+    check: ({ doc, cases }) => {
+      const wrong: string[] = [];
+      for (const x of doc.exceptions) {
+        const a = endsWithActivity(doc, x);
+        if (a === undefined || (activity !== undefined && a !== activity)) continue;
+        const n = cases().filter((c) => c.activities[c.activities.length - 1] === a).length;
+        if (x.cases !== n) wrong.push(`${dquote(x.name)} counts ${x.cases} cases, ${n} end with ${quote(a)}`);
+      }
+      return wrong.length ? wrong.join('; ') : undefined;
+    },
+  };
+}
+
+/**
+ * A success ending is not one most of whose cases went through a failure step:
+ * for each success outcome, at most half of the cases ending with its activity
+ * contain any of these activities (recomputed from store.traces()).
+ */
+export function successExcludes(activities: string[], why: string): Fact {
+  return {
+    fact: `successExcludes(${activities.map(quote).join(', ')})`,
+    why,
+    check: ({ doc, cases }) => {
+      const bad: string[] = [];
+      for (const end of new Set(doc.outcomes.filter((o) => o.kind === 'success').map((o) => o.end_activity))) {
+        const ending = cases().filter((c) => c.activities[c.activities.length - 1] === end);
+        const failed = ending.filter((c) => activities.some((a) => c.activities.includes(a))).length;
+        if (ending.length && failed > ending.length / 2) bad.push(`success ending ${quote(end)}: ${failed} of its ${ending.length} cases (${pct(failed / ending.length)}) went through ${activities.join('/')}`);
+      }
+      return bad.length ? bad.join('; ') : undefined;
+    },
+  };
+}
+
+/** Facts every log gets: they hold for any process. */
+function common(): Fact[] {
+  return [
+    endsWithCount('an "ends with X" exception is about the cases whose last event is X, not every case touching X (definition; recomputed from the stored cases)'),
+    explainedNeeds(20, 'a decision read as explained by rules over a handful of cases is noise, not a rule an agent should repeat (held-out scores on <20 cases are meaningless)'),
+    noIdLikeRules('an attribute distinct for most cases (an identifier) cannot drive a decision; a rule listing its values is overfitting (distinct counts recomputed from the stored cases)'),
+  ];
+}
+
+// ---------------------------------------------------------------- the facts, log by log
+
+const AALST = 'van der Aalst, Process Mining (2016), ch. 1-2 running example';
+const FINES = 'de Leoni & Mannhardt, Road Traffic Fine Management Process (4TU, 2015) and Mannhardt et al. 2016 normative model';
+const VOLVO = 'Steeman, BPI Challenge 2013 (Volvo IT problem management), closed problems log';
+const WABO = 'Buijs, Receipt phase of an environmental permit application process (WABO, CoSeLoG, 4TU 2014)';
+const REPAIR = 'ProM tutorial repairExample (simulated telephone repair, start+complete events)';
+const HELPDESK = 'Verenich (2016), helpdesk ticketing log of an Italian software company';
+const BPIC12 = 'van Dongen, BPI Challenge 2012 description (Dutch loan applications: A_ application, O_ offer, W_ work item states)';
+const BPIC19 = 'van Dongen, BPI Challenge 2019 description (purchase order handling, a case is a purchase order item)';
+const BPIC20 = 'van Dongen, BPI Challenge 2020 description (TU/e travel expense claims)';
+const LEVY = 'Levy (2014), Production Analysis with Process Mining Technology (4TU)';
+const BPIC15 = 'van Dongen, BPI Challenge 2015 description (building permit applications of Dutch municipalities)';
+
+export const EXPERT_FACTS: LogFacts[] = [
+  {
+    file: 'pm4py/running-example.xes',
+    facts: [
+      caseIs(['request'], `a case is a request for compensation (${AALST})`),
+      success('pay compensation', `paying the compensation is the request granted (${AALST})`),
+      failure('reject request', `rejecting is the request refused (${AALST})`),
+      noOpenCases(0, 'all 6 cases end with pay compensation (3) or reject request (3): the textbook log holds complete cases only (computed)'),
+      notException(`all 6 traces fit the textbook model; pay, reject and reinitiate are the three modelled outcomes of decide (${AALST})`),
+      edgeNotException('decide', 'reject request', `reject is one of the three modelled choices after decide, taken by half the cases (${AALST}; 3 of 6 computed)`),
+      stageOrder('register request', 'decide', `register opens the case, decide follows the examination (${AALST})`),
+      stageOrder('decide', 'pay compensation', `payment only follows a decision (${AALST})`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'pm4py/roadtraffic100traces.xes',
+    facts: [
+      caseIs(['fine'], `a case is one road traffic fine (${FINES})`),
+      success('Payment', `the fine is paid: the process reached its aim (${FINES})`),
+      failure('Send for Credit Collection', `the fine was not paid in full and goes to a collection agency (${FINES})`),
+      noOpenCases(0.05, 'every case reaching Payment or credit collection is closed; of the 17 stopping at Send Fine, 16 were sent in 2001-2008, years before the period end (computed)'),
+      notException(`Create Fine > Payment (22%) and the full credit-collection path (36%) are the two commonest variants (computed), both in the normative model (${FINES})`),
+      skipIsNormal('Send Fine', `an offender may pay right after the fine is created, before it is sent (${FINES}); 22 of 100 cases do (computed)`),
+      skipIsNormal('Insert Fine Notification', `no notification is needed when the fine is paid before it (${FINES})`),
+      skipIsNormal('Add penalty', `the penalty is added only when the fine is not paid within 180 days of notification, so paying earlier is not a skip (${FINES})`),
+      edgeNotException('Create Fine', 'Payment', `paying on the spot is a modelled path (${FINES}); 22% of cases (computed)`),
+      stagesAtLeast(3, `creation and sending, notification and penalty, then payment or credit collection (and appeal) are separate phases months apart (${FINES}; median waits 3400 h, 930 h, 1500 h computed)`),
+      stageBefore('Create Fine', 'Send for Credit Collection', `credit collection comes at the very end, about a year after creation (${FINES})`),
+      stageOrder('Send Fine', 'Add penalty', `the penalty is added after the fine is sent and notified (${FINES})`),
+      stageOrder('Insert Fine Notification', 'Send for Credit Collection', `collection follows notification and penalty (${FINES})`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'pm4py/06_bpic2013_closed.xes.gz',
+    facts: [
+      caseIs(['problem'], `a case is one IT problem; its activity names are statuses (Accepted, Queued, Completed), so an honest unknown is acceptable (${VOLVO})`, { orUnknown: true }),
+      success('Completed', `every case is a closed problem and all 1487 end with Completed, the normal end of problem handling (${VOLVO}; computed)`),
+      noOpenCases(0, `the log holds closed problems only (${VOLVO})`),
+      loopIsNormal('Accepted', `965 of the 1486 cases with Accepted (65%) have it more than once: status updates while in progress (computed; ${VOLVO})`),
+      notException('Accepted > Completed (33%), Accepted > Accepted > Completed (15%) and one Queued path (10%) are the commonest half (computed)'),
+      stageOrder('Accepted', 'Completed', 'Completed is the last event of all 1487 cases (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'pm4py/08_receipt.xes.gz',
+    facts: [
+      caseIs(['application', 'permit', 'request'], `a case is one environmental permit application in its receipt phase; the names do not say so plainly, so an honest unknown is acceptable (${WABO})`, { orUnknown: true }),
+      success('T10 Determine necessity to stop indication', `the receipt phase is done once receipt is confirmed and the stop advice/indication determined; all 828 cases ending with T10 did T02, T05 and T06 too (computed; ${WABO})`),
+      success('T05 Print and send confirmation of receipt', 'T05 and T10 close the phase in either order: 392 of the 400 cases ending with T05 also did T10 and T06 (computed)'),
+      notSuccess('Confirmation of receipt', 'the 116 cases ending with Confirmation of receipt have that single event: the receipt phase never ran (computed)'),
+      notException('the two commonest variants (713 + 123 cases, 58%) are the same six steps in two orders (computed)'),
+      stageOrder('Confirmation of receipt', 'T10 Determine necessity to stop indication', `Confirmation of receipt is the first event of all 1434 cases (computed)`),
+      stageOrder('T02 Check confirmation of receipt', 'T05 Print and send confirmation of receipt', `the confirmation is checked (T02), determined (T04), then printed and sent (T05) (${WABO})`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'pm4py/03_repairExample.xes.gz',
+    facts: [
+      caseIs(['repair', 'phone', 'telephone'], `a case is one telephone repair (${REPAIR})`),
+      success('Archive Repair', `a repair ends with archiving (${REPAIR}); 1000 of 1104 cases (computed)`),
+      loopIsNormal('Analyze Defect', `every case has Analyze Defect twice: the start and complete events of one execution (${REPAIR}; 1104 of 1104 computed)`),
+      loopIsNormal('Test Repair', `1102 of 1102 cases have Test Repair at least twice: start and complete of each test (computed)`),
+      loopIsNormal('Repair (Simple)', `all 484 cases with Repair (Simple) have it at least twice: start and complete (computed)`),
+      loopIsNormal('Repair (Complex)', `658 of 659 cases with Repair (Complex) have it at least twice: start and complete (computed)`),
+      notException('the commonest variants are Register, Analyze, Repair, Test, Inform, Archive with start/complete pairs interleaved (computed)'),
+      stageOrder('Register', 'Analyze Defect', `the defect is analysed after registration (${REPAIR})`),
+      stageOrder('Analyze Defect', 'Test Repair', `the repair is tested after analysis and repair (${REPAIR})`),
+      stageOrder('Test Repair', 'Archive Repair', `archiving closes the case (${REPAIR})`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'pm4py/helpdesk.xes.gz',
+    facts: [
+      caseIs(['ticket'], `a case is one support ticket (${HELPDESK})`),
+      success('Closed', `a ticket ends closed after resolution (${HELPDESK}); 4557 of 4580 cases (computed)`),
+      notSuccess('Wait', 'a ticket whose last event is Wait was left waiting, not closed (8 cases, computed)'),
+      noOpenCases(0.02, '99.5% of the tickets end with Closed; the rest are a few dozen (computed)'),
+      notException('Assign seriousness > Take in charge > Resolve > Closed covers 52% of tickets (computed)'),
+      stageOrder('Assign seriousness', 'Resolve ticket', `seriousness is assigned on intake, resolution comes later (${HELPDESK})`),
+      stageOrder('Take in charge ticket', 'Closed', `a ticket is taken in charge before it is closed (${HELPDESK})`),
+      stageOrder('Resolve ticket', 'Closed', 'in all 4559 tickets with both, Closed comes after the last Resolve ticket (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'pm4py/bpic2012.xes.gz',
+    facts: [
+      caseIs(['application', 'loan', 'aanvraag'], `a case is one loan application ('aanvraag' in the log's Dutch work-item names; ${BPIC12})`),
+      failure('A_DECLINED', `the application is declined by the bank (${BPIC12})`),
+      failure('A_CANCELLED', `the application is cancelled (${BPIC12})`),
+      failure('O_CANCELLED', 'all 279 cases ending with O_CANCELLED also have A_CANCELLED (computed)'),
+      notSuccess('W_Completeren aanvraag', `a work item, not an application state (${BPIC12}); 1863 of the 1939 cases ending with it were declined or cancelled (computed)`),
+      notSuccess('W_Afhandelen leads', 'all 2234 cases ending with this work item were declined (computed)'),
+      successExcludes(['A_DECLINED', 'A_CANCELLED'], 'a success ending cannot be one most of whose cases were declined or cancelled (computed per ending)'),
+      notException('the commonest variants (submitted > declined, 26%; the lead-handling decline, 14%, ...) are how most applications go (computed)'),
+      loopIsNormal('W_Completeren aanvraag', `work items have SCHEDULE/START/COMPLETE events and are suspended and resumed (${BPIC12}); all 7367 cases with it repeat it (computed)`),
+      loopIsNormal('W_Nabellen offertes', `work item with lifecycle events (${BPIC12}); 5011 of 5015 cases repeat it (computed)`),
+      loopIsNormal('W_Afhandelen leads', `work item with lifecycle events (${BPIC12}); all 4755 cases repeat it (computed)`),
+      loopIsNormal('W_Valideren aanvraag', `work item with lifecycle events (${BPIC12}); 3210 of 3254 cases repeat it (computed)`),
+      loopIsNormal('W_Nabellen incomplete dossiers', `work item with lifecycle events (${BPIC12}); all 1647 cases repeat it (computed)`),
+      stagesAtLeast(3, `application (submission, pre-acceptance), offer (created, sent, returned), then validation and approval are distinct phases (${BPIC12})`),
+      stageBefore('A_SUBMITTED', 'O_SENT', `an offer is only made after the application is submitted and pre-accepted (${BPIC12})`),
+      stageOrder('A_PREACCEPTED', 'O_CREATED', `offers follow pre-acceptance (${BPIC12})`),
+      stageOrder('O_SENT', 'A_ACTIVATED', `the loan is activated after the offer is returned and validated (${BPIC12})`),
+      noRuleOn(/REG_DATE/, 'case:REG_DATE is the submission timestamp, distinct for every one of the 13087 applications (computed); a rule on it is not a decision driver'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'pm4py/16_bpic2019_1t_per_variant.xes.gz',
+    facts: [
+      caseIs(['item', 'order line'], `a case is one purchase order item (${BPIC19})`),
+      success('Clear Invoice', `clearing the invoice is the payment that completes a purchase order item (${BPIC19}); 7152 of 11973 cases end with it (computed)`),
+      notSuccess('Set Payment Block', 'a payment block stops payment; none of the 25 cases ending with it has Clear Invoice (computed)'),
+      notSuccess('Delete Purchase Order Item', 'a deleted item was withdrawn; 88 of the 108 cases ending with it never cleared an invoice (computed)'),
+      loopIsNormal('Record Goods Receipt', `items are delivered in parts with several goods receipts (${BPIC19}); 6623 of 11461 cases with it (58%) repeat it (computed, one trace per variant)`),
+      loopIsNormal('Record Service Entry Sheet', `service items get periodic service entry sheets (${BPIC19}); 3165 of 3447 cases (92%) repeat it (computed)`),
+      notException('every trace is its own variant here; only edges and exception sizes can be judged (computed: 11973 variants)'),
+      stageOrder('Create Purchase Requisition Item', 'Create Purchase Order Item', `a requisition precedes the order (${BPIC19})`),
+      stageOrder('Create Purchase Order Item', 'Clear Invoice', `the invoice is cleared after the order (${BPIC19})`),
+      stageOrder('Record Goods Receipt', 'Clear Invoice', `payment follows the goods receipt in 3-way matching (${BPIC19})`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'bpic2020/DomesticDeclarations.xes.gz',
+    facts: [
+      caseIs(['declaration'], `a case is one domestic travel expense declaration (${BPIC20})`),
+      success('Payment Handled', `the declaration is paid out (${BPIC20}); 10043 of 10500 cases (computed)`),
+      failure('Declaration REJECTED by EMPLOYEE', `the employee accepts a rejection and does not resubmit: the claim is dropped (${BPIC20})`),
+      notSuccess('Declaration SAVED by EMPLOYEE', 'the 134 cases ending with SAVED have only that event: the declaration was never submitted (computed)'),
+      noOpenCases(0.02, '95.6% end with Payment Handled, 2.7% rejected by the employee, 1.3% saved only; a few cases stop elsewhere (computed)'),
+      notException('submitted > approved by administration > final approved > payment, with or without the budget owner, covers 68% (computed)'),
+      stagesAtLeast(2, `approval by the university's roles, then payment by finance, are separate phases (${BPIC20})`),
+      stageBefore('Declaration SUBMITTED by EMPLOYEE', 'Payment Handled', `payment comes after the approval chain (${BPIC20})`),
+      stageOrder('Declaration FINAL_APPROVED by SUPERVISOR', 'Request Payment', `payment is requested after final approval (${BPIC20})`),
+      noRuleOn(/(^|:)(id|DeclarationNumber|BudgetNumber|concept:name)$/i, 'declaration numbers and ids name the case; they cannot decide its route (computed: 10049 distinct DeclarationNumber, 10500 ids over 10500 cases)'),
+      endsWithCount('1212 cases have REJECTED by EMPLOYEE, only 284 end with it (computed)', 'Declaration REJECTED by EMPLOYEE'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'bpic2020/RequestForPayment.xes.gz',
+    facts: [
+      caseIs(['request'], `a case is one request for payment (${BPIC20})`),
+      success('Payment Handled', `the request is paid (${BPIC20}); 6305 of 6886 cases (computed)`),
+      failure('Request For Payment REJECTED by EMPLOYEE', `the employee accepts the rejection and does not resubmit (${BPIC20})`),
+      notSuccess('Request For Payment SAVED by EMPLOYEE', 'the 74 cases ending with SAVED have only that event: never submitted, never paid (computed)'),
+      notSuccess('Request For Payment FINAL_APPROVED by SUPERVISOR', 'none of the 11 cases ending with final approval has a payment (computed); the aim is the payment'),
+      noOpenCases(0.02, '91.6% end with Payment Handled and 6.5% rejected by the employee; a few dozen stop elsewhere (computed)'),
+      notException('submitted > approved by administration > final approved > payment, with or without the budget owner, covers 69% (computed)'),
+      stagesAtLeast(2, `approval, then payment by finance (${BPIC20})`),
+      stageBefore('Request For Payment SUBMITTED by EMPLOYEE', 'Payment Handled', `payment comes after the approval chain (${BPIC20})`),
+      noRuleOn(/(^|:)(id|Rfp_id|RfpNumber|concept:name)$/i, 'request numbers and ids name the case; they cannot decide its route (computed: 6322 distinct RfpNumber, 6886 Rfp_id over 6886 cases)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'bpic2020/PrepaidTravelCost.xes.gz',
+    facts: [
+      caseIs(['request', 'prepaid'], `a case is one request for payment of prepaid travel costs (trace Rfp_id 'request for payment N'; ${BPIC20})`),
+      success('Payment Handled', `the prepaid cost is paid (${BPIC20}); 1970 of 2099 cases (computed)`),
+      failure('Request For Payment REJECTED by EMPLOYEE', `the employee accepts the rejection and does not resubmit (${BPIC20})`),
+      notSuccess('Request For Payment SAVED by EMPLOYEE', 'none of the 20 cases ending with SAVED was paid (computed)'),
+      noOpenCases(0.02, '93.9% end with Payment Handled; the rest are rejections and a few dozen others (computed)'),
+      notException('permit approval followed by the request approval and payment covers the commonest half (computed)'),
+      stagesAtLeast(2, `the travel permit is approved, then the prepaid cost is requested and paid (${BPIC20})`),
+      stageOrder('Permit SUBMITTED by EMPLOYEE', 'Request For Payment SUBMITTED by EMPLOYEE', `the permit comes first in 1859 of 2099 cases (computed; ${BPIC20})`),
+      stageBefore('Permit SUBMITTED by EMPLOYEE', 'Payment Handled', `the permit is requested well before the payment (${BPIC20})`),
+      noRuleOn(/(^|:)(id|Rfp_id|RfpNumber|Permit id|Permit travel permit number|Permit BudgetNumber|Permit ProjectNumber|Permit ActivityNumber|Permit TaskNumber|concept:name)$/i, 'permit, budget and request numbers identify documents; a rule listing some of them is overfitting (computed: 139 budget numbers, 1327 permit ids)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'simod/Production.csv',
+    facts: [
+      caseUnknown(`a case is one production job (${LEVY}); the activity names are machine operations, so the data cannot name it: an honest unknown, never an operation`, ['order', 'job', 'part', 'product', 'piece']),
+      success('Packing', `packing is the last manufacturing step, the job is done (${LEVY}); 73 cases end with it (computed)`),
+      loopIsNormal('Turning & Milling', `a job runs on the machine in several sessions: 153 of the 162 cases with it (94%) repeat it (computed)`),
+      loopIsNormal('Round Grinding', '103 of the 111 cases with it (93%) repeat it (computed)'),
+      loopIsNormal('Final Inspection Q.C.', '113 of the 176 cases with it (64%) repeat it: inspection per batch (computed)'),
+      notException('217 variants over 225 cases: only edges and exception sizes can be judged (computed)'),
+      stageOrder('Turning & Milling', 'Final Inspection Q.C.', `machining precedes final inspection (${LEVY})`),
+      stageOrder('Turning & Milling', 'Packing', `packing is last (${LEVY})`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'simod/BPIC15_1.csv.gz',
+    facts: [
+      caseUnknown(`a case is one building permit application (${BPIC15}), but the activity names are codes (01_HOOFD_010...): the data cannot name it`, ['permit', 'application']),
+      notSuccess('01_HOOFD_030_2', 'the 26 cases ending with it have a median of 13 events against 44 overall and none reaches the 5xx decision steps (computed): early stops, not successes'),
+      loopIsNormal('01_HOOFD_100', '187 of the 201 cases with it (93%) repeat it (computed)'),
+      notException('1137 variants over 1199 cases: only edges and exception sizes can be judged (computed)'),
+      stageOrder('01_HOOFD_010', '01_HOOFD_510_2', `010 opens 1135 of 1199 cases; the 5xx steps decide (${BPIC15}; computed)`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'pm4py/recruiting-red.jsonocel',
+    options: { caseNotion: 'applications' },
+    facts: [
+      caseIs(['application'], 'the case notion is the applications object: a case is one job application (pm4py recruiting example)'),
+      success('offer accepted and hired', 'the applicant is hired: the aim of recruiting'),
+      failure('send rejection', 'the application is rejected (781 of 916 cases, computed)'),
+      failure('job offer declined', 'the applicant declines the offer: no hire'),
+      noOpenCases(0, 'all 916 cases end with rejection, hire or declined offer (computed)'),
+      notException('the five commonest variants (59%) all end in a rejection after screening, references or interview (computed): that is how most applications go'),
+      edgeNotException('first screening', 'send rejection', 'rejection right after the first screening is the commonest way out, 187 cases (computed)'),
+      edgeNotException('consult manager', 'send rejection', 'rejection after consulting the manager is a normal outcome, 218 cases (computed)'),
+      stagesAtLeast(2, 'screening, then interviews and offer, are distinct phases'),
+      stageBefore('submit application', 'make job offer', 'an offer comes only after screening and interview (computed: every offer follows an interview)'),
+      stageOrder('first screening', 'conduct interview', 'interviews follow screening (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ocpa/order_process.jsonocel',
+    options: { caseNotion: 'item' },
+    facts: [
+      caseIs(['item'], 'the case notion is the item object (ocpa order process sample)'),
+      success('End Route', 'the item is delivered when its route ends; all 398 cases end so (computed)'),
+      noOpenCases(0, 'all 398 cases end with End Route (computed)'),
+      notException('two variants: with (201) and without (197) a stock-out (computed)'),
+      skipIsNormal('Item out of stock', 'an item in stock has no stock-out: its absence is the normal path (197 of 398 cases, computed)'),
+      skipIsNormal('Reorder Item', 'reordering happens only after a stock-out (201 of 201, computed)'),
+      edgeNotException('Confirm Order', 'Pick Item', 'picking right after confirmation is the in-stock path, 49% of items (computed)'),
+      stageBefore('Place Order', 'End Route', 'ordering and delivery are distinct phases'),
+      stageOrder('Place Order', 'Start Route', 'the route starts after the order (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ocpa/p2p-normal.jsonocel',
+    options: { caseNotion: 'MATERIAL' },
+    facts: [
+      caseIs(['material'], 'the case notion is the MATERIAL object (ocpa procure-to-pay sample)'),
+      success('Goods Issue', 'the material is issued: all 414 cases end so (computed)'),
+      noOpenCases(0, 'all 414 cases end with Goods Issue (computed)'),
+      notException('two variants, differing only in the order of Verify Material and Plan Goods Issue (253 / 161, computed)'),
+      edgeNotException('Issue Goods Receipt', 'Plan Goods Issue', 'planning the issue before verifying the material is the second of two orders of the same steps, 161 cases (computed)'),
+      stageOrder('Create Purchase Requisition', 'Create Purchase Order', 'requisition before order (procure-to-pay)'),
+      stageOrder('Receive Goods', 'Goods Issue', 'goods are received before they are issued (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ocpa/logistics.sqlite',
+    options: { caseNotion: 'Container' },
+    facts: [
+      caseIs(['container'], 'the case notion is the Container object (OCEL 2.0 container logistics sample)'),
+      success('Load to Vehicle', 'the container is loaded onto its vehicle for departure: the aim of container logistics'),
+      loopIsNormal('Load Truck', 'a container is filled over several truck loads: 473 of 510 cases (93%) repeat Load Truck (computed)'),
+      notException('the two commonest variants (214 + 77 cases, 57%) both load the truck several times (computed)'),
+      stageOrder('Pick Up Empty Container', 'Load to Vehicle', 'the empty container is picked up first (computed: first event of 508 of 510 cases)'),
+      stageOrder('Load Truck', 'Weigh', 'the container is weighed at the terminal after loading (computed)'),
+      ...common(),
+    ],
+  },
+];
+
+// ---------------------------------------------------------------- building and checking
+
+/**
+ * Imports one log into a temporary project, builds its document and checks
+ * every fact of the log against it; the temporary folder is removed
+ * afterwards. Returns the failing facts (a fact that throws fails with the error).
+ */
+export async function checkLog(spec: LogFacts, logsDir: string): Promise<FactFailure[]> {
+  const work = mkdtempSync(join(tmpdir(), 'pcg-expert-facts-'));
+  try {
+    const store = ProjectStore.open(join(work, 'state.sqlite'));
+    try {
+      await importLog(store, join(logsDir, spec.file), spec.options ?? {});
+      const doc = buildDocument(store.snapshot());
+      let read: CaseView[] | undefined;
+      const cases = () =>
+        (read ??= [...store.traces()].map((t) => {
+          const attributes = new Map<string, string>();
+          for (const e of t) for (const [k, v] of Object.entries(e.attributes)) if (!attributes.has(k)) attributes.set(k, String(v));
+          return { activities: t.map((e) => e.activity), attributes };
+        }));
+      const failures: FactFailure[] = [];
+      for (const f of spec.facts) {
+        let saw: string | undefined;
+        try {
+          saw = f.check({ doc, cases });
+        } catch (err) {
+          saw = `the check threw: ${err instanceof Error ? err.message : String(err)}`;
+        }
+        if (saw !== undefined) failures.push({ log: spec.file, fact: f.fact, why: f.why, saw });
+      }
+      return failures;
+    } finally {
+      store.close();
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+export function formatFailure(f: FactFailure): string {
+  return `${f.fact}: ${f.saw}  [why: ${f.why}]`;
+}
+
+/**
+ * Checks every log (or those whose name contains one of `only`) and prints the
+ * failing facts per log; returns them all. A log that cannot be built is
+ * reported as one failure.
+ */
+export async function printExpertFacts(logsDir: string, only: string[] = [], out: (line: string) => void = console.log): Promise<FactFailure[]> {
+  const all: FactFailure[] = [];
+  let facts = 0;
+  for (const spec of EXPERT_FACTS) {
+    if (only.length && !only.some((o) => spec.file.includes(o))) continue;
+    const started = Date.now();
+    let failures: FactFailure[];
+    try {
+      failures = await checkLog(spec, logsDir);
+    } catch (err) {
+      failures = [{ log: spec.file, fact: '(build)', why: 'the document must build', saw: err instanceof Error ? err.message : String(err) }];
+    }
+    facts += spec.facts.length;
+    all.push(...failures);
+    out(`${spec.file}: ${spec.facts.length - failures.filter((f) => f.fact !== '(build)').length}/${spec.facts.length} facts hold (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    for (const f of failures) out(`  FAIL ${formatFailure(f)}`);
+  }
+  out(`${all.length} failing of ${facts} facts`);
+  return all;
+}
+
+// Run directly: node --import tsx test/real-logs/expert-facts.ts [log name substrings]
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const dir = process.env.PCG_REAL_LOGS || join(process.cwd(), '..', 'shared', 'logs');
+  printExpertFacts(dir, process.argv.slice(2)).then(
+    (failures) => {
+      process.exitCode = failures.length ? 1 : 0;
+    },
+    (err) => {
+      console.error(err);
+      process.exitCode = 2;
+    },
+  );
+}
