@@ -24,6 +24,7 @@ bench: install
 	node --import tsx test/bench/ingest.ts
 	node --import tsx test/bench/import.ts
 	node --import tsx test/bench/snapshot.ts
+	node --import tsx test/bench/reading-cost.ts
 
 clean:
 	rm -rf node_modules data

@@ -39,7 +39,8 @@ export function* scopedCases(store: ProjectStore, scopes: readonly Scope[]): Gen
 }
 
 const BATCH = 5000;
-const derivedMeta = new Set(['data_version', 'log_digest', 'rejected']);
+// Counted from the kept cases themselves, never copied from the whole project (a scoped view has its own period and case ids).
+const derivedMeta = new Set(['data_version', 'log_digest', 'rejected', 'period_start', 'period_end', 'case_id_sample']);
 
 /**
  * The snapshot of a scoped view: the kept cases replayed into a throwaway

@@ -149,17 +149,48 @@ function reachability(dfg: Dfg): { index: Map<number, number>; rows: Uint32Array
 /** Strict sequence cut: groups of mutually reachable or mutually unreachable activities, ordered by reachability, then the skippable groups merged. */
 export function sequenceCut(dfg: Dfg): number[][] | undefined {
   const acts = dfg.activities;
+  const n = acts.length;
   const reach = reachability(dfg);
+  // Reachability of the reversed graph: row i holds the activities that reach i (column i of reach).
+  const back = reachability({ ...dfg, succ: dfg.pred });
   const uf = new UnionFind(dfg.activities);
-  const bit = (i: number, j: number) => (reach.rows[i]![j >>> 5]! & (1 << (j & 31))) !== 0;
-  const preds = new Int32Array(acts.length);
-  for (let i = 0; i < acts.length; i++) {
-    for (let j = 0; j < acts.length; j++) if (bit(i, j)) preds[j]! += 1;
-    for (let j = i + 1; j < acts.length; j++) {
-      if (bit(i, j) === bit(j, i)) uf.union(acts[i]!, acts[j]!);
+  // Groups join i and j when they reach each other or neither reaches the other (row bit = column bit),
+  // found as components by a search over bitsets: activities squared over 32, not squared.
+  const words = (n + 31) >>> 5;
+  const unassigned = new Uint32Array(words);
+  for (let j = 0; j < n; j++) unassigned[j >>> 5]! |= 1 << (j & 31);
+  for (let i = 0; i < n; i++) {
+    if ((unassigned[i >>> 5]! & (1 << (i & 31))) === 0) continue;
+    unassigned[i >>> 5]! &= ~(1 << (i & 31));
+    const queue = [i];
+    while (queue.length) {
+      const v = queue.pop()!;
+      const row = reach.rows[v]!;
+      const col = back.rows[v]!;
+      for (let w = 0; w < words; w++) {
+        let m = ~(row[w]! ^ col[w]!) & unassigned[w]!;
+        while (m !== 0) {
+          const low = m & -m;
+          const j = (w << 5) + (31 - Math.clz32(low));
+          m ^= low;
+          unassigned[w]! &= ~low;
+          uf.union(acts[v]!, acts[j]!);
+          queue.push(j);
+        }
+      }
     }
   }
-  const rank = (g: number[]) => preds[reach.index.get(g[0]!)!]! + (acts.length - reach.count(g[0]!));
+  // Per activity: how many reach it, and how many it reaches (popcounts, once each).
+  const preds = new Int32Array(n);
+  const succs = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    preds[i] = back.count(acts[i]!);
+    succs[i] = reach.count(acts[i]!);
+  }
+  const rank = (g: number[]) => {
+    const i = reach.index.get(g[0]!)!;
+    return preds[i]! + (n - succs[i]!);
+  };
   const c = groupsOf(acts, uf).sort((x, y) => rank(x) - rank(y) || x[0]! - y[0]!);
   if (c.length < 2) return undefined;
 
@@ -202,11 +233,24 @@ export function sequenceCut(dfg: Dfg): number[][] | undefined {
 export function parallelCut(dfg: Dfg): number[][] | undefined {
   const acts = dfg.activities;
   const uf = new UnionFind(dfg.activities);
-  for (let i = 0; i < acts.length; i++) {
-    for (let j = i + 1; j < acts.length; j++) {
-      const a = acts[i]!;
-      const b = acts[j]!;
-      if (!has(dfg, a, b) || !has(dfg, b, a)) uf.union(a, b);
+  // Components of the complement of the two-way graph, by a search over the activities not yet
+  // reached: an activity stays unreached only while joined two ways to the one being expanded, so
+  // the work is activities plus two-way edges, where testing every pair costs activities squared.
+  let unreached = [...acts];
+  while (unreached.length) {
+    const queue = [unreached.pop()!];
+    while (queue.length) {
+      const v = queue.pop()!;
+      const out = dfg.succ.get(v);
+      const kept: number[] = [];
+      for (const u of unreached) {
+        if (out?.has(u) && dfg.succ.get(u)?.has(v)) kept.push(u);
+        else {
+          uf.union(v, u);
+          queue.push(u);
+        }
+      }
+      unreached = kept;
     }
   }
   const groups = groupsOf(acts, uf).sort((x, y) => x.length - y.length);

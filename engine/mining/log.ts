@@ -57,7 +57,9 @@ export function grown(buffer: Float64Array, n: number): Float64Array {
 
 /** The DFG of a log over activity ids below `size` (the label count; larger alphabets use maps). */
 export function dfgOf(log: VariantLog, size: number): Dfg {
-  if (size > 2048) return sparseDfg(log, -1);
+  // A size x size matrix per sublog is cheap for the few dozen activities logs have, but for
+  // thousands it is megabytes allocated and scanned per sublog: count those in a map instead.
+  if (size * size > MAX_SCRATCH) return sparseDfg(log);
   const dfg = emptyDfg();
   // Dense counting first: typed arrays beat maps by far for the few dozen activities logs have.
   // Reused buffers (zeroed here): a DFG is counted for every sublog, and typed arrays of this size
@@ -97,21 +99,32 @@ export function dfgOf(log: VariantLog, size: number): Dfg {
   return dfg;
 }
 
-function sparseDfg(log: VariantLog, skip: number): Dfg {
+/** The same DFG as the dense count, edges and start and end activities added in ascending order, in time linear in events. */
+function sparseDfg(log: VariantLog): Dfg {
   const dfg = emptyDfg();
+  const edges = new Map<number, number>();
+  const starts = new Map<number, number>();
+  const ends = new Map<number, number>();
   const seen = new Set<number>();
   for (let v = 0; v < log.traces.length; v++) {
-    const t = log.traces[v]!.filter((a) => a !== skip);
+    const t = log.traces[v]!;
     const n = log.counts[v]!;
     if (t.length === 0) continue;
-    dfg.start.set(t[0]!, (dfg.start.get(t[0]!) ?? 0) + n);
-    dfg.end.set(t[t.length - 1]!, (dfg.end.get(t[t.length - 1]!) ?? 0) + n);
+    starts.set(t[0]!, (starts.get(t[0]!) ?? 0) + n);
+    ends.set(t[t.length - 1]!, (ends.get(t[t.length - 1]!) ?? 0) + n);
     for (let i = 0; i < t.length; i++) {
       seen.add(t[i]!);
-      if (i + 1 < t.length) addEdge(dfg, t[i]!, t[i + 1]!, n);
+      if (i + 1 < t.length) {
+        const key = edgeOf(t[i]!, t[i + 1]!);
+        edges.set(key, (edges.get(key) ?? 0) + n);
+      }
     }
   }
   dfg.activities = [...seen].sort((a, b) => a - b);
+  const ascending = <V>(m: Map<number, V>) => [...m].sort((x, y) => x[0] - y[0]);
+  for (const [a, n] of ascending(starts)) dfg.start.set(a, n);
+  for (const [a, n] of ascending(ends)) dfg.end.set(a, n);
+  for (const [key, n] of ascending(edges)) addEdge(dfg, Math.floor(key / K), key % K, n);
   return dfg;
 }
 

@@ -28,13 +28,22 @@ export function readEscalations(f: Facts): { escalations: Escalation[]; edges: S
     const next = successors(f, a).filter((e) => e.wait.size > 0);
     if (next.length < 2) continue;
     const total = next.reduce((n, e) => n + sketchCount(e.wait), 0);
+    // All next steps' waits once; each step's "others" is that minus its own (linear in next steps, not squared).
+    const all: Sketch = new Map();
+    for (const o of next) for (const [b, c] of o.wait) all.set(b, (all.get(b) ?? 0) + c);
     for (const e of next) {
       const own = sketchCount(e.wait);
+      // The cheap cuts first: fewer than 3 hand-offs can never make the 3 long ones asked for below.
+      if (own < 3 || own * 2 > total) continue;
       const x = quantile(e.wait, 0.25);
-      if (x <= 0 || x < longWait || own * 2 > total || parallel(f, a, e.to) || next.some((o) => parallel(f, o.to, e.to))) continue;
-      const others: Sketch = new Map();
-      for (const o of next) if (o !== e) for (const [b, c] of o.wait) others.set(b, (others.get(b) ?? 0) + c);
-      if (quantile(others, 0.75) >= x) continue;
+      if (x <= 0 || x < longWait) continue;
+      const others: Sketch = new Map(all);
+      for (const [b, c] of e.wait) {
+        const left = others.get(b)! - c;
+        if (left === 0) others.delete(b);
+        else others.set(b, left);
+      }
+      if (quantile(others, 0.75) >= x || parallel(f, a, e.to) || next.some((o) => parallel(f, o.to, e.to))) continue;
       const longOwn = atLeast(e.wait, x);
       const longAll = next.reduce((n, o) => n + atLeast(o.wait, x), 0);
       const pLong = ratio(longOwn, longAll);
@@ -61,7 +70,7 @@ export function readEscalations(f: Facts): { escalations: Escalation[]; edges: S
       });
     }
   }
-  const method = `escalation: a next step taken mainly after a long wait (edge wait sketches; its 25th-percentile wait above the other next steps' 75th percentile and the process-wide median hand-off wait, at least ${ESCALATION_MIN_SHARE * 100}% of the steps after that wait, lift >= ${ESCALATION_MIN_LIFT}, a detour: a step after it also follows the from-activity directly; steps concurrent with others are left out)`;
+  const method = `a next step taken mainly after a long wait (edge wait sketches; its 25th-percentile wait above the other next steps' 75th percentile and the process-wide median hand-off wait, at least ${ESCALATION_MIN_SHARE * 100}% of the steps after that wait, lift >= ${ESCALATION_MIN_LIFT}, a detour: a step after it also follows the from-activity directly; steps concurrent with others are left out)`;
   return { escalations, edges, method };
 }
 

@@ -127,8 +127,8 @@ export function readExceptions(
     item(`failed-ending-${slug(a)}`, `ends with ${q(a)}`, p ? `after ${q(p.from)} (${p.cases} cases)` : 'at the start of the case', `a case whose last activity is the failure ending ${q(a)}`, [a, 'the case ends'], n, f.cases, `cases whose last event is ${q(a)}, among all cases`);
   }
   const method =
-    `exceptions: repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop), backbone steps the mined model requires that cases went on without, ` +
-    `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (the ${MAX_RARE} commonest of ${rare.length}) and cases ending in a failure ending; ` +
+    `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop), backbone steps the mined model requires that cases went on without, ` +
+    `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (${rare.length > MAX_RARE ? `the ${MAX_RARE} commonest of ${rare.length}` : `${rare.length}`}) and cases ending in a failure ending; ` +
     `kept when at least ${min} cases and at most ${MAX_EXCEPTION_SHARE * 100}% of all cases show one`;
   return { exceptions: out, loops, method };
 }

@@ -57,6 +57,9 @@ export interface ParsedVariants {
   keys: readonly string[];
 }
 
+/** Up to this many activities, an order question builds the asked activity's whole row (later questions on it are lookups). */
+const ROWS_UP_TO = 200;
+
 export function factsOf(tally: Tally, toHours: (millis: number) => number, parsed?: ParsedVariants): Facts {
   const activities = [...tally.activities.keys()].sort(cmp);
   const id = new Map<string, number>();
@@ -178,6 +181,30 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
     rows.set(a, r);
     return r;
   };
+  // With many activities a full row per asked activity is activities squared in time and memory;
+  // a single pair is counted over the groups holding the rarer activity instead, and remembered.
+  const pairs = new Map<number, { both: number; aFirst: number }>();
+  const pairOf = (ia: number, ib: number) => {
+    const key = ia * n + ib;
+    let p = pairs.get(key);
+    if (p) return p;
+    p = { both: 0, aFirst: 0 };
+    const via = holding[ia]!.length <= holding[ib]!.length ? holding[ia]! : holding[ib]!;
+    for (const gi of via) {
+      const { ids, count: c } = ranked[gi]!;
+      let pa = -1;
+      let pb = -1;
+      for (let i = 0; i < ids.length && (pa < 0 || pb < 0); i++) {
+        if (ids[i] === ia) pa = i;
+        if (ids[i] === ib) pb = i;
+      }
+      if (pa < 0 || pb < 0) continue;
+      p.both += c;
+      if (pa < pb) p.aFirst += c;
+    }
+    pairs.set(key, p);
+    return p;
+  };
   return {
     tally,
     cases: tally.cases,
@@ -197,6 +224,7 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
       if (ra) return { both: ra.both[ib]!, aFirst: ra.aFirst[ib]! };
       const rb = rows.get(ib);
       if (rb && ia !== ib) return { both: rb.both[ia]!, aFirst: rb.both[ia]! - rb.aFirst[ia]! };
+      if (n > ROWS_UP_TO && ia !== ib) return pairOf(ia, ib);
       const r = rowOf(ia);
       return { both: r.both[ib]!, aFirst: r.aFirst[ib]! };
     },

@@ -83,7 +83,7 @@ export function readPolicies(f: Facts, backbone: Backbone): { policies: Policy[]
     });
   }
   policies.push(...separations(f));
-  const method = `policies: case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits), backbone order, and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
+  const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits), backbone order, and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
   return { policies, serviceLevel, method };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Document cost on shapes that punish superlinear code (issue 12): a project
- * with 2,000 distinct activities over 8,000 events, and one with 50,000
+ * with 2,000 distinct activities over 10,000 events, and one with 60,000
  * variants (nearly every case its own path). Reports the median build time of
  * the whole document, split into the miner and the reading, against the
  * snapshot read of the same project as the in-run baseline.
@@ -46,7 +46,7 @@ function events(cases: number, length: () => number, activity: (i: number, r: ()
 
 const shapes = [
   {
-    name: '2,000 activities (8,000 events)',
+    name: '2,000 activities (10,000 events)',
     make: () => {
       const r = random(1);
       return events(1000, () => 8, (i, rr) => (i === 0 ? 'Start' : `Activity ${Math.floor(rr() * 2000)}`), 2).concat(
@@ -56,7 +56,7 @@ const shapes = [
     },
   },
   {
-    name: '50,000 variants (60,000 cases)',
+    name: '60,000 variants (60,000 cases)',
     make: () => {
       const r = random(3);
       return events(60_000, () => 8 + Math.floor(r() * 8), (i, rr) => (i === 0 ? 'Register' : `Step ${Math.floor(rr() * 25)}`), 4);

@@ -62,6 +62,12 @@ function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: 
       if (!clock || !Number.isFinite(hours)) return f.skip(path, clock ? `no threshold in its test: ${c.test}` : 'working time basis');
       return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => withinHours(x.duration, hours)), cases.length));
     }
+    if (c.id === 'no-failure-step') {
+      // Cases with no event of any activity the test lists.
+      const never = new Set(quoted(c.test, labels));
+      if (!never.size) return f.skip(path, `its test names no activity: ${c.test}`);
+      return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => !x.acts.some((a) => never.has(a))), cases.length));
+    }
     f.skip(path, `criterion ${c.id} has no audit definition`);
   });
 }

@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { importLog, type ImportOptions } from '../../connectors/files/index.js';
 import { buildDocument, type GraphDocument } from '../../engine/document/index.js';
 import { ProjectStore } from '../../engine/index.js';
+import { slug } from '../../engine/reading/facts.js';
 
 /**
  * Expert facts: what a process-mining expert would say about each shared real
@@ -71,15 +72,8 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A word (or phrase) as a whole word, allowing a plural. */
 const wordRe = (w: string) => new RegExp(`(^|[^a-z0-9])${escapeRe(w)}(s|es)?([^a-z0-9]|$)`, 'i');
 
-/** The same slug the document's ids use (lower case, runs of other characters as '-'). */
-export function slug(text: string): string {
-  const s = text
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return s || 'x';
-}
+/** The same slug the document's ids use. */
+export { slug };
 
 /** Status and verb words that can never be what a case is (they name a step or a state of it). */
 const STATUS_WORDS = /\b(declined|accepted|completed|rejected|release[sd]?|appeals?|approved|cancell?ed|submitted|queued|unmatched)\b/i;
