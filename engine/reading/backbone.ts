@@ -1,5 +1,4 @@
 import { cmp } from '../event.js';
-import type { ProcessTree } from '../mining/tree.js';
 import type { Facts } from './facts.js';
 
 /** An activity is on the backbone when at least this share of all cases do it. */
@@ -78,34 +77,4 @@ export function rankSteps(f: Facts, list: readonly string[], position: ReadonlyM
     }
   }
   return steps.sort((a, b) => wins.get(b)! - wins.get(a)! || byPosition(a, b));
-}
-
-/**
- * The labels every trace of the tree contains: a choice keeps what all its
- * branches share, a loop what its body holds, a sequence or parallel block
- * what any child holds. A step outside this set is optional in the model.
- */
-export function mandatoryLabels(tree: ProcessTree | undefined): Set<string> | undefined {
-  if (!tree) return undefined;
-  const walk = (t: ProcessTree): Set<string> => {
-    switch (t.kind) {
-      case 'activity':
-        return new Set([t.label]);
-      case 'tau':
-        return new Set();
-      case 'xor': {
-        const sets = t.children.map(walk);
-        const [first, ...rest] = sets;
-        return new Set([...(first ?? [])].filter((l) => rest.every((s) => s.has(l))));
-      }
-      case 'loop':
-        return t.children.length ? walk(t.children[0]!) : new Set();
-      default: {
-        const out = new Set<string>();
-        for (const c of t.children) for (const l of walk(c)) out.add(l);
-        return out;
-      }
-    }
-  };
-  return walk(tree);
 }

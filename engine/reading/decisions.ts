@@ -2,9 +2,12 @@ import { cmp } from '../event.js';
 import { END, FOLDS, splitChoiceKey } from '../tally.js';
 import type { Decision, Plain, Rule } from '../document/types.js';
 import { evidence, parallel, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import type { TreeFacts } from './tree-facts.js';
 import { isIdName, isPlaceholder } from './words.js';
 
 export const BRANCH_MIN_SHARE = 0.05;
+/** A decision point is read when at least max(5, this share of all cases) reach it. */
+export const MIN_POINT_SHARE = 0.01;
 export const EXPLAINED_MARGIN = 0.1;
 /** Rules must rest on at least this many cases, together, to explain a decision. */
 export const EXPLAINED_MIN_CASES = 20;
@@ -62,7 +65,8 @@ interface Model {
  * from the first-visit choice counters, so branches and shares are in cases
  * and cover every case reaching the point, stopping (to `end`) included. A
  * branch has real volume with at least 5% of those cases and two; a branch
- * parallel (see facts.parallel) to the activity or to a larger branch is an
+ * concurrent with the activity or with a larger branch (by the counts, see
+ * facts.parallel, or in a parallel block of the mined tree) is an
  * interleaving of concurrent work, not a choice.
  * Rules: 1R (one attribute per decision; numbers split at one 1-2-5 bin
  * boundary, other values grouped by their commonest branch) over every
@@ -71,7 +75,9 @@ interface Model {
  * on four hash folds of the case id and scored on the fifth, all five in turn.
  * Explained needs ten points over the commonest branch and 20 cases under its rules.
  */
-export function readDecisions(f: Facts): { decisions: Decision[]; method: string } {
+export function readDecisions(f: Facts, tree: TreeFacts): { decisions: Decision[]; method: string } {
+  // Concurrent work interleaves: by the counts (see facts.parallel) or by the mined tree's parallel blocks.
+  const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
   const points = pointsOf(f.tally.choices);
   const decisions: Decision[] = [];
   for (const at of f.activities) {
@@ -82,8 +88,9 @@ export function readDecisions(f: Facts): { decisions: Decision[]; method: string
       .map(([to, folds]) => ({ to, cases: sum(folds) }))
       .filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint)
       .sort((a, b) => b.cases - a.cases || cmp(a.to, b.to));
-    branches = branches.filter((b, i) => b.to === END || (!parallel(f, at, b.to) && !branches.slice(0, i).some((big) => big.to !== END && parallel(f, big.to, b.to))));
-    if (branches.length < 2 || atPoint < 5) continue;
+    branches = branches.filter((b, i) => b.to === END || (!together(at, b.to) && !branches.slice(0, i).some((big) => big.to !== END && together(big.to, b.to))));
+    // A point a handful of cases reach is anecdote, not a decision of the process.
+    if (branches.length < 2 || atPoint < Math.max(5, MIN_POINT_SHARE * f.cases)) continue;
     const labels = branches.map((b) => b.to);
     const inBranches = branches.reduce((n, b) => n + b.cases, 0);
     const firstBaseline = branches[0]!.cases / inBranches;
@@ -148,7 +155,7 @@ export function readDecisions(f: Facts): { decisions: Decision[]; method: string
     });
   }
   const method =
-    `decisions where the step right after an activity's first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, parallel interleavings left out; shares and baseline_share are over all cases reaching the point; ` +
+    `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out; shares and baseline_share are over all cases reaching the point; ` +
     `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
     `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; a rule on a case attribute is at most moderate`;
   return { decisions, method };

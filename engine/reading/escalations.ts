@@ -1,6 +1,7 @@
 import { bucketValue, quantile, sketchCount, type Sketch } from '../sketch.js';
 import type { Escalation } from '../document/types.js';
 import { evidence, hoursText, pct, q, ratio, parallel, slug, strengthOf, successors, type Facts } from './facts.js';
+import type { TreeFacts } from './tree-facts.js';
 
 export const ESCALATION_MIN_LIFT = 2;
 export const ESCALATION_MIN_SHARE = 0.5;
@@ -17,7 +18,8 @@ export const ESCALATION_MIN_SHARE = 0.5;
  * directly), else it is merely a slow step. Read from the edge wait
  * sketches: P(next = b | wait >= X) per from-activity.
  */
-export function readEscalations(f: Facts): { escalations: Escalation[]; edges: Set<string>; method: string } {
+export function readEscalations(f: Facts, tree: TreeFacts): { escalations: Escalation[]; edges: Set<string>; method: string } {
+  const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
   const escalations: Escalation[] = [];
   const edges = new Set<string>();
   // A long wait is at least the median hand-off wait of the whole process.
@@ -33,8 +35,9 @@ export function readEscalations(f: Facts): { escalations: Escalation[]; edges: S
     for (const o of next) for (const [b, c] of o.wait) all.set(b, (all.get(b) ?? 0) + c);
     for (const e of next) {
       const own = sketchCount(e.wait);
-      // The cheap cuts first: fewer than 3 hand-offs can never make the 3 long ones asked for below.
-      if (own < 3 || own * 2 > total) continue;
+      // The cheap cuts first: fewer than 3 hand-offs can never make the 3 long ones asked for below;
+      // doing a step again after a wait is a repeat, not an escalation to someone or something else.
+      if (own < 3 || own * 2 > total || e.to === a) continue;
       const x = quantile(e.wait, 0.25);
       if (x <= 0 || x < longWait) continue;
       const others: Sketch = new Map(all);
@@ -43,7 +46,7 @@ export function readEscalations(f: Facts): { escalations: Escalation[]; edges: S
         if (left === 0) others.delete(b);
         else others.set(b, left);
       }
-      if (quantile(others, 0.75) >= x || parallel(f, a, e.to) || next.some((o) => parallel(f, o.to, e.to))) continue;
+      if (quantile(others, 0.75) >= x || together(a, e.to) || next.some((o) => together(o.to, e.to))) continue;
       const longOwn = atLeast(e.wait, x);
       const longAll = next.reduce((n, o) => n + atLeast(o.wait, x), 0);
       const pLong = ratio(longOwn, longAll);
@@ -70,7 +73,7 @@ export function readEscalations(f: Facts): { escalations: Escalation[]; edges: S
       });
     }
   }
-  const method = `a next step taken mainly after a long wait (edge wait sketches; its 25th-percentile wait above the other next steps' 75th percentile and the process-wide median hand-off wait, at least ${ESCALATION_MIN_SHARE * 100}% of the steps after that wait, lift >= ${ESCALATION_MIN_LIFT}, a detour: a step after it also follows the from-activity directly; steps concurrent with others are left out)`;
+  const method = `a next step taken mainly after a long wait (edge wait sketches; its 25th-percentile wait above the other next steps' 75th percentile and the process-wide median hand-off wait, at least ${ESCALATION_MIN_SHARE * 100}% of the steps after that wait, lift >= ${ESCALATION_MIN_LIFT}, a detour: a step after it also follows the from-activity directly; repeats of the step and steps concurrent with others, by the counts or the mined tree, are left out)`;
   return { escalations, edges, method };
 }
 

@@ -1,7 +1,7 @@
 import type { ProjectSnapshot } from '../store/project-store.js';
 import type { ProcessTree } from '../mining/tree.js';
 import { HOUR_MS } from '../time.js';
-import { backboneOf, mandatoryLabels } from './backbone.js';
+import { backboneOf } from './backbone.js';
 import { END_LABEL, readDecisions } from './decisions.js';
 import { readSequenceRules } from './declare.js';
 import { readEdgeKinds } from './edges.js';
@@ -13,6 +13,7 @@ import { readPolicies } from './policies.js';
 import { readProcessPart, readSuccessCriteria } from './process.js';
 import { readQuality } from './quality.js';
 import { readStages } from './stages.js';
+import { treeFacts } from './tree-facts.js';
 import type {
   Decision,
   EdgeKind,
@@ -82,12 +83,13 @@ export function readProcess(input: ReadingInput): Reading {
   const backbone = backboneOf(f);
   // Order rows of the backbone steps first: every later order question about a step is then a lookup.
   for (const s of backbone.steps) f.order(s, s);
-  const required = mandatoryLabels(input.tree);
+  const tree = treeFacts(input.tree);
+  const required = tree.required;
   const ends = readEnds(f, backbone, snapshot.periodEnd);
   const stages = readStages(f, backbone);
-  const escalations = readEscalations(f);
+  const escalations = readEscalations(f, tree);
   const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops);
-  const decisions = readDecisions(f);
+  const decisions = readDecisions(f, tree);
   const sequence = readSequenceRules(f);
   const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops);
   const policies = readPolicies(f, backbone);

@@ -74,6 +74,8 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   const sorted = [...stops].sort((a, b) => cmp(a[0], b[0]));
   const last = backbone.steps[backbone.steps.length - 1];
   const ends = new Map<string, Outcome['kind']>();
+  /** Endings whose kind their own name gives: what came before does not change it. */
+  const byName = new Set<string>();
   for (const [x, n] of sorted) {
     const withX = f.activityCases.get(x) ?? n;
     const verdict = nameVerdict(x);
@@ -81,9 +83,14 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     const named = verdict !== undefined || (x === last && backbone.steps.length > 1);
     if (n >= ENDING_SHARE * withX || (named && n >= NAMED_ENDING_SHARE * withX)) {
       ends.set(x, verdict ?? (n >= DOMINANT_SHARE * f.cases || x === last ? 'success' : 'other'));
+      if (verdict) byName.add(x);
     }
   }
-  const after = settledBefore(f, ends);
+  const after = settledBefore(f, ends, byName);
+  // A structural success where more than a tenth of the cases stopping there had failed just before is no success ending.
+  for (const [x, n] of sorted) {
+    if (ends.get(x) === 'success' && !byName.has(x) && (after.get(x)?.failure ?? 0) > 0.1 * n) ends.set(x, 'other');
+  }
   const items: Outcome[] = [];
   const push = (kind: Outcome['kind'], x: string, n: number) => {
     if (n > 0) items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: n, share: ratio(n, f.cases) });
@@ -92,16 +99,17 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   let stalledCases = 0;
   for (const [x, n] of sorted) {
     const kind = ends.get(x);
-    if (kind === 'success' || kind === 'failure') {
-      push(kind, x, n);
+    if (byName.has(x)) {
+      push(kind!, x, n);
       continue;
     }
+    // A structural ending's kind, and a stop outside the endings, yield to a verdict a few steps before.
     const settled = after.get(x) ?? { success: 0, failure: 0 };
-    push('success', x, settled.success);
-    push('failure', x, settled.failure);
     const rest = n - settled.success - settled.failure;
-    if (kind === 'other') {
-      push('other', x, rest);
+    push('success', x, settled.success + (kind === 'success' ? rest : 0));
+    push('failure', x, settled.failure);
+    if (kind !== undefined) {
+      if (kind !== 'success') push(kind, x, rest);
       continue;
     }
     // The recent count is over every case stopping at x; those settled before are finished whenever they stopped.
@@ -118,39 +126,48 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     `an ending is an activity after which at least ${ENDING_SHARE * 100}% of the cases doing it stop (${NAMED_ENDING_SHARE * 100}% when its name reads as a success or failure, or it is the backbone's last step); cases stopping at an ending are finished. ` +
     `An ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated), ` +
     `else a success when at least ${DOMINANT_SHARE * 100}% of all cases stop there or it is the last step of the backbone (the activities most cases do), else other (a hypothesis from words and counts). ` +
-    `A case stopping elsewhere (at a step whose name reads as no other verdict) within ${TRAILING_STEPS} steps after a success or failure ending takes that ending's kind (the steps after it close work). ` +
+    `A case stopping at any other step (whose name reads as no other verdict) within ${TRAILING_STEPS} steps after a success or failure ending, or a step named as a failure that no rework follows, takes that kind (the steps after it close work); a success read from structure where more than 10% of its cases failed just before is other. ` +
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (at least ${MIN_WAITS} waits seen), counted back from the log's end` +
     `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;
   return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, method };
 }
 
 /**
- * Per activity that is not itself a success or failure ending: the cases
+ * Per activity that is not an ending named as a success or failure: the cases
  * stopping there within TRAILING_STEPS steps after such an ending (the
  * latest one decides), counted over the variants.
  */
-function settledBefore(f: Facts, ends: ReadonlyMap<string, Outcome['kind']>): Map<string, { success: number; failure: number }> {
-  const kindOf = new Int8Array(f.activities.length);
+function settledBefore(f: Facts, ends: ReadonlyMap<string, Outcome['kind']>, byName: ReadonlySet<string>): Map<string, { success: number; failure: number }> {
+  // 1 success, 2 failure: of the endings (by name or structure), and of the names of all activities.
+  const endKind = new Int8Array(f.activities.length);
   const named = new Int8Array(f.activities.length);
   f.activities.forEach((a, k) => {
+    const e = ends.get(a);
+    endKind[k] = e === 'success' ? 1 : e === 'failure' ? 2 : 0;
     const v = nameVerdict(a);
     named[k] = v === 'success' ? 1 : v === 'failure' ? 2 : 0;
   });
-  f.activities.forEach((a, k) => (kindOf[k] = ends.get(a) === 'success' ? 1 : ends.get(a) === 'failure' ? 2 : 0));
   const out = new Map<string, { success: number; failure: number }>();
   for (const v of f.variants) {
     const ids = v.ids;
     const len = ids.length;
     const stop = ids[len - 1]!;
-    if (len < 2 || v.end === undefined || stop < 0 || kindOf[stop] !== 0) continue;
+    if (len < 2 || v.end === undefined || stop < 0 || byName.has(v.end)) continue;
     for (let i = len - 2; i >= Math.max(0, len - 1 - TRAILING_STEPS); i--) {
       const k = ids[i]!;
-      if (k < 0 || kindOf[k] === 0) continue;
+      if (k < 0) continue;
+      // What settles: an ending's kind; or a step named as a failure that no rework follows (a
+      // refusal ends a case even when closing work trails it, but "Cancel Invoice Receipt" then
+      // "Record Invoice Receipt" again is a correction). A step named as a success never does by
+      // itself: an approval followed by more work is often a gate on the way (a permit approved
+      // before its payment request is saved and abandoned).
+      const kind = endKind[k] !== 0 ? endKind[k]! : named[k] === 2 && !reworkAfter(ids, i) ? 2 : 0;
+      if (kind === 0) continue;
       // A stop named as the other verdict ("Cancelled" after "Approved") is not settled by what came before.
-      if (named[stop] !== 0 && named[stop] !== kindOf[k]) break;
+      if (named[stop] !== 0 && named[stop] !== kind) break;
       let s = out.get(v.end);
       if (!s) out.set(v.end, (s = { success: 0, failure: 0 }));
-      if (kindOf[k] === 1) s.success += v.count;
+      if (kind === 1) s.success += v.count;
       else s.failure += v.count;
       break;
     }
@@ -180,6 +197,14 @@ function outliers(hours: [number, number][], periodEnd: number | undefined): { c
   if (periodEnd - end <= OUTLIER_GAP_MS) return { cases: 0, logEnd: undefined };
   const cases = hours.filter(([h]) => h * HOUR_MS > end + OUTLIER_GAP_MS).reduce((s, [, n]) => s + n, 0);
   return cases ? { cases, logEnd: end } : { cases: 0, logEnd: undefined };
+}
+
+/** Whether a step after position i repeats a step done before it (the case went back to work). */
+function reworkAfter(ids: Int32Array, i: number): boolean {
+  for (let j = i + 1; j < ids.length; j++) {
+    for (let b = 0; b < i; b++) if (ids[b] === ids[j]) return true;
+  }
+  return false;
 }
 
 export function describeOpenCut(f: Facts, ends: EndReading): string {

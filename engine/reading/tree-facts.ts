@@ -1,0 +1,70 @@
+import type { ProcessTree } from '../mining/tree.js';
+
+/**
+ * What the reading takes from the mined process tree: the steps it requires
+ * and which activities it runs concurrently. Both read the tree object, never
+ * its printed text.
+ */
+export interface TreeFacts {
+  /** Labels every trace of the tree contains (undefined without a tree). */
+  required: Set<string> | undefined;
+  /** Whether the tree runs a and b in parallel (their lowest common block is a parallel operator). */
+  concurrent(a: string, b: string): boolean;
+}
+
+export function treeFacts(tree: ProcessTree | undefined): TreeFacts {
+  // Per label, the chain of blocks above its first leaf: [block id, operator] from the root down.
+  const chains = new Map<string, { id: number; kind: string }[]>();
+  let ids = 0;
+  const walk = (t: ProcessTree, chain: { id: number; kind: string }[]) => {
+    if (t.kind === 'activity') {
+      if (!chains.has(t.label)) chains.set(t.label, chain);
+      return;
+    }
+    if (t.kind === 'tau') return;
+    const here = [...chain, { id: ids++, kind: t.kind }];
+    for (const c of t.children) walk(c, here);
+  };
+  if (tree) walk(tree, []);
+  return {
+    required: mandatoryLabels(tree),
+    concurrent(a, b) {
+      const ca = chains.get(a);
+      const cb = chains.get(b);
+      if (!ca || !cb || a === b) return false;
+      let k = 0;
+      while (k < ca.length && k < cb.length && ca[k]!.id === cb[k]!.id) k++;
+      return k > 0 && ca[k - 1]!.kind === 'parallel';
+    },
+  };
+}
+
+/**
+ * The labels every trace of the tree contains: a choice keeps what all its
+ * branches share, a loop what its body holds, a sequence or parallel block
+ * what any child holds. A step outside this set is optional in the model.
+ */
+export function mandatoryLabels(tree: ProcessTree | undefined): Set<string> | undefined {
+  if (!tree) return undefined;
+  const walk = (t: ProcessTree): Set<string> => {
+    switch (t.kind) {
+      case 'activity':
+        return new Set([t.label]);
+      case 'tau':
+        return new Set();
+      case 'xor': {
+        const sets = t.children.map(walk);
+        const [first, ...rest] = sets;
+        return new Set([...(first ?? [])].filter((l) => rest.every((s) => s.has(l))));
+      }
+      case 'loop':
+        return t.children.length ? walk(t.children[0]!) : new Set();
+      default: {
+        const out = new Set<string>();
+        for (const c of t.children) for (const l of walk(c)) out.add(l);
+        return out;
+      }
+    }
+  };
+  return walk(tree);
+}

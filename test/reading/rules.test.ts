@@ -1,0 +1,151 @@
+import { describe, expect, it } from 'vitest';
+import { buildDocument, validateDocument, type GraphDocument } from '../../engine/document/index.js';
+import type { WireEvent } from '../../engine/index.js';
+import { freshStore } from '../engine/helpers.js';
+
+/**
+ * The reading's rules on logs written here, each value counted by hand from
+ * the log: endings and open cases, outcomes settled a few steps before the
+ * end, loops of normal work, skips the model allows, decisions with stopping
+ * and without identifiers, and the case noun from case ids.
+ */
+const H = 3_600_000;
+const T0 = Date.UTC(2024, 0, 1);
+
+/** Cases as activity paths, each step `gap` hours after the previous, case k starting k days after the first. */
+function log(paths: { path: string[]; times: number; id?: string; gap?: number; waits?: number[]; start?: number; attrs?: Record<string, string | number> }[]): WireEvent[] {
+  const out: WireEvent[] = [];
+  let k = 0;
+  for (const p of paths) {
+    for (let r = 0; r < p.times; r++, k++) {
+      let at = T0 + (p.start ?? k * 24) * H;
+      p.path.forEach((a, i) => {
+        // waits[i]: hours before step i (the first step at the case's start); else `gap` hours.
+        if (i > 0) at += (p.waits?.[i] ?? p.gap ?? 2) * H;
+        out.push({ caseId: `${p.id ?? 'c'}${k}`, activity: a, timestamp: new Date(at).toISOString(), eventId: `${k}-${i}`, attributes: p.attrs ? { ...p.attrs, n: k } : undefined });
+      });
+    }
+  }
+  return out;
+}
+
+function documentOf(records: WireEvent[]): GraphDocument {
+  const store = freshStore();
+  store.apply({ records });
+  const doc = buildDocument(store.snapshot());
+  expect(validateDocument(doc)).toEqual({ ok: true, problems: [] });
+  return doc;
+}
+
+const kinds = (doc: GraphDocument) => doc.outcomes.map((o) => `${o.kind} ${o.end_activity} ${o.cases}`).sort();
+
+describe('the reading rules', () => {
+  it('a closed log has no open cases; a recent stop outside the endings is open, an old one stalled', () => {
+    const closed = documentOf(log([{ path: ['Open Ticket', 'Work', 'Close Ticket'], times: 30 }]));
+    expect(kinds(closed)).toEqual(['success Close Ticket 30']);
+    // 30 finished, 3 stopped at Work on the first days (stalled), 2 stopped at Work in the last hours (open).
+    const doc = documentOf(
+      log([
+        { path: ['Open Ticket', 'Work', 'Close Ticket'], times: 30 },
+        { path: ['Open Ticket', 'Work'], times: 3, id: 'old', start: 0 },
+        { path: ['Open Ticket', 'Work'], times: 2, id: 'new', start: 29 * 24 + 1 },
+      ]),
+    );
+    expect(kinds(doc)).toEqual(['open Work 2', 'other Work 3', 'success Close Ticket 30']);
+  });
+
+  it('steps after a refusal keep its verdict, and an ending most of whose cases failed is no success', () => {
+    const doc = documentOf(
+      log([
+        { path: ['Submit Application', 'Review', 'Application Approved', 'Notify Customer'], times: 12 },
+        { path: ['Submit Application', 'Review', 'Application Declined', 'Notify Customer'], times: 8 },
+      ]),
+    );
+    // The 8 declined failed; 'Notify Customer' ends most cases, but with 40% failed just before it is no success ending.
+    expect(kinds(doc)).toEqual(['failure Notify Customer 8', 'other Notify Customer 12']);
+    expect(doc.success_criteria.find((c) => c.id === 'success-ending')).toBeUndefined();
+    expect(doc.process.case_represents).toBe("one application (a reading of activity names), identified by 'case id'");
+  });
+
+  it('a repeat most cases make is the normal loop, one few make is an exception', () => {
+    const doc = documentOf(
+      log([
+        { path: ['Pick Up', 'Load', 'Load', 'Load', 'Weigh', 'Depart'], times: 18 },
+        { path: ['Pick Up', 'Load', 'Weigh', 'Weigh', 'Depart'], times: 2 },
+      ]),
+    );
+    expect(doc.exceptions.map((e) => `${e.id} ${e.cases}/${e.evidence.of_cases}`)).toEqual(['repeated-weigh 2/20']);
+    expect(doc.assumptions.some((a) => typeof a === 'string' && a.includes("'Load' (90% of the 20 cases with it repeat it)"))).toBe(true);
+  });
+
+  it('jumping over a step the model lets cases leave out is no skip', () => {
+    // 'Send Fine' is optional for the mined tree (a quarter of the cases pay at once): no skip, no skipped exception.
+    const doc = documentOf(
+      log([
+        { path: ['Create Fine', 'Send Fine', 'Add penalty', 'Payment'], times: 15 },
+        { path: ['Create Fine', 'Payment'], times: 5 },
+      ]),
+    );
+    const label = new Map(doc.nodes.map((n) => [n.id, n.label]));
+    const edge = doc.edges.find((e) => label.get(e.from) === 'Create Fine' && label.get(e.to) === 'Payment')!;
+    expect(edge.kind).not.toBe('skip');
+    expect(doc.exceptions.filter((e) => e.id.startsWith('skipped-'))).toEqual([]);
+    expect(doc.process.case_represents).toBe("one fine (a reading of activity names), identified by 'case id'");
+  });
+
+  it('decisions count first visits in cases, stopping included, and rest no rule on an identifier or on few cases', () => {
+    const doc = documentOf(
+      log([
+        { path: ['Register', 'Check', 'Approve', 'Close'], times: 14, attrs: { tier: 'gold' } },
+        { path: ['Register', 'Check', 'Escalate', 'Close'], times: 10, attrs: { tier: 'basic' } },
+        { path: ['Register', 'Check'], times: 6, attrs: { tier: '?' } },
+      ]),
+    );
+    const d = doc.decisions.find((x) => x.at === 'Check')!;
+    expect(d.branches).toEqual([
+      { to: 'Approve', cases: 14, share: 14 / 30 },
+      { to: 'Escalate', cases: 10, share: 10 / 30 },
+      { to: 'end', cases: 6, share: 6 / 30 },
+    ]);
+    expect(d.baseline_share).toBeCloseTo(14 / 30, 12);
+    // 'n' differs in every case (an identifier); 'tier' predicts the branch, '?' is no value.
+    expect(d.rules.map((r) => [r.when, r.then, r.cases, r.holds])).toEqual([
+      [[{ attribute: 'tier', op: 'in', value: ['gold'] }], 'Approve', 14, 1],
+      [[{ attribute: 'tier', op: 'in', value: ['basic'] }], 'Escalate', 10, 1],
+    ]);
+    expect(d.explained).toBe(true);
+    expect(d.rules[0]!.evidence.method).toContain("'tier' was seen on an event of the case up to that first visit");
+    expect(doc.assumptions.some((a) => typeof a === 'string' && a.includes("placeholder values stand for a missing value in 1 attributes ('tier': '?')"))).toBe(true);
+  });
+
+  it('a rule on fewer than 20 cases does not explain a decision', () => {
+    const doc = documentOf(
+      log([
+        { path: ['Register', 'Check', 'Approve'], times: 9, attrs: { tier: 'gold' } },
+        { path: ['Register', 'Check', 'Reject'], times: 6, attrs: { tier: 'basic' } },
+      ]),
+    );
+    const d = doc.decisions.find((x) => x.at === 'Check')!;
+    expect(d.branches.map((b) => [b.to, b.cases])).toEqual([
+      ['Approve', 9],
+      ['Reject', 6],
+    ]);
+    expect(d.explained).toBe(false);
+    expect(d.rules.every((r) => r.evidence.strength === 'weak')).toBe(true);
+  });
+
+  it('the phrase case ids share names the case', () => {
+    const doc = documentOf(log([{ path: ['Submit', 'Check', 'Pay'], times: 5, id: 'declaration ' }]));
+    expect(doc.process.case_represents).toBe("one declaration (named by the case ids), identified by 'case id'");
+  });
+
+  it('a process of three activities is one stage; a longer one is cut at its long waits, in case order', () => {
+    expect(documentOf(log([{ path: ['A', 'B', 'C'], times: 5 }])).stages.map((s) => s.activities)).toEqual([['A', 'B', 'C']]);
+    // Eight steps an hour apart but a 100-hour wait before 'Ship': two stages, cut there.
+    const doc = documentOf(log([{ path: ['Open', 'Check', 'Fix', 'Test', 'Ship', 'Bill', 'Close', 'Archive'], times: 10, gap: 1, waits: [0, 1, 1, 1, 100] }]));
+    expect(doc.stages.map((s) => s.activities)).toEqual([
+      ['Open', 'Check', 'Fix', 'Test'],
+      ['Ship', 'Bill', 'Close', 'Archive'],
+    ]);
+  });
+});
