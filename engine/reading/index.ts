@@ -95,7 +95,7 @@ export function readProcess(input: ReadingInput): Reading {
   const policies = readPolicies(f, backbone);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[]);
-  const quality = readQuality(f, snapshot.meta, ends);
+  const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart);
 
   const assumptions: Plain[] = [
     `Reading (the interpreted parts) is computed by fixed rules over the counted state, not by a language model; each claim's evidence states its method. Name-based guesses are marked hypothesis.`,

@@ -177,18 +177,22 @@ function settledBefore(f: Facts, ends: ReadonlyMap<string, Outcome['kind']>, byN
 
 /**
  * Case ends far after nearly all others (a date typed years ahead) would make
- * every other case look old: the log's end is taken at the 99.9th percentile
- * of case ends when the latest lies more than OUTLIER_GAP_MS after it.
+ * every other case look old: the log's end is taken at the end of all but the
+ * latest 0.1% of cases (at least one) when the latest lies more than
+ * OUTLIER_GAP_MS after it.
  */
 function outliers(hours: [number, number][], periodEnd: number | undefined): { cases: number; logEnd: number | undefined } {
   if (periodEnd === undefined || hours.length === 0) return { cases: 0, logEnd: undefined };
   hours.sort((a, b) => a[0] - b[0]);
   const total = hours.reduce((s, [, n]) => s + n, 0);
+  if (total < 20) return { cases: 0, logEnd: undefined };
+  // The end of all but the latest 0.1% of cases (at least one case left out, so a small log can show one outlier).
+  const rank = total - Math.max(1, Math.floor(0.001 * total));
   let seen = 0;
   let q999 = hours[hours.length - 1]![0];
   for (const [h, n] of hours) {
     seen += n;
-    if (seen >= 0.999 * total) {
+    if (seen >= rank) {
       q999 = h;
       break;
     }

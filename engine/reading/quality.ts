@@ -1,5 +1,6 @@
-import { ZERO_BUCKET, sketchCount } from '../sketch.js';
+import { quantile, ZERO_BUCKET, sketchCount } from '../sketch.js';
 import { END, splitChoiceKey, splitKey, START } from '../tally.js';
+import { DAY_MS, HOUR_MS } from '../time.js';
 import type { Plain } from '../document/types.js';
 import { pct, q, ratio, type Facts } from './facts.js';
 import type { EndReading } from './outcomes.js';
@@ -17,7 +18,7 @@ const MANY_VARIANTS = 0.5;
  * nearly every case is its own path, and for OCEL the case notion and the
  * events it leaves out.
  */
-export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, ends: EndReading): { assumptions: Plain[]; open_questions: Plain[] } {
+export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, ends: EndReading, periodStart: number | undefined): { assumptions: Plain[]; open_questions: Plain[] } {
   const assumptions: Plain[] = [];
   const open_questions: Plain[] = [];
 
@@ -41,10 +42,12 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
   }
   if (ends.lateOutliers.cases > 0) {
     open_questions.push({
-      question: `${ends.lateOutliers.cases} cases end more than 30 days after nearly all others (99.9% of cases end by ${new Date(ends.lateOutliers.logEnd!).toISOString()}): are their times typing errors? They are counted, but not used to decide which cases are still open.`,
+      question: `${ends.lateOutliers.cases} cases end more than 30 days after nearly all others (all but the latest 0.1%, at least one, end by ${new Date(ends.lateOutliers.logEnd!).toISOString()}): are their times typing errors? They are counted, but not used to decide which cases are still open.`,
       evidence: { cases: ends.lateOutliers.cases, share: ratio(ends.lateOutliers.cases, f.cases), method: 'case ends by hour (last-event counters)' },
     });
   }
+  const early = earlyOutlier(f, periodStart);
+  if (early) open_questions.push(early);
   const placeholders = new Map<string, Set<string>>();
   for (const key of f.tally.choices.keys()) {
     const c = splitChoiceKey(key);
@@ -75,4 +78,33 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
     );
   }
   return { assumptions, open_questions };
+}
+
+/**
+ * An earliest event far before nearly every case could have begun (a year
+ * typed as 1948): more than a year before the 0.1% quantile of case ends less
+ * the 99th percentile of case durations. Counted from the case-end and
+ * duration counters; the cases holding it are not known from them.
+ */
+function earlyOutlier(f: Facts, periodStart: number | undefined): Plain | undefined {
+  if (periodStart === undefined || f.cases < 100) return undefined;
+  const hours: [number, number][] = [];
+  for (const [key, n] of f.tally.lastEvents) hours.push([Number(splitKey(key)[1]), n]);
+  hours.sort((a, b) => a[0] - b[0]);
+  let seen = 0;
+  let q001 = hours[0]![0];
+  for (const [h, n] of hours) {
+    seen += n;
+    if (seen >= 0.001 * f.cases) {
+      q001 = h;
+      break;
+    }
+  }
+  const longest = quantile(f.tally.caseDuration, 0.99);
+  const earliestLikely = q001 * HOUR_MS - longest;
+  if (periodStart >= earliestLikely - 365 * DAY_MS) return undefined;
+  return {
+    question: `The earliest event (${new Date(periodStart).toISOString()}) lies more than a year before nearly every case could have begun (99.9% of cases end after ${new Date(q001 * HOUR_MS).toISOString()}, and 99% run at most ${Math.round(longest / HOUR_MS)} hours): is its time a typing error? Durations that include it are counted as they are.`,
+    evidence: { cases: 0, share: 0, method: 'period start against the case-end and case-duration counters' },
+  };
 }

@@ -134,6 +134,22 @@ describe('the reading rules', () => {
     expect(d.rules.every((r) => r.evidence.strength === 'weak')).toBe(true);
   });
 
+  it('data quality: shared timestamps, far outlier times, nearly one variant per case', () => {
+    const records = log([{ path: ['Open', 'Work', 'Close'], times: 200 }]);
+    // Case 0 starts in 1950; case 1 ends in 2090; in every case 'Work' and 'Close' share a timestamp.
+    for (const e of records) if (e.activity === 'Close') e.timestamp = new Date(Date.parse(String(e.timestamp)) - 2 * H).toISOString();
+    records.find((e) => e.caseId === 'c0' && e.activity === 'Open')!.timestamp = '1950-01-01T00:00:00Z';
+    records.find((e) => e.caseId === 'c1' && e.activity === 'Close')!.timestamp = '2090-01-01T00:00:00Z';
+    const doc = documentOf(records);
+    const text = doc.assumptions.filter((a): a is string => typeof a === 'string');
+    expect(text).toContain('Data quality: 49.8% of consecutive steps in a case (199 of 400) share one timestamp; their order is the file\'s order (event id), not time, so directly-follows counts, variants and the order of those steps partly reflect how the log was written.');
+    const questions = doc.open_questions.map((q) => (q as { question: string }).question);
+    expect(questions.some((q) => q.startsWith('1 cases end more than 30 days after nearly all others'))).toBe(true);
+    expect(questions.some((q) => q.startsWith('The earliest event (1950-01-01T00:00:00.000Z) lies more than a year before'))).toBe(true);
+    const varied = documentOf(log(Array.from({ length: 30 }, (_, k) => ({ path: ['Open', ...Array.from({ length: 1 + (k % 3) }, (_, j) => `Step ${(k * 7 + j) % 11}`), 'Close'], times: 1 }))));
+    expect(varied.assumptions.some((a) => typeof a === 'string' && /^Data quality: \d+ variants for 30 cases/.test(a))).toBe(true);
+  });
+
   it('the phrase case ids share names the case', () => {
     const doc = documentOf(log([{ path: ['Submit', 'Check', 'Pay'], times: 5, id: 'declaration ' }]));
     expect(doc.process.case_represents).toBe("one declaration (named by the case ids), identified by 'case id'");
