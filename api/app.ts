@@ -8,7 +8,6 @@ import type { Config } from './config.js';
 import type { AppContext } from './context.js';
 import { installErrorBoundary } from './errors.js';
 import { ensureGlobalKey, type GlobalKeySource } from './global-key.js';
-import { Graphs } from './graph.js';
 import { docsRoutes } from './docs.js';
 import { RateLimiter } from './rate-limit.js';
 import { registerRoutes, type RouteDef } from './route.js';
@@ -19,7 +18,7 @@ import { pingRoutes } from './routes/ping.js';
 import { projectRoutes } from './routes/projects.js';
 import { analysisRoutes } from './routes/analysis.js';
 import { tenantRoutes, userRoutes } from './routes/tenants.js';
-import { ProjectStates } from './states.js';
+import { Graphs, ProjectRegistry } from '../engine/projects/index.js';
 
 export interface AppOptions {
   config: Config;
@@ -42,7 +41,7 @@ export function createApp(options: AppOptions): PcgApp {
   const { config } = options;
   const logger = options.logger ?? pino({ level: config.logLevel });
   const catalog = options.catalog ?? Catalog.open(join(config.dataDir, 'catalog.sqlite'));
-  const states = new ProjectStates(config.dataDir);
+  const states = new ProjectRegistry(config.dataDir);
   const context: AppContext = { config, catalog, states, logger };
   const globalKey = ensureGlobalKey(config, catalog);
 
@@ -65,7 +64,7 @@ export function createApp(options: AppOptions): PcgApp {
   app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
   installErrorBoundary(app);
 
-  const graphs = new Graphs(context);
+  const graphs = new Graphs(states, catalog.graphVersions);
   const routes: RouteDef[] = [
     ...pingRoutes(context),
     ...tenantRoutes(context),

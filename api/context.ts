@@ -2,13 +2,14 @@ import type { Logger } from 'pino';
 import type { Catalog } from './catalog/index.js';
 import type { Config } from './config.js';
 import { ApiError } from './errors.js';
-import type { ProjectStates } from './states.js';
+import type { ProjectRegistry } from '../engine/projects/index.js';
 
 /** What every route module needs: built once by buildApp. */
 export interface AppContext {
   config: Config;
   catalog: Catalog;
-  states: ProjectStates;
+  /** The project service: open stores and the one ingest path. */
+  states: ProjectRegistry;
   logger: Logger;
 }
 

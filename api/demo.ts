@@ -28,8 +28,7 @@ export function ensureDemo(ctx: AppContext): Demo {
 
 /**
  * Feeds the demo project from the simulator's live feed until `signal`
- * aborts. Each batch is applied like an HTTP ingestion and announced to
- * graph streams.
+ * aborts, through the one ingest path HTTP ingestion uses.
  */
 export async function runLiveFeed(ctx: AppContext, projectId: string, signal: AbortSignal, casesPerMinute = 30): Promise<void> {
   const names = modelNames();
@@ -40,8 +39,7 @@ export async function runLiveFeed(ctx: AppContext, projectId: string, signal: Ab
     for await (const records of liveFeed({ model, seed: Date.now() % 1_000_000, casesPerMinute, signal })) {
       if (signal.aborted) break;
       if (!records.length) continue;
-      const r = store.apply({ records });
-      if (r.accepted) ctx.states.changed(projectId);
+      ctx.states.ingest(projectId, { records });
     }
   } catch (error) {
     if (!signal.aborted) ctx.logger.error({ err: error }, 'demo live feed stopped');

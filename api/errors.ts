@@ -70,6 +70,8 @@ export function toApiError(error: unknown): ApiError {
     return new ApiError('internal_error', 'the project state could not be read');
   }
   const e = error as Partial<FastifyError> & { type?: string };
+  // Another writer holds the database (SQLite's busy timeout ran out): the client may retry, nothing failed.
+  if (typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code)) return new ApiError('unavailable', 'the project is busy; retry shortly', { 'retry-after': '1' });
   const mapped = e.code ? fastifyCodes[e.code] : undefined;
   if (mapped) return new ApiError(mapped[0], mapped[1]);
   if (e instanceof SyntaxError || e.type === 'entity.parse.failed') return new ApiError('validation_failed', 'the body is not valid JSON');

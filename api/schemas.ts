@@ -53,18 +53,5 @@ export const authenticatedPingSchema = z
 /** Strings shaped like a timestamp for query/body filters. */
 export const timeInput = z.string().refine((s) => Number.isFinite(Date.parse(s)), 'expected an ISO 8601 time');
 
-/** An investigation's scope; every part optional, all parts must hold. */
-export const scopeSchema = z
-  .object({
-    from: timeInput.optional().describe('cases starting at or after'),
-    to: timeInput.optional().describe('cases ending at or before'),
-    variants: z.array(z.array(z.string()).max(1000)).max(1000).optional().describe('keep cases whose activity sequence is one of these'),
-    activities: z.array(z.string()).max(1000).optional().describe('keep cases that contain every one of these activities'),
-    attributes: z
-      .record(z.string(), z.array(z.union([z.string(), z.number(), z.boolean()])).max(1000))
-      .optional()
-      .describe('keep cases with an event whose attribute equals one of the listed values'),
-  })
-  .strict()
-  .meta({ id: 'Scope' });
-export type Scope = z.infer<typeof scopeSchema>;
+/** An investigation's scope (defined with the scoped views in engine/projects). */
+export { scopeSchema, type Scope } from '../engine/projects/scope.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ProjectRecord } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
-import type { Graphs } from '../graph.js';
+import type { Graphs } from '../../engine/projects/index.js';
 import { route } from '../route.js';
 import { description, guid, listOf, name, projectParams, scopeSchema, type Scope } from '../schemas.js';
 import { blockRoutes } from './blocks.js';

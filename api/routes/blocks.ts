@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { blockSpecSchema, runBlock, type BlockSpec } from '../blocks.js';
+import { blockSpecSchema, runBlock, type BlockSpec, type Graphs } from '../../engine/projects/index.js';
 import type { ProjectRecord } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { ApiError } from '../errors.js';
-import type { Graphs } from '../graph.js';
 import { route } from '../route.js';
 import { guid, listOf, name, projectParams, type Scope } from '../schemas.js';
 import type { lineage } from './analysis.js';

@@ -95,9 +95,7 @@ export function datasetRoutes(ctx: AppContext) {
           const counter = limited(ctx.config.uploadLimitBytes);
           await pipeline(body as Readable, counter, createWriteStream(file));
           const bytes = counter.seen;
-          const store = ctx.states.store(params.projectId);
-          const summary = (await importLog(store, file, { ...options })) as unknown as Record<string, unknown>;
-          ctx.states.changed(params.projectId);
+          const summary = (await importLog(ctx.states.target(params.projectId), file, { ...options })) as unknown as Record<string, unknown>;
           return view(datasets.update(params.tenantId, params.projectId, record.id, { body: { options, bytes, summary } })!);
         } catch (error) {
           datasets.delete(params.tenantId, params.projectId, record.id);

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
-import type { Graphs, ServedGraph } from '../graph.js';
+import type { Graphs, ServedGraph } from '../../engine/projects/index.js';
 import { route } from '../route.js';
 import { guid, listOf, projectParams, scopeSchema, type Scope } from '../schemas.js';
 

@@ -123,8 +123,7 @@ export function projectRoutes(ctx: AppContext) {
         projectOr404(ctx, params.tenantId, params.projectId);
         const batch = eventsOf(body, /ndjson/i.test(String(request.headers['content-type'] ?? '')));
         if (batch.records.length + batch.rejected.length > MAX_EVENTS) throw new ApiError('payload_too_large', `at most ${MAX_EVENTS} events per request`);
-        const result = ctx.states.store(params.projectId).apply(batch);
-        if (result.accepted > 0) ctx.states.changed(params.projectId);
+        const result = ctx.states.ingest(params.projectId, batch);
         const { applied: _applied, ...answer } = result;
         return answer;
       },

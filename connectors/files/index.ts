@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ProjectStore } from '../../engine/index.js';
+import type { IngestTarget } from '../../engine/projects/index.js';
 import { batchSizeOf } from './batcher.js';
 import { csvBatches, csvMapping } from './csv.js';
 import { detectFormat, mayBeOcel, type OcelDetector } from './detect.js';
@@ -137,7 +137,7 @@ export interface ImportSummary {
  * its end under the file's source id, so a second run, or a run after one
  * killed mid-way, skips what was applied and counts every event once.
  */
-export async function importLog(store: ProjectStore, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
+export async function importLog(store: IngestTarget, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
   const source = await openLog(path, options);
   store.setMeta('case_notion', source.caseNotion);
   // Written for every format, so a CSV imported after an OCEL log leaves no stale reason behind.

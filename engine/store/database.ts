@@ -59,6 +59,6 @@ function migrate(db: Db, migrations: readonly string[], options: SqliteOptions):
     db.transaction(() => {
       db.exec(migrations[v] as string);
       db.pragma(`user_version = ${v + 1}`);
-    })();
+    }).immediate();
   }
 }

@@ -77,10 +77,12 @@ export class ProjectStore {
   close(): void {
     try {
       if (this.db.open && this.writtenVersion !== undefined) {
-        this.db.transaction(() => {
-          this.counters.merge();
-          this.cases.merge();
-        })();
+        this.db
+          .transaction(() => {
+            this.counters.merge();
+            this.cases.merge();
+          })
+          .immediate();
       }
     } finally {
       this.db.close();
@@ -114,6 +116,7 @@ export class ProjectStore {
       this.cache.clear();
     }
     try {
+      // Immediate: a writer takes the write lock before reading the stored position, so two writers on one file serialise instead of failing at commit.
       this.db.transaction(() => {
         result.dataVersion = this.dataVersion;
         if (result.dataVersion !== this.writtenVersion) this.forgetCopies();
@@ -142,7 +145,7 @@ export class ProjectStore {
         result.dataVersion += 1;
         this.q.setMeta.run('data_version', String(result.dataVersion));
         this.q.setMeta.run('log_digest', changes.digest.toHex());
-      })();
+      }).immediate();
     } catch (error) {
       this.forgetCopies();
       this.tally = undefined;
@@ -289,7 +292,7 @@ export class ProjectStore {
 
   /** Every case's events in case order, one case at a time. Applies pending case changes first (a write, if there are any). */
   traces(): Generator<Event[]> {
-    if (this.cases.pendingBatches() > 0) this.db.transaction(() => this.cases.merge())();
+    if (this.cases.pendingBatches() > 0) this.db.transaction(() => this.cases.merge()).immediate();
     return this.log.traces();
   }
 
@@ -297,10 +300,12 @@ export class ProjectStore {
   rebuild(): void {
     const all = new Counters(new KeyBook());
     for (const trace of this.traces()) contribute(all, trace, 1);
-    this.db.transaction(() => {
-      this.counters.replace(all.rows());
-      this.q.setMeta.run('data_version', String(this.dataVersion + 1));
-    })();
+    this.db
+      .transaction(() => {
+        this.counters.replace(all.rows());
+        this.q.setMeta.run('data_version', String(this.dataVersion + 1));
+      })
+      .immediate();
     this.tally = undefined;
     this.cache.clear();
     this.writtenVersion = this.dataVersion;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { Event, ProjectStore } from '../engine/index.js';
-import type { Graphs } from './graph.js';
-import { scopeSchema, type Scope } from './schemas.js';
-import { scopedCases } from './scope.js';
+import type { Event } from '../event.js';
+import type { ProjectStore } from '../store/project-store.js';
+import type { Graphs } from './graphs.js';
+import { scopedCases, scopeSchema, type Scope } from './scope.js';
 
 /** Typed analysis steps. A filter narrows the blocks after it when a notebook runs. */
 export const blockSpecSchema = z

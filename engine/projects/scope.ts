@@ -1,5 +1,25 @@
-import { ProjectStore, toWire, type Event, type ProjectSnapshot } from '../engine/index.js';
-import type { Scope } from './schemas.js';
+import { z } from 'zod';
+import { toWire, type Event } from '../event.js';
+import { ProjectStore, type ProjectSnapshot } from '../store/project-store.js';
+
+/** Strings shaped like a timestamp for filters. */
+const timeInput = z.string().refine((s) => Number.isFinite(Date.parse(s)), 'expected an ISO 8601 time');
+
+/** An investigation's scope; every part optional, all parts must hold. */
+export const scopeSchema = z
+  .object({
+    from: timeInput.optional().describe('cases starting at or after'),
+    to: timeInput.optional().describe('cases ending at or before'),
+    variants: z.array(z.array(z.string()).max(1000)).max(1000).optional().describe('keep cases whose activity sequence is one of these'),
+    activities: z.array(z.string()).max(1000).optional().describe('keep cases that contain every one of these activities'),
+    attributes: z
+      .record(z.string(), z.array(z.union([z.string(), z.number(), z.boolean()])).max(1000))
+      .optional()
+      .describe('keep cases with an event whose attribute equals one of the listed values'),
+  })
+  .strict()
+  .meta({ id: 'Scope' });
+export type Scope = z.infer<typeof scopeSchema>;
 
 /** The events of a project grouped into cases (store.events() yields them case by case). */
 export function* casesOf(events: Iterable<Event>): Generator<Event[]> {

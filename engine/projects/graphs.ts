@@ -1,9 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { ProjectSnapshot } from '../engine/index.js';
-import type { AppContext } from './context.js';
-import { buildDocument } from '../engine/document/index.js';
-import type { Scope } from './schemas.js';
-import { scopedSnapshot } from './scope.js';
+import { buildDocument } from '../document/index.js';
+import type { ProjectSnapshot } from '../store/project-store.js';
+import type { ProjectRegistry } from './registry.js';
+import { scopedSnapshot, type Scope } from './scope.js';
+
+/** Where served documents are kept by data version (the API keeps them in its catalog). */
+export interface GraphVersionStore {
+  get(projectId: string, dataVersion: number): string | undefined;
+  put(projectId: string, dataVersion: number, document: string): void;
+}
 
 export interface ServedGraph {
   dataVersion: number;
@@ -16,23 +21,26 @@ const SCOPED_CACHE = 64;
 
 /**
  * The graph documents a project serves. The full graph is built once per
- * data_version and kept in the catalog (so `?version=V` answers the same bytes
- * later); scoped graphs are rebuilt from the filtered events and cached in memory.
+ * data_version and kept in the version store (so `?version=V` answers the same
+ * bytes later); scoped graphs are rebuilt from the filtered events and cached in memory.
  */
 export class Graphs {
   private readonly scoped = new Map<string, ServedGraph>();
   /** Builds under way, so concurrent requests for one new version build it once. */
   private readonly building = new Map<string, Promise<ServedGraph>>();
-  constructor(private readonly ctx: AppContext) {}
+  constructor(
+    private readonly projects: ProjectRegistry,
+    private readonly versions: GraphVersionStore,
+  ) {}
 
   async build(snapshot: ProjectSnapshot): Promise<unknown> {
     return buildDocument(snapshot);
   }
 
   async current(projectId: string): Promise<ServedGraph> {
-    const store = this.ctx.states.store(projectId);
+    const store = this.projects.store(projectId);
     const version = store.dataVersion;
-    const kept = this.ctx.catalog.graphVersions.get(projectId, version);
+    const kept = this.versions.get(projectId, version);
     if (kept !== undefined) return { dataVersion: version, etag: `"${version}"`, json: kept };
     const key = `${projectId}:${version}`;
     let pending = this.building.get(key);
@@ -40,7 +48,7 @@ export class Graphs {
       pending = (async () => {
         const snapshot = store.snapshot();
         const json = JSON.stringify(await this.build(snapshot));
-        this.ctx.catalog.graphVersions.put(projectId, snapshot.dataVersion, json);
+        this.versions.put(projectId, snapshot.dataVersion, json);
         return { dataVersion: snapshot.dataVersion, etag: `"${snapshot.dataVersion}"`, json };
       })().finally(() => this.building.delete(key));
       this.building.set(key, pending);
@@ -49,13 +57,13 @@ export class Graphs {
   }
 
   version(projectId: string, dataVersion: number): ServedGraph | undefined {
-    const json = this.ctx.catalog.graphVersions.get(projectId, dataVersion);
+    const json = this.versions.get(projectId, dataVersion);
     return json === undefined ? undefined : { dataVersion, etag: `"${dataVersion}"`, json };
   }
 
   /** The graph of an investigation's scope (plus any extra scopes a notebook's filter blocks add). */
   async inScope(projectId: string, key: string, scopes: readonly Scope[]): Promise<ServedGraph> {
-    const store = this.ctx.states.store(projectId);
+    const store = this.projects.store(projectId);
     const version = store.dataVersion;
     const tag = createHash('sha256').update(JSON.stringify(scopes)).digest('hex').slice(0, 12);
     const etag = `"${version}-${tag}"`;

@@ -1,0 +1,10 @@
+/**
+ * The project service: what the API, a worker, an agent server and a page all
+ * need, free of any framework. Open project stores and the one ingest path
+ * (registry), served graph documents by version and scope (graphs), scoped
+ * views (scope) and block analytics (blocks).
+ */
+export { ProjectRegistry, type IngestTarget } from './registry.js';
+export { Graphs, type GraphVersionStore, type ServedGraph } from './graphs.js';
+export { casesOf, inScope, scopedCases, scopedSnapshot, scopeSchema, type Scope } from './scope.js';
+export { blockSpecSchema, runBlock, type BlockSpec } from './blocks.js';
