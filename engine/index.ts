@@ -6,5 +6,6 @@ export { bucketOf, bucketValue, exactQuantile, quantile, RELATIVE_ERROR, sketchC
 export { addTally, edgeKey, emptyTally, END, pairKey, splitKey, START, tallyToJson, variantKey, variantPath, type ActivityTally, type EdgeTally, type PairTally, type Tally } from './tally.js';
 export { contribution, type Trace } from './contribution.js';
 export { recompute } from './oracle.js';
+export { NdjsonReader, readNdjson, type NdjsonPart } from './ndjson.js';
 export { ProjectStore, type ApplyResult, type Batch, type ObjectRecord, type ObjectRelation, type Position, type ProjectSnapshot, type Rejection, type StoreOptions } from './store/project-store.js';
 export { openSqlite, type Db, type SqliteOptions } from './store/database.js';

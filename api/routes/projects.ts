@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { wireEventSchema, type Rejection } from '../../engine/index.js';
+import { readNdjson, wireEventSchema, type Rejection } from '../../engine/index.js';
 import type { Project } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
@@ -21,22 +21,7 @@ export const ingestResultSchema = z
 
 /** A JSON array (or one object) or NDJSON text, as records plus the lines that were not JSON. */
 export function eventsOf(body: unknown, ndjson: boolean): { records: unknown[]; locations?: string[]; rejected: Rejection[] } {
-  if (ndjson && typeof body === 'string') {
-    const records: unknown[] = [];
-    const locations: string[] = [];
-    const rejected: Rejection[] = [];
-    body.split('\n').forEach((line, i) => {
-      const text = line.trim();
-      if (!text) return;
-      try {
-        records.push(JSON.parse(text));
-        locations.push(`line ${i + 1}`);
-      } catch {
-        rejected.push({ location: `line ${i + 1}`, reason: 'not valid JSON', payload: text.slice(0, 10_000) });
-      }
-    });
-    return { records, locations, rejected };
-  }
+  if (ndjson && typeof body === 'string') return readNdjson(body);
   if (Array.isArray(body)) return { records: body, rejected: [] };
   if (body !== null && typeof body === 'object') return { records: [body], rejected: [] };
   throw new ApiError('validation_failed', 'body: expected a JSON array of events, one event object, or NDJSON');

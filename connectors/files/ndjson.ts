@@ -1,4 +1,4 @@
-import type { Batch } from '../../engine/index.js';
+import { NdjsonReader, type Batch, type NdjsonPart } from '../../engine/index.js';
 import { Batcher } from './batcher.js';
 import { textChunks, type Input } from './input.js';
 
@@ -9,28 +9,25 @@ import { textChunks, type Input } from './input.js';
  */
 export async function* ndjsonBatches(input: Input, batchSize: number): AsyncGenerator<Batch> {
   const batcher = new Batcher(batchSize);
-  let rest = '';
-  let line = 0;
-  const take = (text: string) => {
-    line += 1;
-    const t = text.trim();
-    if (!t) return;
-    let value: unknown;
-    try {
-      value = JSON.parse(t);
-    } catch (error) {
-      batcher.reject(`line ${line}`, `not JSON: ${(error as Error).message}`, t.slice(0, 10_000));
-      return;
-    }
-    batcher.record(value, `line ${line}`);
+  // The line reader HTTP bodies use too; rejections keep their place among the records by line number.
+  const reader = new NdjsonReader();
+  const take = (part: NdjsonPart) => {
+    const lineOf = (location: string) => Number(location.slice(5));
+    let r = 0;
+    part.records.forEach((value, i) => {
+      while (r < part.rejected.length && lineOf(part.rejected[r]!.location) < lineOf(part.locations[i]!)) {
+        const x = part.rejected[r++]!;
+        batcher.reject(x.location, x.reason, x.payload);
+      }
+      batcher.record(value, part.locations[i]!);
+    });
+    for (; r < part.rejected.length; r++) batcher.reject(part.rejected[r]!.location, part.rejected[r]!.reason, part.rejected[r]!.payload);
   };
   for await (const text of textChunks(input)) {
-    const lines = (rest + text).split('\n');
-    rest = lines.pop()!;
-    for (const l of lines) take(l);
+    take(reader.push(text));
     yield* batcher.take();
   }
-  if (rest) take(rest);
+  take(reader.end());
   if (input.truncated) batcher.reject('end of file', 'the compressed file ends early (truncated .gz)', '');
   yield* batcher.flush();
 }

@@ -1,11 +1,11 @@
 import { cmp } from '../event.js';
-import { sketchCount } from '../sketch.js';
-import { splitKey } from '../tally.js';
+import { sketchCount, type Sketch } from '../sketch.js';
+import { END, splitKey, START } from '../tally.js';
 import { DAY_MS, HOUR_MS } from '../time.js';
 import type { Outcome } from '../document/types.js';
 import type { Backbone } from './backbone.js';
 import { pct, q, quantile, ratio, slug, uniqueIds, type Facts } from './facts.js';
-import { FAILURE_WORDS, nameVerdict, SUCCESS_WORDS } from './words.js';
+import { FAILURE_WORDS, isFinalName, nameVerdict, SUCCESS_WORDS } from './words.js';
 
 /** An activity is an ending when at least this share of the cases doing it stop right after it. */
 export const ENDING_SHARE = 0.5;
@@ -62,11 +62,18 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   const logEnd = lateOutliers.logEnd ?? periodEnd ?? 0;
   const cut = new Map<string, number>();
   const recent = new Map<string, number>();
+  // An activity nobody (or hardly anybody) has gone on from yet has no wait of its own: the process's hand-off waits stand in.
+  const pooled: Sketch = new Map();
+  for (const [key, e] of f.tally.edges) {
+    const [from, to] = splitKey(key);
+    if (from !== START && to !== END) for (const [b, c] of e.wait) pooled.set(b, (pooled.get(b) ?? 0) + c);
+  }
+  const pooledCut = sketchCount(pooled) > 0 ? quantile(pooled, OPEN_QUANTILE) : 0;
   for (const [key, n] of f.tally.lastEvents) {
     const [activity, hourText] = splitKey(key);
     if (!cut.has(activity)) {
       const next = f.tally.activities.get(activity)?.timeToNext;
-      cut.set(activity, next && sketchCount(next) >= MIN_WAITS ? quantile(next, OPEN_QUANTILE) : -1);
+      cut.set(activity, next && sketchCount(next) >= MIN_WAITS ? quantile(next, OPEN_QUANTILE) : pooledCut);
     }
     const age = logEnd - (Number(hourText) + 1) * HOUR_MS;
     if (age <= cut.get(activity)!) recent.set(activity, (recent.get(activity) ?? 0) + n);
@@ -77,11 +84,15 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   /** Endings whose kind their own name gives: what came before does not change it. */
   const byName = new Set<string>();
   for (const [x, n] of sorted) {
-    const withX = f.activityCases.get(x) ?? n;
+    // Whether cases stop at x is judged on those that stopped there long enough ago: a case that reached x
+    // recently may still go on (in a young stream, every case is such a case), unless x's name says the
+    // case is over ("Close Order", "Cancelled"; not a gate such as "Auto Approval").
+    const settled = isFinalName(x) ? n : n - Math.min(n, recent.get(x) ?? 0);
+    const withX = (f.activityCases.get(x) ?? n) - (n - settled);
     const verdict = nameVerdict(x);
     // Trailing steps (a work item closed after the decision) keep some named endings, and the last backbone step, below half.
     const named = verdict !== undefined || (x === last && backbone.steps.length > 1);
-    if (n >= ENDING_SHARE * withX || (named && n >= NAMED_ENDING_SHARE * withX)) {
+    if (settled > 0 && (settled >= ENDING_SHARE * withX || (named && settled >= NAMED_ENDING_SHARE * withX))) {
       ends.set(x, verdict ?? (n >= DOMINANT_SHARE * f.cases || x === last ? 'success' : 'other'));
       if (verdict) byName.add(x);
     }
@@ -123,11 +134,11 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   const successEnds = [...ends].filter(([, k]) => k === 'success').map(([a]) => a).sort(cmp);
   const failureEnds = [...ends].filter(([, k]) => k === 'failure').map(([a]) => a).sort(cmp);
   const method =
-    `an ending is an activity after which at least ${ENDING_SHARE * 100}% of the cases doing it stop (${NAMED_ENDING_SHARE * 100}% when its name reads as a success or failure, or it is the backbone's last step); cases stopping at an ending are finished. ` +
+    `an ending is an activity after which at least ${ENDING_SHARE * 100}% of the cases doing it stop (${NAMED_ENDING_SHARE * 100}% when its name reads as a success or failure, or it is the backbone's last step), counting only cases that are not recent there (see open below) unless its name says the case is over (a failure, or a success that is not a gate such as approve or accept); cases stopping at an ending are finished. ` +
     `An ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated), ` +
     `else a success when at least ${DOMINANT_SHARE * 100}% of all cases stop there or it is the last step of the backbone (the activities most cases do), else other (a hypothesis from words and counts). ` +
     `A case stopping at any other step (whose name reads as no other verdict) within ${TRAILING_STEPS} steps after a success or failure ending, or a step named as a failure that no rework follows, takes that kind (the steps after it close work); a success read from structure where more than 10% of its cases failed just before is other. ` +
-    `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (at least ${MIN_WAITS} waits seen), counted back from the log's end` +
+    `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +
     `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;
   return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, method };
 }

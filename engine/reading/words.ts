@@ -37,6 +37,9 @@ const NEGATIONS = new Set(['not', 'no', 'non', 'without', 'never', 'un']);
 /** Words that make a success word a step towards it, not its reaching ("Request Payment", "for approval", "Payment Reminder"). */
 const PENDING = new Set(['request', 'requested', 'reminder', 'block', 'blocked', 'hold', 'pending', 'wait', 'waiting', 'awaiting', 'for', 'prepare', 'draft', 'schedule', 'scheduled', 'plan', 'planned', 'check', 'review', 'change', 'remove', 'set', 'send', 'submit', 'submitted']);
 
+/** Success words that name a gate on the way as often as the goal: an approval is often followed by more work. */
+const GATE_WORDS = new Set(['approve', 'approved', 'approval', 'accept', 'accepted', 'granted']);
+
 const failureSet = new Set(FAILURE_WORDS);
 const successSet = new Set(SUCCESS_WORDS);
 
@@ -47,6 +50,16 @@ export function nameVerdict(name: string): 'success' | 'failure' | undefined {
   if (!words.some((w) => successSet.has(w))) return undefined;
   if (words.some((w) => NEGATIONS.has(w))) return 'failure';
   return words.some((w) => PENDING.has(w)) ? undefined : 'success';
+}
+
+/**
+ * Whether a name says the case is over whenever it stops there: a failure, or
+ * a success that is no gate ("Close Order", "Payment", but not "Auto Approval").
+ */
+export function isFinalName(name: string): boolean {
+  const verdict = nameVerdict(name);
+  if (verdict === 'failure') return true;
+  return verdict === 'success' && wordsOf(name).some((w) => successSet.has(w) && !GATE_WORDS.has(w));
 }
 
 /** Filler and the people or systems doing a step: never what a case is about. */

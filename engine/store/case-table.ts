@@ -4,7 +4,7 @@ import type { Db } from './database.js';
 /** A case's change in one batch: ids of its new rows, appended to its list or (whole) replacing it; an empty whole list removes the case. */
 type CaseDelta = [caseId: string, ids: string, whole: 0 | 1];
 
-interface Pending {
+export interface Pending {
   ids: string;
   whole: boolean;
 }
@@ -91,6 +91,15 @@ export class CaseTable {
       else this.q.set.run(caseId, p.ids);
     }
     this.log.clear();
+  }
+
+  /** The pending changes merged per case, read without writing (the mirror while trusted, else the stored rows). */
+  pending(): ReadonlyMap<string, Pending> {
+    const mirror = this.log.trusted() ? this.log.current() : undefined;
+    if (mirror) return mirror;
+    const changes = new Map<string, Pending>();
+    for (const stored of this.log.stored()) for (const d of JSON.parse(stored) as CaseDelta[]) mergeInto(changes, d);
+    return changes;
   }
 
   pendingBatches(): number {

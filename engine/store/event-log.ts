@@ -146,17 +146,41 @@ export class EventLog {
     return ids === '' ? [] : this.q.rows.all(ids);
   }
 
-  /** Every case's events in case order, one case at a time (case_state must be up to date: see CaseTable.merge). */
-  *traces(): Generator<Event[]> {
+  /**
+   * Every case's events in case order, one case at a time, in case id order: case_state's rows
+   * with the changes still pending in the case batch log laid over them (see CaseTable.pending),
+   * so reading never has to merge, that is, to write.
+   */
+  *traces(pending: ReadonlyMap<string, { ids: string; whole: boolean }> = new Map()): Generator<Event[]> {
+    // Cases only the pending changes know, in the table's order (SQLite's BINARY: UTF-8 bytes), slotted in as the stored ones pass.
+    const fresh = [...pending.keys()].sort(byteOrder);
+    let next = 0;
+    const finish = function* (this: EventLog, caseId: string, stored: Event[]): Generator<Event[]> {
+      const p = pending.get(caseId);
+      const events = p === undefined ? stored : [...(p.whole ? [] : stored), ...this.rows(p.ids).map(unpackRow)];
+      if (events.length) yield events.sort(compareEvents);
+    }.bind(this);
+    const before = function* (this: EventLog, caseId: string | undefined): Generator<Event[]> {
+      while (next < fresh.length && (caseId === undefined || byteOrder(fresh[next]!, caseId) < 0)) {
+        const id = fresh[next++]!;
+        yield* finish(id, []);
+      }
+      // A pending case the table has too is finished with its stored rows, not here.
+      if (caseId !== undefined && fresh[next] === caseId) next++;
+    }.bind(this);
     let current: Event[] = [];
+    let currentId: string | undefined;
     for (const row of this.q.allRows.iterate()) {
-      if (current.length && current[0]!.caseId !== row.case_id) {
-        yield current.sort(compareEvents);
+      if (row.case_id !== currentId) {
+        if (currentId !== undefined) yield* finish(currentId, current);
+        yield* before(row.case_id);
         current = [];
+        currentId = row.case_id;
       }
       current.push(unpackRow(row));
     }
-    if (current.length) yield current.sort(compareEvents);
+    if (currentId !== undefined) yield* finish(currentId, current);
+    yield* before(undefined);
   }
 
   forget(): void {
@@ -171,4 +195,9 @@ export class EventLog {
     }
     return this.index;
   }
+}
+
+/** SQLite's BINARY collation on text: the order of the UTF-8 bytes (code point order), not of UTF-16 units. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

@@ -290,10 +290,9 @@ export class ProjectStore {
     for (const trace of this.traces()) yield* trace;
   }
 
-  /** Every case's events in case order, one case at a time. Applies pending case changes first (a write, if there are any). */
+  /** Every case's events in case order, one case at a time. A read: pending case changes are laid over the table, never merged here. */
   traces(): Generator<Event[]> {
-    if (this.cases.pendingBatches() > 0) this.db.transaction(() => this.cases.merge()).immediate();
-    return this.log.traces();
+    return this.log.traces(this.cases.pendingBatches() > 0 ? this.cases.pending() : undefined);
   }
 
   /** Recomputes every counter from the kept events (after a change to contribution, say). */

@@ -106,7 +106,7 @@ describe('tenant resources', () => {
     const nd = [JSON.stringify(events(5)[11]), '{oops', JSON.stringify({ caseId: 'n1', activity: 'z', timestamp: '2024-02-01T00:00:00Z' })].join('\n');
     const r2 = await call(t.app, 'POST', `${base()}/events`, a.admin, nd, { 'content-type': 'application/x-ndjson' });
     expect(r2.body).toMatchObject({ accepted: 2, duplicates: 0, rejected: 1, dataVersion: 2 });
-    expect(r2.body.rejections).toEqual([{ location: 'line 2', reason: 'not valid JSON' }]);
+    expect(r2.body.rejections).toEqual([{ location: 'line 2', reason: expect.stringMatching(/^not JSON: /) }]);
     const again = await call(t.app, 'POST', `${base()}/events`, a.admin, events(4));
     expect(again.body).toMatchObject({ accepted: 0, duplicates: 11, dataVersion: 2 });
     expectError(await call(t.app, 'POST', `${base()}/events`, a.admin, '"text"', { 'content-type': 'application/json' }), 400, 'validation_failed');

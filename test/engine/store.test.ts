@@ -231,6 +231,28 @@ describe('ProjectStore, by hand', () => {
     reopened.close();
   });
 
+  it('reads cases with changes still pending without writing, as after a merge', () => {
+    const dir = freshDir();
+    const file = join(dir, 'state.sqlite');
+    // Merges after 4 pending case changes: the first batch (4 cases) is merged; the second (a new case,
+    // an appended one and a late event that replaces a case's list) stays pending.
+    const store = ProjectStore.open(file, { mergeAfter: 4 });
+    store.apply({ records: [ev('b', 'Open', 0), ev('d', 'Open', 1), ev('c', 'Open', 2), ev('e', 'Open', 2)] });
+    store.apply({ records: [ev('a', 'Open', 3), ev('b', 'Close', 4), ev('d', 'Open', 0.5, { eventId: 'late' })] });
+    const version = store.dataVersion;
+    const pendingBefore = new Database(file, { readonly: true }).prepare('SELECT count(*) AS n FROM case_delta').get() as { n: number };
+    const read = [...store.traces()].map((t) => `${t[0]!.caseId}:${t.map((e) => e.activity).join('>')}`);
+    expect(read).toEqual(['a:Open', 'b:Open>Close', 'c:Open', 'd:Open>Open', 'e:Open']);
+    const pendingAfter = new Database(file, { readonly: true }).prepare('SELECT count(*) AS n FROM case_delta').get() as { n: number };
+    expect([store.dataVersion, pendingAfter.n]).toEqual([version, pendingBefore.n]);
+    expect(pendingBefore.n).toBeGreaterThan(0);
+    store.close();
+    // Closing merges; read again, the cases are the same.
+    const again = ProjectStore.open(file);
+    expect([...again.traces()].map((t) => `${t[0]!.caseId}:${t.map((e) => e.activity).join('>')}`)).toEqual(read);
+    again.close();
+  });
+
   it('refuses a state file from a newer version, and a foreign file', () => {
     const dir = freshDir();
     const file = join(dir, 'state.sqlite');

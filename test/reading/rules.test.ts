@@ -54,6 +54,15 @@ describe('the reading rules', () => {
     expect(kinds(doc)).toEqual(['open Work 2', 'other Work 3', 'success Close Ticket 30']);
   });
 
+  it('in a young stream, cases that just reached a gate are open, not ended there', () => {
+    // 12 orders arriving every 10 minutes, each approved an hour after it came: none has gone on yet.
+    const records = log(Array.from({ length: 12 }, (_, k) => ({ path: ['Receive Order', 'Auto Approval'], times: 1, id: `o${k}-`, gap: 1, start: k / 6 })));
+    const doc = documentOf(records);
+    expect(doc.outcomes.filter((o) => o.end_activity === 'Auto Approval').map((o) => o.kind)).not.toContain('success');
+    expect(doc.outcomes.filter((o) => o.kind === 'open').reduce((n, o) => n + o.cases, 0)).toBeGreaterThan(0);
+    expect(doc.success_criteria.find((c) => c.id === 'success-ending')).toBeUndefined();
+  });
+
   it('steps after a refusal keep its verdict, and an ending most of whose cases failed is no success', () => {
     const doc = documentOf(
       log([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { leaf, node, tau } from '../../engine/mining/index.js';
 import { treeFacts } from '../../engine/reading/tree-facts.js';
-import { isIdName, isPlaceholder, nameVerdict, nounContexts, nounOf, nounOfColumn, nounOfIds, wordsOf } from '../../engine/reading/words.js';
+import { isFinalName, isIdName, isPlaceholder, nameVerdict, nounContexts, nounOf, nounOfColumn, nounOfIds, wordsOf } from '../../engine/reading/words.js';
 import { CASE_ID_SAMPLE, mergeCaseSample } from '../../engine/store/case-sample.js';
 
 describe('what names say', () => {
@@ -26,6 +26,11 @@ describe('what names say', () => {
     // No fragments: "repayment" is not "payment", "unsuccessfully" no word of the lists.
     expect(nameVerdict('Schedule repayment')).toBeUndefined();
     expect(nameVerdict('Wait')).toBeUndefined();
+  });
+
+  it('knows which names end a case whenever it stops there, and which are gates on the way', () => {
+    expect(['Close Order', 'Payment', 'Cancelled', 'send rejection'].map(isFinalName)).toEqual([true, true, true, true]);
+    expect(['Auto Approval', 'Application Accepted', 'Register', 'Request Payment'].map(isFinalName)).toEqual([false, false, false, false]);
   });
 
   it('finds the object of "verb object" names, never a status, verb, gerund, quality or code', () => {
