@@ -1,12 +1,13 @@
 import { cmp } from '../event.js';
 import { inductiveMiner, MinerMemo } from './inductive.js';
-import { markPrefixOrdered, replayVariants } from './language.js';
+import { markPrefixOrdered, replayVariants } from './replay.js';
 import type { VariantLog } from './log.js';
 import { printTree, type ProcessTree } from './tree.js';
 
 export { checkTree, foldTree, leaf, node, parseTree, printTree, safeLabel, tau, treeDefect, treeLabels, type Operator, type ProcessTree } from './tree.js';
 export { inductiveMiner, MAX_CONCURRENT_SEARCH, MinerMemo } from './inductive.js';
-export { Language, replayVariants, type Replay } from './language.js';
+export { Language } from './language.js';
+export { replayVariants, type Replay } from './replay.js';
 export type { VariantLog } from './log.js';
 
 /** The noise thresholds tried, in order; 0 (the plain Inductive Miner, which accepts every case) only when none of them accepts MIN_ACCEPTANCE. */
