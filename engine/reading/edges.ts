@@ -6,6 +6,8 @@ export const REWORK_ORDER = 0.9;
 export const RARE_ACTIVITY_SHARE = 0.05;
 /** An edge taken by at least this share of all cases is normal whatever else holds. */
 export const MOST_CASES = 0.5;
+/** A hand-off into a failure ending is an exception only while fewer than this share of all cases take it. */
+export const EXCEPTION_EDGE_SHARE = 0.2;
 
 /**
  * Each edge's kind by a fixed order of stated cuts: escalation (see
@@ -71,7 +73,8 @@ export function readEdgeKinds(
         why = `jumps over ${q(skipped)}, done by ${pct((f.activityCases.get(skipped) ?? 0) / f.cases)} of cases, required by the mined model and lying between the two in at least ${REWORK_ORDER * 100}% of the cases with them`;
       }
     }
-    if (kind === 'allowed' && (rare(from) || rare(to) || failure.has(to))) {
+    // An exception is a minority path: a hand-off into a failure ending that a fifth of all cases take is how the process often ends.
+    if (kind === 'allowed' && (rare(from) || rare(to) || (failure.has(to) && e.cases < EXCEPTION_EDGE_SHARE * f.cases))) {
       kind = 'exception';
       why = failure.has(to) ? `enters the failure ending ${q(to)}` : `touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases`;
     }
@@ -80,7 +83,7 @@ export function readEdgeKinds(
   const assumption =
     `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat), ` +
     `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
-    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases or enters a failure ending where at most ${MOST_CASES * 100}% of cases end), else allowed.`;
+    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
   return { kinds, assumption };
 }
 
