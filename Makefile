@@ -25,6 +25,7 @@ bench: install
 	node --import tsx test/bench/import.ts
 	node --import tsx test/bench/snapshot.ts
 	node --import tsx test/bench/reading-cost.ts
+	node --import tsx test/bench/isolation.ts
 
 clean:
 	rm -rf node_modules data

@@ -18,7 +18,8 @@ import { pingRoutes } from './routes/ping.js';
 import { projectRoutes } from './routes/projects.js';
 import { analysisRoutes } from './routes/analysis.js';
 import { tenantRoutes, userRoutes } from './routes/tenants.js';
-import { Graphs, ProjectRegistry } from '../engine/projects/index.js';
+import { buildInProcess, Graphs, ProjectRegistry } from '../engine/projects/index.js';
+import { documentPool } from './document-pool.js';
 
 export interface AppOptions {
   config: Config;
@@ -64,7 +65,8 @@ export function createApp(options: AppOptions): PcgApp {
   app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
   installErrorBoundary(app);
 
-  const graphs = new Graphs(states, catalog.graphVersions);
+  const pool = config.buildThreads > 0 ? documentPool({ threads: config.buildThreads, budgetMs: config.buildBudgetMs }) : undefined;
+  const graphs = new Graphs(states, catalog.graphVersions, pool?.build ?? buildInProcess);
   const routes: RouteDef[] = [
     ...pingRoutes(context),
     ...tenantRoutes(context),
@@ -79,6 +81,7 @@ export function createApp(options: AppOptions): PcgApp {
   docsRoutes(app, routes);
 
   app.addHook('onClose', async () => {
+    await pool?.close();
     states.close();
     catalog.close();
   });

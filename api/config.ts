@@ -23,6 +23,10 @@ export const configSchema = z.object({
   bodyLimitBytes: intIn(1024, 1 << 30).default(16 * 1024 * 1024),
   /** Raw dataset uploads. */
   uploadLimitBytes: intIn(1024, 64 * 1024 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
+  /** Worker threads that build graph documents off the request event loop (0: on it, only for comparison). */
+  buildThreads: intIn(0, 64).default(1),
+  /** A document build taking longer than this is aborted (503). */
+  buildBudgetMs: intIn(1000, 3_600_000).default(120_000),
 });
 
 export type Config = Readonly<z.output<typeof configSchema>>;
@@ -39,6 +43,8 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   rateLimitPerSecond: 'PCG_RATE_LIMIT_PER_SECOND',
   bodyLimitBytes: 'PCG_BODY_LIMIT_BYTES',
   uploadLimitBytes: 'PCG_UPLOAD_LIMIT_BYTES',
+  buildThreads: 'PCG_BUILD_THREADS',
+  buildBudgetMs: 'PCG_BUILD_BUDGET_MS',
 };
 
 export class ConfigError extends Error {}

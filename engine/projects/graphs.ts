@@ -4,6 +4,15 @@ import type { ProjectSnapshot } from '../store/project-store.js';
 import type { ProjectRegistry } from './registry.js';
 import { scopedSnapshot, type Scope } from './scope.js';
 
+/**
+ * Builds a snapshot's document as JSON text. In-process by default; the server
+ * hands in one that builds on worker threads, so a large project's build never
+ * holds the event loop every tenant's requests share.
+ */
+export type DocumentBuilder = (snapshot: ProjectSnapshot) => Promise<string>;
+
+export const buildInProcess: DocumentBuilder = async (snapshot) => JSON.stringify(buildDocument(snapshot));
+
 /** Where served documents are kept by data version (the API keeps them in its catalog). */
 export interface GraphVersionStore {
   get(projectId: string, dataVersion: number): string | undefined;
@@ -31,11 +40,8 @@ export class Graphs {
   constructor(
     private readonly projects: ProjectRegistry,
     private readonly versions: GraphVersionStore,
+    private readonly build: DocumentBuilder = buildInProcess,
   ) {}
-
-  async build(snapshot: ProjectSnapshot): Promise<unknown> {
-    return buildDocument(snapshot);
-  }
 
   async current(projectId: string): Promise<ServedGraph> {
     const store = this.projects.store(projectId);
@@ -47,7 +53,7 @@ export class Graphs {
     if (!pending) {
       pending = (async () => {
         const snapshot = store.snapshot();
-        const json = JSON.stringify(await this.build(snapshot));
+        const json = await this.build(snapshot);
         this.versions.put(projectId, snapshot.dataVersion, json);
         return { dataVersion: snapshot.dataVersion, etag: `"${snapshot.dataVersion}"`, json };
       })().finally(() => this.building.delete(key));
@@ -70,7 +76,7 @@ export class Graphs {
     const cacheKey = `${projectId}:${key}:${etag}`;
     const hit = this.scoped.get(cacheKey);
     if (hit) return hit;
-    const json = JSON.stringify(await this.build(scopedSnapshot(store, scopes)));
+    const json = await this.build(scopedSnapshot(store, scopes));
     const served = { dataVersion: version, etag, json };
     this.scoped.set(cacheKey, served);
     if (this.scoped.size > SCOPED_CACHE) this.scoped.delete(this.scoped.keys().next().value!);

@@ -5,6 +5,6 @@
  * views (scope) and block analytics (blocks).
  */
 export { ProjectRegistry, type IngestTarget } from './registry.js';
-export { Graphs, type GraphVersionStore, type ServedGraph } from './graphs.js';
+export { buildInProcess, Graphs, type DocumentBuilder, type GraphVersionStore, type ServedGraph } from './graphs.js';
 export { casesOf, inScope, scopedCases, scopedSnapshot, scopeSchema, type Scope } from './scope.js';
 export { blockSpecSchema, runBlock, type BlockSpec } from './blocks.js';

@@ -1,0 +1,37 @@
+import { Piscina } from 'piscina';
+import type { DocumentBuilder } from '../engine/projects/index.js';
+import { ApiError } from './errors.js';
+
+export interface DocumentPool {
+  build: DocumentBuilder;
+  close(): Promise<void>;
+}
+
+/**
+ * Document builds on worker threads (piscina): their cost grows with a
+ * project's activities and variants, and on the one event loop a tenant's
+ * large project held every other tenant's requests for as long as its build
+ * took. Threads start on demand and stop when idle; a build past its budget
+ * is aborted and answered 503 `unavailable` (the next request tries again).
+ */
+export function documentPool(options: { threads: number; budgetMs: number }): DocumentPool {
+  const pool = new Piscina({
+    filename: new URL('./workers/build-document.mjs', import.meta.url).href,
+    minThreads: 0,
+    maxThreads: options.threads,
+    idleTimeout: 30_000,
+  });
+  return {
+    async build(snapshot) {
+      try {
+        return (await pool.run(snapshot, { signal: AbortSignal.timeout(options.budgetMs) })) as string;
+      } catch (error) {
+        if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
+          throw new ApiError('unavailable', `the graph took longer than its ${options.budgetMs} ms budget to build; retry later`, { 'retry-after': '30' });
+        }
+        throw error;
+      }
+    },
+    close: () => pool.destroy(),
+  };
+}
