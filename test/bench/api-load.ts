@@ -11,33 +11,16 @@
  * of a quiet project (the kept document), and If-None-Match on the quiet
  * project (304s).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { startServer } from './server.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '20' }, connections: { type: 'string', default: '10' }, cases: { type: 'string', default: '2000' } } });
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const cases = Number(values.cases);
-const GLOBAL = 'bench-global-key-0123456789';
-const port = 20000 + Math.floor(Math.random() * 20000);
-const base = `http://127.0.0.1:${port}`;
-const dir = mkdtempSync(join(tmpdir(), 'pcg-bench-'));
-const bin = fileURLToPath(new URL('../../api/bin.mjs', import.meta.url));
-const server = spawn(process.execPath, [bin, 'serve', '--data-dir', dir, '--port', String(port), '--log-level', 'warn'], {
-  env: { ...process.env, PCG_GLOBAL_API_KEY: GLOBAL, PCG_RATE_LIMIT_BURST: '0' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-
-async function api(method: string, path: string, key: string, body?: unknown): Promise<any> {
-  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-  return r.status === 204 ? undefined : r.json();
-}
+const server = await startServer();
+const { base, api } = server;
 
 const activities = ['receive', 'check', 'approve', 'ship', 'invoice', 'close'];
 function batch(from: number, n: number): object[] {
@@ -66,21 +49,7 @@ function summary(name: string, r: autocannon.Result) {
 }
 
 try {
-  for (let i = 0; ; i++) {
-    try {
-      await fetch(`${base}/api/Action/ping`);
-      break;
-    } catch {
-      if (i > 100) throw new Error('server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  const tenant = await api('POST', '/api/tenant', GLOBAL, { name: 'bench' });
-  const user = await api('POST', '/api/user', GLOBAL, { email: 'bench@example.com' });
-  await api('POST', `/api/tenant/${tenant.id}/user`, GLOBAL, { userId: user.id, permissions: ['read', 'write'] });
-  const { key } = await api('POST', `/api/tenant/${tenant.id}/apikey`, GLOBAL, { userId: user.id, name: 'bench' });
-  const project = await api('POST', `/api/${tenant.id}/project`, key, { name: 'bench' });
-  const p = `/api/${tenant.id}/project/${project.id}`;
+  const { key, path: p } = await server.project('bench');
   for (let i = 0; i < cases; i += 500) await api('POST', `${p}/events`, key, batch(i, Math.min(500, cases - i)));
 
   const results: ReturnType<typeof summary>[] = [];
@@ -109,7 +78,5 @@ try {
   console.table(results);
   console.log(JSON.stringify({ seconds, connections, startCases: cases, eventsIngestedDuringRuns: ingested, graphVersionsKept: versions.items.length, results }, null, 2));
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
-  rmSync(dir, { recursive: true, force: true });
+  await server.stop();
 }

@@ -10,30 +10,13 @@
  * --threads sets PCG_BUILD_THREADS (document builds on worker threads; 0
  * builds on the event loop, as before, for the comparison).
  */
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { startServer } from './server.js';
 
 const { values } = parseArgs({ options: { builds: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' } } });
 const builds = Number(values.builds);
-const GLOBAL = 'bench-global-key-0123456789';
-const port = 20000 + Math.floor(Math.random() * 20000);
-const base = `http://127.0.0.1:${port}`;
-const dir = mkdtempSync(join(tmpdir(), 'pcg-bench-'));
-const bin = fileURLToPath(new URL('../../api/bin.mjs', import.meta.url));
-const server = spawn(process.execPath, [bin, 'serve', '--data-dir', dir, '--port', String(port), '--log-level', 'warn'], {
-  env: { ...process.env, PCG_GLOBAL_API_KEY: GLOBAL, PCG_RATE_LIMIT_BURST: '0', PCG_BUILD_THREADS: values.threads },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-
-async function api(method: string, path: string, key: string, body?: unknown): Promise<any> {
-  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
-  return r.status === 204 ? undefined : r.json();
-}
+const server = await startServer({ PCG_BUILD_THREADS: values.threads! });
+const { base, api } = server;
 
 /** Pings every 20 ms until `done` resolves; their latencies in ms. */
 async function pingWhile(done: Promise<unknown>): Promise<number[]> {
@@ -56,21 +39,7 @@ const stats = (xs: number[]) => {
 };
 
 try {
-  for (let i = 0; ; i++) {
-    try {
-      await fetch(`${base}/api/Action/ping`);
-      break;
-    } catch {
-      if (i > 100) throw new Error('server did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  const tenant = await api('POST', '/api/tenant', GLOBAL, { name: 'bench' });
-  const user = await api('POST', '/api/user', GLOBAL, { email: 'bench@example.com' });
-  await api('POST', `/api/tenant/${tenant.id}/user`, GLOBAL, { userId: user.id, permissions: ['read', 'write'] });
-  const { key } = await api('POST', `/api/tenant/${tenant.id}/apikey`, GLOBAL, { userId: user.id, name: 'bench' });
-  const project = await api('POST', `/api/${tenant.id}/project`, key, { name: 'heavy' });
-  const p = `/api/${tenant.id}/project/${project.id}`;
+  const { key, path: p } = await server.project('heavy');
   // 8,000 events over 2,000 distinct activities (about 300 KB), as in the finding.
   const events = Array.from({ length: 8000 }, (_, i) => ({ caseId: `c${i % 1000}`, activity: `Activity ${(i * 7919) % 2000}`, timestamp: Date.UTC(2024, 0, 1) + i * 60_000, eventId: `e${i}` }));
   const baseline = await pingWhile(new Promise((r) => setTimeout(r, 2000)));
@@ -86,7 +55,5 @@ try {
   const result = { threads: Number(values.threads), builds, buildMsMedian: Math.round([...buildMs].sort((a, b) => a - b)[Math.floor(buildMs.length / 2)]!), pingIdle: stats(baseline), pingDuringBuilds: stats(during) };
   console.log(JSON.stringify(result, null, 2));
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
-  rmSync(dir, { recursive: true, force: true });
+  await server.stop();
 }
