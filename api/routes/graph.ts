@@ -125,7 +125,8 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
             busy = false;
           }
         };
-        const onChange = () => void send();
+        // Deferred past the writer's own turn: a stream's snapshot and build never delay the ingestion that announced the change.
+        const onChange = () => void setImmediate(() => void send());
         const onDeleted = () => raw.end();
         ctx.states.changes.on(params.projectId, onChange);
         ctx.states.changes.once(`${params.projectId}:deleted`, onDeleted);

@@ -3,7 +3,9 @@
  * distinct activities, the shape that froze the server), how long does
  * another client's ping take? The server runs in its own process
  * (`pcg serve`); pings go every 20 ms during the builds and, as the baseline
- * measured in the same run, while nothing builds.
+ * measured in the same run, while nothing builds. Then: how long an ingestion
+ * takes to be acknowledged, alone and with a graph stream subscriber that
+ * asks for every new document (`include=document`).
  *
  *   node --import tsx test/bench/isolation.ts [--builds 5] [--threads 1]
  *
@@ -52,7 +54,34 @@ try {
     const built = api('GET', `${p}/graph`, key).then(() => buildMs.push(performance.now() - t));
     during.push(...(await pingWhile(built)));
   }
-  const result = { threads: Number(values.threads), builds, buildMsMedian: Math.round([...buildMs].sort((a, b) => a - b)[Math.floor(buildMs.length / 2)]!), pingIdle: stats(baseline), pingDuringBuilds: stats(during) };
+  // Ingestion acknowledgements, first alone, then with a graph stream subscriber that wants every new document.
+  const ingestAcks = async (n: number) => {
+    const out: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await api('POST', `${p}/events`, key, [{ caseId: `s${out.length}-${Math.random()}`, activity: 'Activity 2', timestamp: Date.UTC(2025, 1, 1) + i, eventId: `s${Math.random()}` }]);
+      out.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return out;
+  };
+  const ackAlone = await ingestAcks(20);
+  const stream = new AbortController();
+  const subscribed = fetch(`${base}${p}/graph/stream?include=document`, { headers: { authorization: `Bearer ${key}` }, signal: stream.signal }).then(async (r) => {
+    for await (const _chunk of r.body!) void _chunk;
+  }).catch(() => undefined);
+  const ackWithStream = await ingestAcks(20);
+  stream.abort();
+  await subscribed;
+  const result = {
+    threads: Number(values.threads),
+    builds,
+    buildMsMedian: Math.round([...buildMs].sort((a, b) => a - b)[Math.floor(buildMs.length / 2)]!),
+    pingIdle: stats(baseline),
+    pingDuringBuilds: stats(during),
+    ingestAckAlone: stats(ackAlone),
+    ingestAckWithDocumentStream: stats(ackWithStream),
+  };
   console.log(JSON.stringify(result, null, 2));
 } finally {
   await server.stop();
