@@ -6,7 +6,7 @@ import { Auth } from './auth.js';
 import { Catalog } from './catalog/index.js';
 import type { Config } from './config.js';
 import type { AppContext } from './context.js';
-import { installErrorBoundary } from './errors.js';
+import { clientError, frameworkError, installErrorBoundary } from './errors.js';
 import { ensureGlobalKey, type GlobalKeySource } from './global-key.js';
 import { docsRoutes } from './docs.js';
 import { RateLimiter } from './rate-limit.js';
@@ -56,6 +56,9 @@ export function createApp(options: AppOptions): PcgApp {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     // Graph streams stay open: closing the server ends them rather than waiting.
     forceCloseConnections: true,
+    // Router failures and requests Node rejects before routing leave in the error format too.
+    frameworkErrors: frameworkError,
+    clientErrorHandler: clientError,
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -63,7 +66,7 @@ export function createApp(options: AppOptions): PcgApp {
   app.addContentTypeParser(['application/x-ndjson', 'application/ndjson'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
   // Uploads arrive as a stream and are written to disk as they come (see routes/datasets.ts).
   app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
-  installErrorBoundary(app);
+  installErrorBoundary(app, () => routes);
 
   const pool = config.buildThreads > 0 ? documentPool({ threads: config.buildThreads, budgetMs: config.buildBudgetMs }) : undefined;
   const graphs = new Graphs(states, catalog.graphVersions, pool?.build ?? buildInProcess);

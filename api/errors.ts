@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { EngineError } from '../engine/index.js';
 
@@ -61,6 +62,7 @@ const fastifyCodes: Record<string, [ApiErrorCode, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ['validation_failed', 'the body is not valid JSON'],
   FST_ERR_BAD_URL: ['validation_failed', 'the URL is malformed'],
   FST_ERR_ASYNC_CONSTRAINT: ['validation_failed', 'the request could not be routed'],
+  FST_ERR_MAX_PARAM_LENGTH: ['validation_failed', 'a path segment is longer than allowed'],
 };
 
 export function toApiError(error: unknown): ApiError {
@@ -81,6 +83,26 @@ export function toApiError(error: unknown): ApiError {
   return new ApiError('internal_error', 'an internal error occurred');
 }
 
+/** Fastify's `frameworkErrors`: router failures answered in the error format, with the request id. */
+export function frameworkError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  reply.header('x-request-id', request.id);
+  return sendError(reply, request, toApiError(error));
+}
+
+/**
+ * Fastify's `clientErrorHandler`: requests Node rejects before any route (headers over the limit,
+ * a malformed request line) still get the error format, with a fresh request id.
+ */
+export function clientError(error: Error & { code?: string }, socket: import('node:net').Socket): void {
+  if (!socket.writable) return;
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const id = randomUUID();
+  const body = JSON.stringify(errorBody(tooLarge ? 'payload_too_large' : 'validation_failed', tooLarge ? 'the request headers are larger than allowed' : 'the request is malformed', id));
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`,
+  );
+}
+
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
   for (const [k, v] of Object.entries(error.headers)) reply.header(k, v);
   return reply
@@ -89,13 +111,36 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, error: A
     .send(errorBody(error.code, error.message, request.id));
 }
 
-/** The one error boundary: every failure, thrown or unrouted, leaves through here. */
-export function installErrorBoundary(app: FastifyInstance): void {
+/** Routes by their path pattern, for a 405 naming the methods a path does have. */
+export interface RouteShape {
+  method: string;
+  url: string;
+}
+
+/**
+ * The one error boundary: every failure, thrown or unrouted, leaves through
+ * here. Router errors (a bad URL encoding, an overlong path segment) come
+ * through Fastify's `frameworkErrors` (see app.ts); a path served under
+ * other methods is 405 with `Allow`.
+ */
+export function installErrorBoundary(app: FastifyInstance, routes: () => readonly RouteShape[] = () => []): void {
+  // Built at the first unrouted request: the boundary is installed before the routes are.
+  let patterns: { method: string; re: RegExp }[] | undefined;
+  const shapes = () =>
+    (patterns ??= routes().map((r) => ({ method: r.method, re: new RegExp(`^${r.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`) })));
   app.setErrorHandler((error, request, reply) => {
     const api = toApiError(error);
     if (api.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: api.code }, api.message);
     return sendError(reply, request, api);
   });
-  app.setNotFoundHandler((request, reply) => sendError(reply, request, new ApiError('not_found', `no route for ${request.method} ${request.url.split('?')[0]}`)));
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0]!;
+    const allowed = [...new Set(shapes().filter((p) => p.re.test(path)).map((p) => p.method))];
+    if (allowed.length) {
+      if (allowed.includes('GET')) allowed.push('HEAD');
+      return sendError(reply, request, new ApiError('method_not_allowed', `${request.method} is not served at ${path}; allowed: ${allowed.join(', ')}`, { allow: allowed.join(', ') }));
+    }
+    return sendError(reply, request, new ApiError('not_found', `no route for ${request.method} ${path}`));
+  });
 }

@@ -72,6 +72,14 @@ function rawBody(def: RouteDef, body: unknown): unknown {
   return body;
 }
 
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** GUIDs name the same tenant, project or key in any letter case: they are compared in lower case. */
+export function lowerGuids(params: unknown): unknown {
+  if (params === null || typeof params !== 'object') return params;
+  return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' && GUID.test(v) ? v.toLowerCase() : v]));
+}
+
 export function registerRoutes(app: FastifyInstance, auth: Auth, defs: readonly RouteDef[]): void {
   for (const def of defs) {
     app.route({
@@ -83,7 +91,7 @@ export function registerRoutes(app: FastifyInstance, auth: Auth, defs: readonly 
       },
       handler: async (request, reply) => {
         const principal = (request as FastifyRequest & { principal?: Principal }).principal;
-        const params = check(def.params, request.params, 'path');
+        const params = check(def.params, lowerGuids(request.params), 'path');
         authorize(auth, def, principal, params);
         // A route without query parameters refuses any: a typo never passes silently.
         const query = check(def.query ?? noQuery, request.query, 'query');

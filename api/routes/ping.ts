@@ -23,8 +23,10 @@ export function pingRoutes(ctx: AppContext) {
       access: 'any-key',
       response: authenticatedPingSchema,
       handler: ({ request, principal }) => {
-        const tenant = request.headers['x-tenant-id'];
-        const project = request.headers['x-project-id'];
+        // GUIDs in any letter case name the same tenant and project.
+        const lower = (h: string | string[] | undefined) => (typeof h === 'string' ? h.toLowerCase() : h);
+        const tenant = lower(request.headers['x-tenant-id']);
+        const project = lower(request.headers['x-project-id']);
         if (typeof tenant !== 'string' || typeof project !== 'string' || !tenant || !project) {
           throw new ApiError('missing_headers', 'the X-Tenant-Id and X-Project-Id headers are required');
         }
