@@ -44,10 +44,13 @@ export class ProjectRegistry {
     return s;
   }
 
-  /** Applies a batch to the project (exactly once per position) and announces a changed state. */
+  /** Applies a batch to the project (exactly once per position) and announces the new data version, if there is one. */
   ingest(projectId: string, batch: Batch, position?: Position): ApplyResult {
-    const result = this.store(projectId).apply(batch, position);
-    if (result.applied && result.accepted > 0) this.changed(projectId);
+    const store = this.store(projectId);
+    const before = store.dataVersion;
+    const result = store.apply(batch, position);
+    // Any change counts (new events, replaced bodies, OCEL objects), not only accepted events.
+    if (store.dataVersion !== before) this.changes.emit(projectId, store.dataVersion);
     return result;
   }
 
@@ -62,12 +65,6 @@ export class ProjectRegistry {
       setMeta: (key, value) => store.setMeta(key, value),
       currentTally: () => store.currentTally(),
     };
-  }
-
-  /** Announces the project's current data version (after a write made outside `ingest`, such as a file import). */
-  changed(projectId: string): void {
-    const s = this.open.get(projectId);
-    if (s) this.changes.emit(projectId, s.dataVersion);
   }
 
   /** Closes the store and deletes every file of the project. */

@@ -23,9 +23,7 @@ export function readEscalations(f: Facts, tree: TreeFacts): { escalations: Escal
   const escalations: Escalation[] = [];
   const edges = new Set<string>();
   // A long wait is at least the median hand-off wait of the whole process.
-  const pooled: Sketch = new Map();
-  for (const e of f.tally.edges.values()) for (const [b, c] of e.wait) pooled.set(b, (pooled.get(b) ?? 0) + c);
-  const longWait = quantile(pooled, 0.5);
+  const longWait = quantile(f.handoffs, 0.5);
   for (const a of f.activities) {
     const next = successors(f, a).filter((e) => e.wait.size > 0);
     if (next.length < 2) continue;

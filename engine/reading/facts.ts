@@ -41,6 +41,8 @@ export interface Facts {
   variants: VariantFacts[];
   out: Map<string, EdgeFacts[]>;
   into: Map<string, EdgeFacts[]>;
+  /** Every hand-off wait of the process, pooled over the edges (one sketch). */
+  handoffs: Sketch;
   toHours(millis: number): number;
   /** Cases containing both a and b, and those where a's first occurrence comes before b's. */
   order(a: string, b: string): { both: number; aFirst: number };
@@ -132,11 +134,14 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
   const variants: VariantFacts[] = order.map((i) => listed[i]!.v);
   const out = new Map<string, EdgeFacts[]>();
   const into = new Map<string, EdgeFacts[]>();
+  const handoffs: Sketch = new Map();
   for (const [key, e] of [...tally.edges.entries()].sort((x, y) => cmp(x[0], y[0]))) {
     const [from, to] = splitKey(key);
     const f: EdgeFacts = { from, to, cases: e.cases, events: e.events, wait: e.wait };
     push(out, from, f);
     push(into, to, f);
+    // Edges from start and to end carry no wait, so every wait here is a hand-off between two steps.
+    for (const [b, c] of e.wait) handoffs.set(b, (handoffs.get(b) ?? 0) + c);
   }
   const activityCases = new Map([...tally.activities.entries()].map(([a, t]) => [a, t.cases]));
   // Pairwise first-occurrence order, one row per asked activity, filled over the variants holding
@@ -214,6 +219,7 @@ export function factsOf(tally: Tally, toHours: (millis: number) => number, parse
     variants,
     out,
     into,
+    handoffs,
     toHours,
     order(a, b) {
       const ia = id.get(a);

@@ -1,6 +1,6 @@
 import { cmp } from '../event.js';
-import { sketchCount, type Sketch } from '../sketch.js';
-import { END, splitKey, START } from '../tally.js';
+import { sketchCount } from '../sketch.js';
+import { splitKey } from '../tally.js';
 import { DAY_MS, HOUR_MS } from '../time.js';
 import type { Outcome } from '../document/types.js';
 import type { Backbone } from './backbone.js';
@@ -40,15 +40,18 @@ export interface EndReading {
 /**
  * Where cases stop, and what that means. An ending is an activity after which
  * most cases doing it stop (a fifth when its name says success or failure, or
- * it is the backbone's last step: trailing steps may follow); every case
- * stopping at an ending is finished, however recent. Success and failure of
- * an ending come from whole words of its name, else from structure (the
- * ending where most cases stop, or the backbone's last step, is the success).
- * A case that stops a step or two after a success or failure ending had that
- * outcome. Any other case is open when its last event is recent for that
- * activity (within the OPEN_QUANTILE of the time from it to the next step,
- * counted back from the log's end), else it stalled (`other`). Never from the
- * commonest variant, which on varied logs speaks for a few cases.
+ * it is the backbone's last step: trailing steps may follow), judged on the
+ * cases that stopped there long enough ago unless the name says the case is
+ * over; every case stopping at an ending is finished, however recent. Success
+ * and failure of an ending come from whole words of its name, else from
+ * structure (the ending where most cases stop, or the backbone's last step,
+ * is the success). A case that stops up to TRAILING_STEPS steps after a
+ * success or failure ending, or after a failure-named step no rework
+ * follows, had that outcome. Any other case is open when its last event is
+ * recent for that activity (within the OPEN_QUANTILE of the time from it to
+ * the next step, counted back from the log's end), else it stalled
+ * (`other`). Never from the commonest variant, which on varied logs speaks
+ * for a few cases.
  */
 export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undefined): EndReading {
   const stops = new Map<string, number>();
@@ -63,12 +66,7 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   const cut = new Map<string, number>();
   const recent = new Map<string, number>();
   // An activity nobody (or hardly anybody) has gone on from yet has no wait of its own: the process's hand-off waits stand in.
-  const pooled: Sketch = new Map();
-  for (const [key, e] of f.tally.edges) {
-    const [from, to] = splitKey(key);
-    if (from !== START && to !== END) for (const [b, c] of e.wait) pooled.set(b, (pooled.get(b) ?? 0) + c);
-  }
-  const pooledCut = sketchCount(pooled) > 0 ? quantile(pooled, OPEN_QUANTILE) : 0;
+  const pooledCut = sketchCount(f.handoffs) > 0 ? quantile(f.handoffs, OPEN_QUANTILE) : 0;
   for (const [key, n] of f.tally.lastEvents) {
     const [activity, hourText] = splitKey(key);
     if (!cut.has(activity)) {
@@ -87,12 +85,12 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     // Whether cases stop at x is judged on those that stopped there long enough ago: a case that reached x
     // recently may still go on (in a young stream, every case is such a case), unless x's name says the
     // case is over ("Close Order", "Cancelled"; not a gate such as "Auto Approval").
-    const settled = isFinalName(x) ? n : n - Math.min(n, recent.get(x) ?? 0);
-    const withX = (f.activityCases.get(x) ?? n) - (n - settled);
+    const old = isFinalName(x) ? n : n - Math.min(n, recent.get(x) ?? 0);
+    const withX = (f.activityCases.get(x) ?? n) - (n - old);
     const verdict = nameVerdict(x);
     // Trailing steps (a work item closed after the decision) keep some named endings, and the last backbone step, below half.
     const named = verdict !== undefined || (x === last && backbone.steps.length > 1);
-    if (settled > 0 && (settled >= ENDING_SHARE * withX || (named && settled >= NAMED_ENDING_SHARE * withX))) {
+    if (old > 0 && (old >= ENDING_SHARE * withX || (named && old >= NAMED_ENDING_SHARE * withX))) {
       ends.set(x, verdict ?? (n >= DOMINANT_SHARE * f.cases || x === last ? 'success' : 'other'));
       if (verdict) byName.add(x);
     }
@@ -145,8 +143,9 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
 
 /**
  * Per activity that is not an ending named as a success or failure: the cases
- * stopping there within TRAILING_STEPS steps after such an ending (the
- * latest one decides), counted over the variants.
+ * stopping there within TRAILING_STEPS steps after a success or failure
+ * ending, or after a failure-named step that no rework follows (the latest
+ * one decides), counted over the variants.
  */
 function settledBefore(f: Facts, ends: ReadonlyMap<string, Outcome['kind']>, byName: ReadonlySet<string>): Map<string, { success: number; failure: number }> {
   // 1 success, 2 failure: of the endings (by name or structure), and of the names of all activities.

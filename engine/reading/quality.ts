@@ -1,5 +1,5 @@
 import { quantile, ZERO_BUCKET, sketchCount } from '../sketch.js';
-import { END, splitChoiceKey, splitKey, START } from '../tally.js';
+import { splitChoiceKey, splitKey } from '../tally.js';
 import { DAY_MS, HOUR_MS } from '../time.js';
 import type { Plain } from '../document/types.js';
 import { pct, q, ratio, type Facts } from './facts.js';
@@ -22,14 +22,8 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
   const assumptions: Plain[] = [];
   const open_questions: Plain[] = [];
 
-  let waits = 0;
-  let same = 0;
-  for (const [key, e] of f.tally.edges) {
-    const [from, to] = splitKey(key);
-    if (from === START || to === END) continue;
-    waits += sketchCount(e.wait);
-    same += e.wait.get(ZERO_BUCKET) ?? 0;
-  }
+  const waits = sketchCount(f.handoffs);
+  const same = f.handoffs.get(ZERO_BUCKET) ?? 0;
   if (waits > 0) {
     const share = ratio(same, waits);
     assumptions.push(

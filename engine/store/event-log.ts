@@ -197,7 +197,21 @@ export class EventLog {
   }
 }
 
-/** SQLite's BINARY collation on text: the order of the UTF-8 bytes (code point order), not of UTF-16 units. */
+/**
+ * SQLite's BINARY collation on text: the order of the UTF-8 bytes, which is code point order, not
+ * the order of UTF-16 units. The two differ only where a surrogate (a code point past U+FFFF) meets
+ * a unit from U+E000 up; units are shifted so that surrogates sort last, without allocating.
+ */
 function byteOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  return unit >= 0xd800 && unit <= 0xdfff ? unit + 0x2000 : unit >= 0xe000 ? unit - 0x800 : unit;
 }

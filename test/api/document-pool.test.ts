@@ -14,8 +14,15 @@ describe('the document pool', () => {
   it('builds off the main thread the same document as in process', async () => {
     const pool = documentPool({ threads: 1, budgetMs: 60_000 });
     try {
-      const [threaded, local] = await Promise.all([pool.build(snapshot), buildInProcess(snapshot)]);
-      expect(threaded).toBe(local);
+      // A timer set before the build fires before its result: the build did not hold this thread
+      // (an in-process build would have finished, and its promise settled, before any timer ran).
+      let timerFirst = false;
+      let done = false;
+      setTimeout(() => (timerFirst = !done), 0);
+      const threaded = await pool.build(snapshot);
+      done = true;
+      expect(timerFirst).toBe(true);
+      expect(threaded).toBe(await buildInProcess(snapshot));
       expect(JSON.parse(threaded).source.cases).toBe(300);
     } finally {
       await pool.close();

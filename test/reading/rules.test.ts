@@ -105,9 +105,10 @@ describe('the reading rules', () => {
   it('decisions count first visits in cases, stopping included, and rest no rule on an identifier or on few cases', () => {
     const doc = documentOf(
       log([
-        { path: ['Register', 'Check', 'Approve', 'Close'], times: 14, attrs: { tier: 'gold' } },
-        { path: ['Register', 'Check', 'Escalate', 'Close'], times: 10, attrs: { tier: 'basic' } },
-        { path: ['Register', 'Check'], times: 6, attrs: { tier: '?' } },
+        // 'order_number' predicts as well as 'tier' and sorts first: only its name (an identifier) keeps it out.
+        { path: ['Register', 'Check', 'Approve', 'Close'], times: 14, attrs: { order_number: 'g', tier: 'gold' } },
+        { path: ['Register', 'Check', 'Escalate', 'Close'], times: 10, attrs: { order_number: 'b', tier: 'basic' } },
+        { path: ['Register', 'Check'], times: 6, attrs: { order_number: 'q', tier: '?' } },
       ]),
     );
     const d = doc.decisions.find((x) => x.at === 'Check')!;
@@ -117,7 +118,7 @@ describe('the reading rules', () => {
       { to: 'end', cases: 6, share: 6 / 30 },
     ]);
     expect(d.baseline_share).toBeCloseTo(14 / 30, 12);
-    // 'n' differs in every case (an identifier); 'tier' predicts the branch, '?' is no value.
+    // 'tier' predicts the branch; '?' is no value, so the 6 stopping cases make no rule of their own.
     expect(d.rules.map((r) => [r.when, r.then, r.cases, r.holds])).toEqual([
       [[{ attribute: 'tier', op: 'in', value: ['gold'] }], 'Approve', 14, 1],
       [[{ attribute: 'tier', op: 'in', value: ['basic'] }], 'Escalate', 10, 1],
@@ -125,6 +126,23 @@ describe('the reading rules', () => {
     expect(d.explained).toBe(true);
     expect(d.rules[0]!.evidence.method).toContain("'tier' was seen on an event of the case up to that first visit");
     expect(doc.assumptions.some((a) => typeof a === 'string' && a.includes("placeholder values stand for a missing value in 1 attributes ('tier': '?')"))).toBe(true);
+  });
+
+  it('a rule on a case attribute is at most moderate, and says why', () => {
+    const doc = documentOf(
+      log([
+        { path: ['Register', 'Check', 'Approve'], times: 40, attrs: { 'case:tier': 'gold' } },
+        { path: ['Register', 'Check', 'Reject'], times: 30, attrs: { 'case:tier': 'basic' } },
+      ]),
+    );
+    const d = doc.decisions.find((x) => x.at === 'Check')!;
+    expect(d.explained).toBe(true);
+    // 40 of 40 would be strong; a value the log does not date is assumed known from the start, so moderate.
+    expect(d.rules.map((r) => [r.then, r.cases, r.holds, r.evidence.strength])).toEqual([
+      ['Approve', 40, 1, 'moderate'],
+      ['Reject', 30, 1, 'moderate'],
+    ]);
+    expect(d.rules[0]!.evidence.method).toContain("'case:tier' is a case attribute, assumed known from the start of the case");
   });
 
   it('a rule on fewer than 20 cases does not explain a decision', () => {
