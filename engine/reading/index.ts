@@ -77,6 +77,9 @@ export interface Reading {
  * which hold the document's time basis already, so `hoursBetween` is not
  * needed here.
  */
+/** "a, b or c". */
+const listed = (items: readonly string[]): string => (items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`);
+
 export function readProcess(input: ReadingInput): Reading {
   const { snapshot } = input;
   const f = factsOf(snapshot.tally, (millis) => millis / HOUR_MS, input.parsed);
@@ -115,7 +118,7 @@ export function readProcess(input: ReadingInput): Reading {
   for (const d of decisions.decisions) {
     if (d.explained) continue;
     open_questions.push({
-      question: `What decides between ${d.branches.map((b) => (b.to === END_LABEL ? 'stopping' : q(b.to))).join(', ')} after ${q(d.at)}? No attribute known at that point predicts it, on rules resting on at least 20 cases, at least 10 points better than always guessing the commonest branch.`,
+      question: `After ${q(d.at)}, what decides between ${listed(d.branches.map((b) => (b.to === END_LABEL ? 'stopping there' : q(b.to))))}? No attribute known at that point predicts it, on rules resting on at least 20 cases, at least 10 points better than always guessing the commonest branch.`,
       evidence: d.evidence as unknown as Plain,
     });
   }

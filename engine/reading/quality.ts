@@ -24,7 +24,8 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
 
   const waits = sketchCount(f.handoffs);
   const same = f.handoffs.get(ZERO_BUCKET) ?? 0;
-  if (waits > 0) {
+  if (waits > 0 && same === 0) assumptions.push(`Data quality: no two consecutive steps of a case share a timestamp (${waits} hand-offs), so the order within cases is the order in time.`);
+  if (waits > 0 && same > 0) {
     const share = ratio(same, waits);
     assumptions.push(
       `Data quality: ${pct(share)} of consecutive steps in a case (${same} of ${waits}) share one timestamp; their order is the file's order (event id), not time` +
