@@ -3,7 +3,7 @@ SHELL := /bin/bash
 # better-sqlite3 builds from source; node-gyp finds Node's headers under its install prefix.
 export npm_config_nodedir ?= $(shell node -p "require('path').resolve(process.execPath, '../..')")
 
-.PHONY: install run test typecheck bench clean
+.PHONY: install run test test-kafka typecheck bench clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -19,6 +19,10 @@ typecheck: install
 
 test: install typecheck
 	npx vitest run --config test/vitest.config.ts
+
+# The tests against a real Kafka broker (Java 17 and Maven fetch its jars once into ~/.cache/pcg).
+test-kafka: install
+	npx vitest run --config test/vitest.config.ts test/kafka
 
 bench: install
 	node --import tsx test/bench/ingest.ts

@@ -17,12 +17,17 @@ import { graphRoutes } from './routes/graph.js';
 import { pingRoutes } from './routes/ping.js';
 import { projectRoutes } from './routes/projects.js';
 import { analysisRoutes } from './routes/analysis.js';
+import { sourceRoutes } from './routes/sources.js';
+import { startSourceThread, type SourceThread } from './source-thread.js';
 import { tenantRoutes, userRoutes } from './routes/tenants.js';
 import { buildInProcess, Graphs, ProjectRegistry } from '../engine/projects/index.js';
 import { documentPool } from './document-pool.js';
+import { SecretBox } from '../connectors/kafka/index.js';
 
 export interface AppOptions {
   config: Config;
+  /** Run the data directory's stream sources on a thread of the app (default: config.sources; tests of routes alone leave it off). */
+  runSources?: boolean;
   /** Defaults to <dataDir>/catalog.sqlite; closed with the app either way. */
   catalog?: Catalog;
   logger?: Logger;
@@ -41,7 +46,8 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createApp(options: AppOptions): PcgApp {
   const { config } = options;
   const logger = options.logger ?? pino({ level: config.logLevel });
-  const catalog = options.catalog ?? Catalog.open(join(config.dataDir, 'catalog.sqlite'));
+  const catalog =
+    options.catalog ?? Catalog.open(join(config.dataDir, 'catalog.sqlite'), config.sourceSecretKey ? { secrets: new SecretBox(config.sourceSecretKey) } : {});
   const states = new ProjectRegistry(config.dataDir);
   const context: AppContext = { config, catalog, states, logger };
   const globalKey = ensureGlobalKey(config, catalog);
@@ -68,6 +74,10 @@ export function createApp(options: AppOptions): PcgApp {
   app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
   installErrorBoundary(app, () => routes);
 
+  let sources: SourceThread | undefined;
+  if (options.runSources ?? false) sources = startSourceThread(config, states, logger);
+  // Versions written by other processes (pcg worker) or the source thread reach graph streams too.
+  states.watch(250);
   const pool = config.buildThreads > 0 ? documentPool({ threads: config.buildThreads, budgetMs: config.buildBudgetMs }) : undefined;
   const graphs = new Graphs(states, catalog.graphVersions, pool?.build ?? buildInProcess);
   const routes: RouteDef[] = [
@@ -79,11 +89,13 @@ export function createApp(options: AppOptions): PcgApp {
     ...datasetRoutes(context),
     ...graphRoutes(context, graphs),
     ...analysisRoutes(context, graphs),
+    ...sourceRoutes(context, () => sources?.reconcile()),
   ];
   registerRoutes(app, new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond)), routes);
   docsRoutes(app, routes);
 
   app.addHook('onClose', async () => {
+    await sources?.close();
     await pool?.close();
     states.close();
     catalog.close();

@@ -27,6 +27,13 @@ export const configSchema = z.object({
   buildThreads: intIn(0, 64).default(1),
   /** A document build taking longer than this is aborted (503). */
   buildBudgetMs: intIn(1000, 3_600_000).default(120_000),
+  /** Seals stream sources' SASL passwords and TLS keys in the catalog (default: a key generated into <dataDir>/source-secret-key). */
+  sourceSecretKey: z.string().min(16, 'the source secret key must have at least 16 characters').optional(),
+  /** Run the data directory's stream sources inside `pcg serve` (on a thread of their own); off when `pcg worker` processes run them. */
+  sources: z
+    .enum(['on', 'off', 'true', 'false', '1', '0'])
+    .default('on')
+    .transform((v) => v === 'on' || v === 'true' || v === '1'),
 });
 
 export type Config = Readonly<z.output<typeof configSchema>>;
@@ -45,6 +52,8 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   uploadLimitBytes: 'PCG_UPLOAD_LIMIT_BYTES',
   buildThreads: 'PCG_BUILD_THREADS',
   buildBudgetMs: 'PCG_BUILD_BUDGET_MS',
+  sourceSecretKey: 'PCG_SOURCE_SECRET_KEY',
+  sources: 'PCG_SOURCES',
 };
 
 export class ConfigError extends Error {}

@@ -17,6 +17,7 @@ export const apiErrorCodes = {
   method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
+  limit_exceeded: 422,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,

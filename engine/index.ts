@@ -7,5 +7,5 @@ export { addTally, edgeKey, emptyTally, END, pairKey, splitKey, START, tallyToJs
 export { contribution, type Trace } from './contribution.js';
 export { recompute } from './oracle.js';
 export { NdjsonReader, readNdjson, type NdjsonPart } from './ndjson.js';
-export { ProjectStore, type ApplyResult, type Batch, type ObjectRecord, type ObjectRelation, type Position, type ProjectSnapshot, type Rejection, type StoreOptions } from './store/project-store.js';
+export { MAX_RAW_BYTES, ProjectStore, type ApplyResult, type Batch, type DeadLetter, type Remapped, type ReplayResult, type ObjectRecord, type ObjectRelation, type Position, type ProjectSnapshot, type Rejection, type StoreOptions } from './store/project-store.js';
 export { openSqlite, type Db, type SqliteOptions } from './store/database.js';

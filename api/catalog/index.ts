@@ -1,4 +1,7 @@
+import { dirname, join } from 'node:path';
+import { SecretBox } from '../../connectors/kafka/index.js';
 import { openCatalogDb, type Db } from './database.js';
+import { Sources } from './sources.js';
 import { Identity } from './identity.js';
 import { Keys } from './keys.js';
 import { GraphVersions, Projects, RecordTable } from './records.js';
@@ -7,6 +10,12 @@ export { CatalogTooNewError } from './database.js';
 export { grants, normalizePermissions, type Membership, type Permission, type Tenant, type User } from './identity.js';
 export { newSecret, type GlobalKeyInfo, type TenantKeyInfo } from './keys.js';
 export type { GraphVersionInfo, Project, ProjectRecord, RecordKind } from './records.js';
+export type { SourceRecord, WorkerStatus } from './sources.js';
+
+export interface CatalogOptions {
+  /** Seals stream sources' secrets; default: the key in `source-secret-key` beside the catalog (made on first use). */
+  secrets?: SecretBox;
+}
 
 /**
  * The catalog: one SQLite file holding tenants, users, keys and every resource
@@ -23,12 +32,14 @@ export class Catalog {
   readonly blocks: RecordTable;
   readonly dashboards: RecordTable;
   readonly graphVersions: GraphVersions;
+  readonly sources: Sources;
 
-  static open(file: string): Catalog {
-    return new Catalog(openCatalogDb(file));
+  static open(file: string, options: CatalogOptions = {}): Catalog {
+    let box = options.secrets;
+    return new Catalog(openCatalogDb(file), () => (box ??= SecretBox.fromConfig(undefined, join(dirname(file), 'source-secret-key'))));
   }
 
-  constructor(db: Db) {
+  constructor(db: Db, secrets: () => SecretBox = () => new SecretBox('in-memory catalog')) {
     this.db = db;
     this.identity = new Identity(db);
     this.keys = new Keys(db);
@@ -39,6 +50,7 @@ export class Catalog {
     this.blocks = new RecordTable(db, 'block');
     this.dashboards = new RecordTable(db, 'dashboard');
     this.graphVersions = new GraphVersions(db);
+    this.sources = new Sources(db, secrets);
   }
 
   close(): void {

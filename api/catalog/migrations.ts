@@ -65,4 +65,29 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (project_id, data_version)
   ) STRICT;
   `,
+  `
+  -- Stream sources (Kafka topics) a project subscribes to. body: the
+  -- declaration without secrets; secret: SASL password and TLS key sealed with
+  -- the source secret key (connectors/kafka/secrets.ts), '' for none.
+  CREATE TABLE source (
+    id TEXT PRIMARY KEY,
+    tenant_id TEXT NOT NULL REFERENCES tenant (id) ON DELETE CASCADE,
+    project_id TEXT NOT NULL REFERENCES project (id) ON DELETE CASCADE,
+    name TEXT NOT NULL,
+    body TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    paused INTEGER NOT NULL DEFAULT 0,
+    revision INTEGER NOT NULL DEFAULT 1,
+    ${stamp}
+  ) STRICT;
+  CREATE INDEX source_project ON source (project_id);
+  -- What each worker running a source last reported (assigned partitions, lag, last error).
+  CREATE TABLE source_status (
+    source_id TEXT NOT NULL REFERENCES source (id) ON DELETE CASCADE,
+    worker_id TEXT NOT NULL,
+    status TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (source_id, worker_id)
+  ) STRICT;
+  `,
 ];

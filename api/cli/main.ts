@@ -10,6 +10,7 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   schema: () => import('./schema.js'),
   validate: () => import('./validate.js'),
   serve: () => import('./serve.js'),
+  worker: () => import('./worker.js'),
 };
 
 async function loadable(): Promise<[string, Command][]> {

@@ -43,7 +43,7 @@ Options:
     }
     const { createApp } = await import('../app.js');
     const { ensureDemo, runLiveFeed } = await import('../demo.js');
-    const { app, context, globalKey } = createApp({ config });
+    const { app, context, globalKey } = createApp({ config, runSources: config.sources });
     const stop = new AbortController();
     let address: string;
     try {

@@ -47,9 +47,9 @@ export function blockRoutes(ctx: AppContext, graphs: Graphs, l: ReturnType<typeo
   };
   const execute = async (b: ProjectRecord, scopes: Scope[]) => {
     const spec = blockSpecSchema.parse(b.body.spec) as BlockSpec;
-    const store = ctx.states.store(b.projectId);
-    const dataVersion = store.dataVersion;
-    const result = await runBlock(spec, store, b.projectId, `block:${b.id}`, scopes, graphs);
+    const state = ctx.states.state(b.projectId);
+    const dataVersion = state.dataVersion;
+    const result = await runBlock(spec, state, b.projectId, `block:${b.id}`, scopes, graphs);
     return { blockId: b.id, name: b.name, type: spec.type, dataVersion, result };
   };
   /** A block's own scope when run alone or on a dashboard: its investigation's. */

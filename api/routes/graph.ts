@@ -96,7 +96,6 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
       handler: async ({ params, query, request, reply }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
         if (query.investigation !== undefined) scopeOf(params.tenantId, params.projectId, query.investigation);
-        const store = ctx.states.store(params.projectId);
         reply.hijack();
         const raw = reply.raw;
         raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': request.id });
@@ -107,7 +106,7 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
           if (busy || closed) return;
           busy = true;
           try {
-            const version = store.dataVersion;
+            const version = ctx.states.state(params.projectId).dataVersion;
             if (version === sent) return;
             sent = version;
             const payload: Record<string, unknown> = { dataVersion: version };

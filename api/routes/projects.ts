@@ -29,7 +29,7 @@ export function eventsOf(body: unknown, ndjson: boolean): { records: unknown[]; 
 
 export function projectRoutes(ctx: AppContext) {
   const { projects } = ctx.catalog;
-  const withVersion = (p: Project) => ({ ...p, dataVersion: ctx.states.store(p.id).dataVersion });
+  const withVersion = (p: Project) => ({ ...p, dataVersion: ctx.states.state(p.id).dataVersion });
   return [
     route({
       method: 'POST',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Event } from '../event.js';
-import type { ProjectStore } from '../store/project-store.js';
+import type { ProjectState } from './state.js';
 import type { Graphs } from './graphs.js';
 import { scopedCases, scopeSchema, type Scope } from './scope.js';
 
@@ -96,11 +96,11 @@ function conformance(traces: Iterable<Event[]>, spec: Extract<BlockSpec, { type:
 }
 
 /** Runs one block over the cases the scopes keep. */
-export async function runBlock(spec: BlockSpec, store: ProjectStore, projectId: string, key: string, scopes: readonly Scope[], graphs: Graphs): Promise<Record<string, unknown>> {
-  const traces = () => scopedCases(store, scopes);
+export async function runBlock(spec: BlockSpec, state: ProjectState, projectId: string, key: string, scopes: readonly Scope[], graphs: Graphs): Promise<Record<string, unknown>> {
+  const traces = () => scopedCases(state, scopes);
   switch (spec.type) {
     case 'filter': {
-      const { cases, events } = kpi(scopedCases(store, [...scopes, spec.scope]));
+      const { cases, events } = kpi(scopedCases(state, [...scopes, spec.scope]));
       return { cases, events };
     }
     case 'graph': {

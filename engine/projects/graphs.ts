@@ -44,15 +44,15 @@ export class Graphs {
   ) {}
 
   async current(projectId: string): Promise<ServedGraph> {
-    const store = this.projects.store(projectId);
-    const version = store.dataVersion;
+    const state = this.projects.state(projectId);
+    const version = state.dataVersion;
     const kept = this.versions.get(projectId, version);
     if (kept !== undefined) return { dataVersion: version, etag: `"${version}"`, json: kept };
     const key = `${projectId}:${version}`;
     let pending = this.building.get(key);
     if (!pending) {
       pending = (async () => {
-        const snapshot = store.snapshot();
+        const snapshot = state.snapshot();
         const json = await this.build(snapshot);
         this.versions.put(projectId, snapshot.dataVersion, json);
         return { dataVersion: snapshot.dataVersion, etag: `"${snapshot.dataVersion}"`, json };
@@ -69,14 +69,14 @@ export class Graphs {
 
   /** The graph of an investigation's scope (plus any extra scopes a notebook's filter blocks add). */
   async inScope(projectId: string, key: string, scopes: readonly Scope[]): Promise<ServedGraph> {
-    const store = this.projects.store(projectId);
-    const version = store.dataVersion;
+    const state = this.projects.state(projectId);
+    const version = state.dataVersion;
     const tag = createHash('sha256').update(JSON.stringify(scopes)).digest('hex').slice(0, 12);
     const etag = `"${version}-${tag}"`;
     const cacheKey = `${projectId}:${key}:${etag}`;
     const hit = this.scoped.get(cacheKey);
     if (hit) return hit;
-    const json = await this.build(scopedSnapshot(store, scopes));
+    const json = await this.build(scopedSnapshot(state, scopes));
     const served = { dataVersion: version, etag, json };
     this.scoped.set(cacheKey, served);
     if (this.scoped.size > SCOPED_CACHE) this.scoped.delete(this.scoped.keys().next().value!);

@@ -8,3 +8,5 @@ export { ProjectRegistry, type IngestTarget } from './registry.js';
 export { buildInProcess, Graphs, type DocumentBuilder, type GraphVersionStore, type ServedGraph } from './graphs.js';
 export { casesOf, inScope, scopedCases, scopedSnapshot, scopeSchema, type Scope } from './scope.js';
 export { blockSpecSchema, runBlock, type BlockSpec } from './blocks.js';
+export { mergedState, storeState, type ProjectState } from './state.js';
+export { emptySnapshot, mergeSnapshots, type MergePart } from './merge.js';

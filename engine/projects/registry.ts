@@ -1,9 +1,13 @@
 import { EventEmitter } from 'node:events';
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ApplyResult, Batch, Position } from '../store/project-store.js';
 import type { Tally } from '../tally.js';
 import { ProjectStore } from '../store/project-store.js';
+import { mergedState, storeState, type ProjectState } from './state.js';
+
+/** A stream partition's state file: `<source id>.<partition>.sqlite` under the project's `parts/` folder. */
+const PART_FILE = /^([A-Za-z0-9_-]+)\.(\d+)\.sqlite$/;
 
 /** What a writer other than the store's owner needs of a project: apply batches, set meta, read the tally. */
 export interface IngestTarget {
@@ -13,16 +17,24 @@ export interface IngestTarget {
 }
 
 /**
- * The open project state files of a data directory, one ProjectStore per
- * project, opened on first use and kept open; what the API, a worker, an
- * agent server and a page all share, free of any framework. Every write path
- * (HTTP ingestion, dataset upload, the demo feed, stream sources) goes
- * through `ingest`, which applies a batch and then announces the new data
- * version on `changes` (the graph stream, and later metrics, listen there).
+ * The open project state files of a data directory, opened on first use and
+ * kept open; what the API, a worker, an agent server and a page all share,
+ * free of any framework. A project's state is its own store (HTTP ingestion,
+ * dataset upload, the demo feed) plus one store per partition of each stream
+ * source (written only by the process that holds the partition); readers see
+ * them merged (`state`). Every write goes through `ingest` or `ingestPart`,
+ * which apply a batch and then announce the project's new data version on
+ * `changes` (the graph stream listens there); `watch` announces the versions
+ * other processes write.
  */
 export class ProjectRegistry {
   readonly changes = new EventEmitter();
   private readonly open = new Map<string, ProjectStore>();
+  /** Partition stores by file path. */
+  private readonly openParts = new Map<string, ProjectStore>();
+  /** The version last announced per project, so the watcher announces each once. */
+  private readonly announced = new Map<string, number>();
+  private watcher: NodeJS.Timeout | undefined;
 
   constructor(readonly dataDir: string) {
     this.changes.setMaxListeners(0);
@@ -33,6 +45,54 @@ export class ProjectRegistry {
   }
   fileOf(projectId: string): string {
     return join(this.dirOf(projectId), 'state.sqlite');
+  }
+
+  partsDir(projectId: string): string {
+    return join(this.dirOf(projectId), 'parts');
+  }
+
+  /** The state file of one partition of a stream source. */
+  part(projectId: string, source: string, partition: number): ProjectStore {
+    if (!/^[A-Za-z0-9_-]+$/.test(source) || !Number.isInteger(partition) || partition < 0) throw new Error(`bad partition name ${source}.${partition}`);
+    return this.partFile(join(this.partsDir(projectId), `${source}.${partition}.sqlite`));
+  }
+
+  private partFile(file: string): ProjectStore {
+    let s = this.openParts.get(file);
+    if (!s) {
+      s = ProjectStore.open(file);
+      this.openParts.set(file, s);
+    }
+    return s;
+  }
+
+  /** The partition stores found on disk (any process may have made them). */
+  parts(projectId: string): ProjectStore[] {
+    const dir = this.partsDir(projectId);
+    if (!existsSync(dir)) return [];
+    return readdirSync(dir)
+      .filter((f) => PART_FILE.test(f))
+      .sort()
+      .map((f) => this.partFile(join(dir, f)));
+  }
+
+  /** The partition stores of one source, by partition. */
+  partsOf(projectId: string, source: string): { partition: number; store: ProjectStore }[] {
+    const dir = this.partsDir(projectId);
+    if (!existsSync(dir)) return [];
+    const out: { partition: number; store: ProjectStore }[] = [];
+    for (const f of readdirSync(dir)) {
+      const m = PART_FILE.exec(f);
+      if (m && m[1] === source) out.push({ partition: Number(m[2]), store: this.partFile(join(dir, f)) });
+    }
+    return out.sort((a, b) => a.partition - b.partition);
+  }
+
+  /** The project's state as readers see it: its own store, merged with its partition states when it has any. */
+  state(projectId: string): ProjectState {
+    const own = this.store(projectId);
+    const parts = this.parts(projectId);
+    return parts.length ? mergedState(own, parts) : storeState(own);
   }
 
   store(projectId: string): ProjectStore {
@@ -50,8 +110,46 @@ export class ProjectRegistry {
     const before = store.dataVersion;
     const result = store.apply(batch, position);
     // Any change counts (new events, replaced bodies, OCEL objects), not only accepted events.
-    if (store.dataVersion !== before) this.changes.emit(projectId, store.dataVersion);
+    if (store.dataVersion !== before) this.announce(projectId);
     return result;
+  }
+
+  /** Applies a batch of one stream partition to that partition's state, exactly once per position, and announces the change. */
+  ingestPart(projectId: string, batch: Batch, position: Position): ApplyResult {
+    const store = this.part(projectId, position.source, position.partition);
+    const before = store.dataVersion;
+    const result = store.apply(batch, position);
+    if (store.dataVersion !== before) this.announce(projectId);
+    return result;
+  }
+
+  /** Tells the listeners of `changes` the project's data version, once per version. */
+  announce(projectId: string): void {
+    if (this.changes.listenerCount(projectId) === 0) return;
+    const version = this.state(projectId).dataVersion;
+    if (this.announced.get(projectId) === version) return;
+    this.announced.set(projectId, version);
+    this.changes.emit(projectId, version);
+  }
+
+  /**
+   * Announces, every `intervalMs`, the versions of watched projects (those with
+   * listeners) that changed without passing through this registry: written by a
+   * `pcg worker` process or a source thread.
+   */
+  watch(intervalMs: number): void {
+    if (this.watcher) return;
+    this.watcher = setInterval(() => {
+      for (const name of this.changes.eventNames()) {
+        if (typeof name !== 'string' || name.includes(':')) continue;
+        try {
+          this.announce(name);
+        } catch {
+          // A busy or vanished file is tried again on the next tick.
+        }
+      }
+    }, intervalMs);
+    this.watcher.unref();
   }
 
   /**
@@ -71,12 +169,23 @@ export class ProjectRegistry {
   remove(projectId: string): void {
     this.open.get(projectId)?.close();
     this.open.delete(projectId);
+    this.announced.delete(projectId);
+    const dir = this.partsDir(projectId);
+    for (const [file, s] of this.openParts) {
+      if (file.startsWith(dir)) {
+        s.close();
+        this.openParts.delete(file);
+      }
+    }
     this.changes.emit(`${projectId}:deleted`);
     rmSync(this.dirOf(projectId), { recursive: true, force: true });
   }
 
   close(): void {
-    for (const s of this.open.values()) s.close();
+    if (this.watcher) clearInterval(this.watcher);
+    this.watcher = undefined;
+    for (const s of [...this.open.values(), ...this.openParts.values()]) s.close();
     this.open.clear();
+    this.openParts.clear();
   }
 }

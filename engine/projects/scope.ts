@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { toWire, type Event } from '../event.js';
 import { ProjectStore, type ProjectSnapshot } from '../store/project-store.js';
+import type { ProjectState } from './state.js';
 
 /** Strings shaped like a timestamp for filters. */
 const timeInput = z.string().refine((s) => Number.isFinite(Date.parse(s)), 'expected an ISO 8601 time');
@@ -54,8 +55,8 @@ export function inScope(trace: readonly Event[], scope: Scope): boolean {
   return true;
 }
 
-export function* scopedCases(store: ProjectStore, scopes: readonly Scope[]): Generator<Event[]> {
-  for (const trace of casesOf(store.events())) if (scopes.every((s) => inScope(trace, s))) yield trace;
+export function* scopedCases(state: ProjectState, scopes: readonly Scope[]): Generator<Event[]> {
+  for (const trace of state.traces()) if (scopes.every((s) => inScope(trace, s))) yield trace;
 }
 
 const BATCH = 5000;
@@ -67,14 +68,14 @@ const derivedMeta = new Set(['data_version', 'log_digest', 'rejected', 'period_s
  * in-memory store, so the scoped graph goes through the very same counting and
  * builder as the full one. The version is the source's, so caches key on it.
  */
-export function scopedSnapshot(store: ProjectStore, scopes: readonly Scope[]): ProjectSnapshot {
+export function scopedSnapshot(state: ProjectState, scopes: readonly Scope[]): ProjectSnapshot {
   const temp = ProjectStore.open(':memory:');
   try {
-    for (const { key, value } of store.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').all()) {
+    for (const [key, value] of Object.entries(state.meta())) {
       if (!derivedMeta.has(key)) temp.setMeta(key, value);
     }
     let records: unknown[] = [];
-    for (const trace of scopedCases(store, scopes)) {
+    for (const trace of scopedCases(state, scopes)) {
       for (const e of trace) records.push(toWire(e));
       if (records.length >= BATCH) {
         temp.apply({ records });
@@ -82,7 +83,7 @@ export function scopedSnapshot(store: ProjectStore, scopes: readonly Scope[]): P
       }
     }
     if (records.length) temp.apply({ records });
-    return { ...temp.snapshot(), dataVersion: store.dataVersion };
+    return { ...temp.snapshot(), dataVersion: state.dataVersion };
   } finally {
     temp.close();
   }

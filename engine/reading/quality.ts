@@ -32,6 +32,12 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
         (share >= SAME_TIME_NOTE ? ', so directly-follows counts, variants and the order of those steps partly reflect how the log was written.' : '.'),
     );
   }
+  const split = Number(meta.split_cases ?? 0);
+  if (split > 0) {
+    assumptions.push(
+      `Data quality: ${split} cases have events in more than one partition of a stream source (its topic is not keyed by case id); each partition's part of such a case is counted as a case of its own, so these cases, their paths and their waits are split. Key the topic by case id to count them whole.`,
+    );
+  }
   if (meta.format && meta.format !== 'ndjson') {
     assumptions.push(`Data quality: times written without a zone were read in ${q(meta.timezone ?? 'UTC')}; times with a zone or offset keep it.`);
   }

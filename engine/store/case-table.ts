@@ -40,6 +40,7 @@ export class CaseTable {
       ),
       set: db.prepare('INSERT INTO case_state (case_id, event_ids) VALUES (?, ?) ON CONFLICT (case_id) DO UPDATE SET event_ids = excluded.event_ids'),
       remove: db.prepare('DELETE FROM case_state WHERE case_id = ?'),
+      caseIds: db.prepare<[], string>('SELECT case_id FROM case_state').pluck(),
     };
   }
 
@@ -104,6 +105,13 @@ export class CaseTable {
 
   pendingBatches(): number {
     return this.log.pendingBatches();
+  }
+
+  /** Every case id, stored or pending (a read, like pending()). */
+  ids(): Set<string> {
+    const ids = new Set<string>(this.q.caseIds.all());
+    if (this.log.pendingBatches() > 0) for (const [caseId, p] of this.pending()) if (p.ids !== '') ids.add(caseId);
+    return ids;
   }
 
   /** Stops trusting the mirror (the transaction failed, or another connection wrote); drops the unfinished batch. */

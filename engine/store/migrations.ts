@@ -125,4 +125,11 @@ export const migrations: readonly string[] = [
   DROP TABLE event;
   ALTER TABLE event_log RENAME TO event;
   `,
+  `
+  -- Dead letters keep the message's own bytes (bounded; see MAX_RAW_BYTES) so
+  -- that a stream source can re-map them after its mapping is fixed, and are
+  -- listed per source.
+  ALTER TABLE dead_letter ADD COLUMN raw BLOB;
+  CREATE INDEX dead_letter_source ON dead_letter (source, id);
+  `,
 ];

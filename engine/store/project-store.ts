@@ -1,8 +1,9 @@
 import { contribute, COUNTING_VERSION, type CaseFold } from '../contribution.js';
 import { mergeCaseSample } from './case-sample.js';
+import { EngineError } from '../errors.js';
 import { checkEvent, compareEvents, type Event } from '../event.js';
 import { type Tally } from '../tally.js';
-import type { ApplyResult, Batch, Position, ProjectSnapshot, StoreOptions } from './types.js';
+import type { ApplyResult, Batch, DeadLetter, Position, ProjectSnapshot, Remapped, ReplayResult, StoreOptions } from './types.js';
 import { CaseCache } from './case-cache.js';
 import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
@@ -13,9 +14,11 @@ import { EMPTY_DIGEST } from './digest.js';
 import { EventLog, type BatchChanges } from './event-log.js';
 import { unpackRow } from './trace-codec.js';
 
-export type { ApplyResult, Batch, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, StoreOptions } from './types.js';
+export type { ApplyResult, Batch, DeadLetter, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, Remapped, ReplayResult, StoreOptions } from './types.js';
 
 const REJECTIONS_SHOWN = 20;
+/** A dead letter keeps at most this many bytes of its message (a 1 MB junk message must not become 1 MB per copy). */
+export const MAX_RAW_BYTES = 64 * 1024;
 /** A store's KeyBook is started afresh between batches once it numbers this many counters (a 1M-event stream needs ~36k). */
 const MAX_COUNTER_IDS = 200_000;
 
@@ -56,7 +59,15 @@ export class ProjectStore {
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
       position: db.prepare<[string, number], { offset: number }>('SELECT offset FROM position WHERE source = ? AND partition = ?'),
       setPosition: db.prepare('INSERT INTO position (source, partition, offset) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET offset = max(offset, excluded.offset)'),
-      deadLetter: db.prepare('INSERT INTO dead_letter (source, location, reason, payload, received_at) VALUES (?, ?, ?, ?, ?)'),
+      deadLetter: db.prepare('INSERT INTO dead_letter (source, location, reason, payload, received_at, raw) VALUES (?, ?, ?, ?, ?, ?)'),
+      deadLetters: db.prepare<[string, number, number], DeadLetterRow>(
+        'SELECT id, source, location, reason, payload, raw, received_at AS receivedAt FROM dead_letter WHERE source = ? AND id > ? ORDER BY id LIMIT ?',
+      ),
+      allDeadLetters: db.prepare<[number, number], DeadLetterRow>(
+        'SELECT id, source, location, reason, payload, raw, received_at AS receivedAt FROM dead_letter WHERE id > ? ORDER BY id LIMIT ?',
+      ),
+      dropDeadLetter: db.prepare('DELETE FROM dead_letter WHERE id = ?'),
+      deadLetterCount: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM dead_letter WHERE source = ?'),
       putObject: db.prepare('INSERT OR IGNORE INTO object (id, type) VALUES (?, ?)'),
       putRelation: db.prepare('INSERT OR IGNORE INTO object_relation (from_id, to_id, qualifier) VALUES (?, ?, ?)'),
       period: db.prepare<[], { start: number | null; end: number | null }>(
@@ -98,6 +109,22 @@ export class ProjectStore {
     this.q.setMeta.run(key, value);
   }
 
+  /** Every meta entry. */
+  allMeta(): Record<string, string> {
+    const meta: Record<string, string> = {};
+    for (const r of this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').iterate()) meta[r.key] = r.value;
+    return meta;
+  }
+
+  /** Events kept (a count of rows, not of the tally: cheap for a reader that does not hold the counters). */
+  eventCount(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM event').get() as { n: number }).n;
+  }
+
+  hasEvents(): boolean {
+    return !this.log.isEmpty;
+  }
+
   get dataVersion(): number {
     return Number(this.getMeta('data_version') ?? '0');
   }
@@ -106,7 +133,7 @@ export class ProjectStore {
     return this.q.position.get(source, partition)?.offset;
   }
 
-  apply(batch: Batch, position?: Position): ApplyResult {
+  apply(batch: Batch, position?: Position, deadLetterSource?: string): ApplyResult {
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
     let delta: Counters | undefined;
     let folds = new Map<string, CaseFold>();
@@ -123,10 +150,13 @@ export class ProjectStore {
         if (position) {
           const stored = this.position(position.source, position.partition);
           if (stored !== undefined && stored >= position.offset) return;
+          if (stored !== undefined && position.first !== undefined && stored >= position.first) {
+            throw new EngineError('position_overlap', `${position.source}/${position.partition}: offsets up to ${stored} are applied; the batch starts at ${position.first}`);
+          }
           this.q.setPosition.run(position.source, position.partition, position.offset);
         }
         result.applied = true;
-        const incoming = this.validate(batch, position?.source ?? 'direct', result);
+        const incoming = this.validate(batch, deadLetterSource ?? position?.source ?? 'direct', result);
         const changes = this.log.write(incoming.values(), this.getMeta('log_digest') ?? EMPTY_DIGEST);
         result.accepted += changes.accepted;
         result.duplicates += changes.duplicates;
@@ -162,17 +192,17 @@ export class ProjectStore {
 
   /** Validated events of the batch, one body per key (the smallest digest, as across batches); the rest dead-lettered. */
   private validate(batch: Batch, source: string, result: ApplyResult): Map<string, Event> {
-    const reject = (location: string, reason: string, payload: string) => {
+    const reject = (location: string, reason: string, payload: string, raw: Uint8Array | undefined) => {
       result.rejected += 1;
       if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location, reason });
-      this.q.deadLetter.run(source, location, reason, payload, Date.now());
+      this.q.deadLetter.run(source, location, reason, payload.slice(0, MAX_RAW_BYTES), Date.now(), raw ? bounded(raw) : null);
     };
-    for (const r of batch.rejected ?? []) reject(r.location, r.reason, r.payload);
+    for (const r of batch.rejected ?? []) reject(r.location, r.reason, r.payload, r.raw);
     const incoming = new Map<string, Event>();
     batch.records.forEach((record, i) => {
       const checked = checkEvent(record);
       if (!checked.ok) {
-        reject(batch.locations?.[i] ?? `record ${i + 1}`, checked.reason, safeJson(record));
+        reject(batch.locations?.[i] ?? `record ${i + 1}`, checked.reason, safeJson(record), batch.raws?.[i]);
         return;
       }
       const e = checked.event;
@@ -258,8 +288,7 @@ export class ProjectStore {
     return this.db.transaction(() => {
       const tally = structuredClone(this.currentTally());
       const period = { start: metaNumber(this.getMeta('period_start')), end: metaNumber(this.getMeta('period_end')) };
-      const meta: Record<string, string> = {};
-      for (const r of this.db.prepare<[], { key: string; value: string }>('SELECT key, value FROM meta').iterate()) meta[r.key] = r.value;
+      const meta = this.allMeta();
       const objectCounts = new Map<string, number>();
       for (const r of this.db.prepare<[], { type: string; n: number }>('SELECT type, count(*) AS n FROM object GROUP BY type ORDER BY type').iterate()) {
         objectCounts.set(r.type, r.n);
@@ -310,13 +339,93 @@ export class ProjectStore {
     this.writtenVersion = this.dataVersion;
   }
 
-  deadLetters(limit = 100): { source: string; location: string; reason: string; payload: string; receivedAt: number }[] {
-    return this.db
-      .prepare<[number], { source: string; location: string; reason: string; payload: string; receivedAt: number }>(
-        'SELECT source, location, reason, payload, received_at AS receivedAt FROM dead_letter ORDER BY id LIMIT ?',
-      )
-      .all(limit);
+  /** Dead letters in arrival order: of one source (or all), after id `after`. */
+  deadLetters(options: { source?: string; after?: number; limit?: number } = {}): DeadLetter[] {
+    const after = options.after ?? 0;
+    const limit = options.limit ?? 100;
+    const rows = options.source === undefined ? this.q.allDeadLetters.all(after, limit) : this.q.deadLetters.all(options.source, after, limit);
+    return rows.map((r) => ({ ...r, raw: r.raw ?? undefined }));
   }
+
+  deadLetterCount(source: string): number {
+    return this.q.deadLetterCount.get(source)!.n;
+  }
+
+  /**
+   * Re-applies a source's dead letters through `remap` (a fixed mapping), exactly once:
+   * in one transaction, the letters that now map are deleted and their records applied
+   * (a record the store still refuses becomes a dead letter again, with its new reason);
+   * the others keep their place with the new reason. Replaying twice changes nothing more.
+   */
+  replayDeadLetters(source: string, remap: (letter: DeadLetter) => Remapped): ReplayResult {
+    const out: ReplayResult = { replayed: 0, failing: 0, dataVersion: 0 };
+    const setReason = this.db.prepare('UPDATE dead_letter SET reason = ? WHERE id = ?');
+    try {
+      this.db
+        .transaction(() => {
+          const records: unknown[] = [];
+          const locations: string[] = [];
+          const raws: (Uint8Array | undefined)[] = [];
+          for (let after = 0; ; ) {
+            const letters = this.deadLetters({ source, after, limit: 1000 });
+            if (letters.length === 0) break;
+            for (const letter of letters) {
+              const mapped = remap(letter);
+              if ('reason' in mapped) {
+                out.failing += 1;
+                setReason.run(mapped.reason, letter.id);
+                continue;
+              }
+              this.q.dropDeadLetter.run(letter.id);
+              records.push(mapped.record);
+              locations.push(letter.location);
+              raws.push(letter.raw);
+            }
+            after = letters[letters.length - 1]!.id;
+          }
+          if (records.length === 0) return;
+          this.q.setMeta.run('rejected', String(Math.max(0, Number(this.getMeta('rejected') ?? '0') - records.length)));
+          // Nested: the apply runs in a savepoint of this transaction, so the deletes and the events commit together.
+          const applied = this.apply({ records, locations, raws }, undefined, source);
+          out.replayed = records.length - applied.rejected;
+          out.failing += applied.rejected;
+        })
+        .immediate();
+    } catch (error) {
+      this.forgetCopies();
+      this.tally = undefined;
+      throw error;
+    }
+    out.dataVersion = this.dataVersion;
+    return out;
+  }
+
+  /** Every case id (stored or pending): what a merge of partition states checks for cases split across them. */
+  caseIds(): Set<string> {
+    return this.cases.ids();
+  }
+
+  /** Every object and object-to-object relation: merged across partition states by id. */
+  objects(): { objects: { id: string; type: string }[]; relations: { fromId: string; toId: string; qualifier: string }[] } {
+    return this.db.transaction(() => ({
+      objects: this.db.prepare<[], { id: string; type: string }>('SELECT id, type FROM object').all(),
+      relations: this.db.prepare<[], { fromId: string; toId: string; qualifier: string }>('SELECT from_id AS fromId, to_id AS toId, qualifier FROM object_relation').all(),
+    }))();
+  }
+}
+
+interface DeadLetterRow {
+  id: number;
+  source: string;
+  location: string;
+  reason: string;
+  payload: string;
+  raw: Buffer | null;
+  receivedAt: number;
+}
+
+function bounded(raw: Uint8Array): Uint8Array {
+  return raw.byteLength > MAX_RAW_BYTES ? raw.subarray(0, MAX_RAW_BYTES) : raw;
 }
 
 function metaNumber(value: string | undefined): number | null {

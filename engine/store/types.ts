@@ -6,7 +6,10 @@ import type { Tally } from '../tally.js';
 export interface Position {
   source: string;
   partition: number;
+  /** The batch's last offset. */
   offset: number;
+  /** The batch's first offset, when it covers a range (a stream's batch): a stored position inside the range is refused, never half-applied. */
+  first?: number;
 }
 
 /** A record the connector could not even turn into a wire event (bad CSV row, bad JSON). */
@@ -16,6 +19,8 @@ export interface Rejection {
   payload: string;
   /** Where it was: a line, an element, a Kafka offset. */
   location: string;
+  /** The input's own bytes, when they are not text (a stream message): kept so that it can be re-mapped later. */
+  raw?: Uint8Array;
 }
 
 export interface ObjectRecord {
@@ -34,6 +39,8 @@ export interface Batch {
   /** Per record, where it came from (for dead letters); defaults to `record N`. */
   locations?: readonly string[];
   rejected?: readonly Rejection[];
+  /** Per record, the message it was mapped from: kept with the record's dead letter if it is refused. */
+  raws?: readonly (Uint8Array | undefined)[];
   objects?: readonly ObjectRecord[];
   objectRelations?: readonly ObjectRelation[];
 }
@@ -60,6 +67,30 @@ export interface ProjectSnapshot {
   meta: Readonly<Record<string, string>>;
   objectCounts: Map<string, number>;
   objectRelations: { fromType: string; toType: string; qualifier: string; count: number }[];
+}
+
+/** A refused input kept in the store, with what a source needs to re-map it. */
+export interface DeadLetter {
+  id: number;
+  source: string;
+  location: string;
+  reason: string;
+  /** The refused record as text (JSON of a mapped record, or the input line). */
+  payload: string;
+  /** The original message's bytes, at most MAX_RAW_BYTES of them (undefined for file and HTTP inputs). */
+  raw: Uint8Array | undefined;
+  receivedAt: number;
+}
+
+/** What replaying a dead letter through a fixed mapping gives: a record to apply again, or why it still fails. */
+export type Remapped = { record: unknown } | { reason: string };
+
+export interface ReplayResult {
+  /** Letters whose record was applied again (and removed). */
+  replayed: number;
+  /** Letters that still do not map or validate (kept, with their new reason). */
+  failing: number;
+  dataVersion: number;
 }
 
 export interface StoreOptions {

@@ -13,10 +13,10 @@ export interface TestApp extends PcgApp {
 }
 
 /** A fresh app over a fresh temp data directory. */
-export function testApp(overrides: Partial<Record<keyof ConfigInput, unknown>> = {}): TestApp {
+export function testApp(overrides: Partial<Record<keyof ConfigInput, unknown>> = {}, options: { runSources?: boolean } = {}): TestApp {
   const dir = mkdtempSync(join(tmpdir(), 'pcg-api-'));
   const config = readConfig({}, { dataDir: dir, globalApiKey: GLOBAL, logLevel: 'silent', rateLimitBurst: 0, ...overrides });
-  const made = createApp({ config });
+  const made = createApp({ config, runSources: options.runSources ?? false });
   return {
     ...made,
     dir,

@@ -1,0 +1,48 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { UsageError, type Command } from './command.js';
+
+export const command: Command = {
+  summary: 'Run the stream sources of a data directory (several workers share a topic\'s partitions)',
+  usage: `Usage: pcg worker --data-dir <dir> [options]
+
+Consumes every active Kafka source declared in the data directory's catalog
+(POST /api/{tenant}/project/{project}/source) into the projects' partition
+states, exactly once, until SIGINT or SIGTERM. Workers on the same data
+directory join each source's consumer group and share its partitions; when one
+stops or dies, the others take its partitions over from their stored offsets.
+Run the API with PCG_SOURCES=off when workers consume, or both will.
+
+Options:
+  --data-dir <dir>          the data directory (PCG_DATA_DIR, default ./data)
+  --source-secret-key <k>   key that sealed the sources' secrets (PCG_SOURCE_SECRET_KEY)
+  --quiet                   print nothing but errors
+  -h, --help                this text
+`,
+  options: {
+    'data-dir': { type: 'string' },
+    'source-secret-key': { type: 'string' },
+    quiet: { type: 'boolean' },
+  },
+  async run(values, _positionals, io) {
+    const dataDir = resolve(String(values['data-dir'] ?? process.env.PCG_DATA_DIR ?? './data'));
+    if (!existsSync(join(dataDir, 'catalog.sqlite'))) throw new UsageError(`no catalog in ${dataDir}: start pcg serve on it first, or pass --data-dir`);
+    const key = (values['source-secret-key'] as string | undefined) ?? process.env.PCG_SOURCE_SECRET_KEY;
+    const quiet = Boolean(values.quiet);
+    const { hostSources } = await import('../source-host.js');
+    const host = hostSources({
+      dataDir,
+      sourceSecretKey: key || undefined,
+      log: (level, message) => {
+        if (level === 'error' || (!quiet && level === 'warn')) io.err(`pcg worker: ${level}: ${message}\n`);
+      },
+    });
+    if (!quiet) io.out(`pcg worker ${host.workerId} consuming the sources of ${dataDir}\n`);
+    await new Promise<void>((done) => {
+      process.once('SIGINT', done);
+      process.once('SIGTERM', done);
+    });
+    await host.close();
+    return 0;
+  },
+};

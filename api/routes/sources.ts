@@ -1,0 +1,243 @@
+import { z } from 'zod';
+import { compileMapping, groupIdOf, mappingSchema, FORMATS, sourceInputSchema } from '../../connectors/kafka/index.js';
+import type { SourceRecord } from '../catalog/index.js';
+import type { AppContext } from '../context.js';
+import { notFound, projectOr404 } from '../context.js';
+import { ApiError } from '../errors.js';
+import { route } from '../route.js';
+import { guid, listOf, projectParams } from '../schemas.js';
+import { sourceStatus, sourceStatusSchema } from '../source-status.js';
+
+const isoTime = z.string().describe('ISO 8601 UTC');
+
+export const sourceSchema = z
+  .object({
+    id: guid,
+    tenantId: guid,
+    projectId: guid,
+    name: z.string(),
+    brokers: z.array(z.string()),
+    topic: z.string(),
+    groupId: z.string().describe('the consumer group (default: pcg-<source id>)'),
+    format: z.enum(FORMATS),
+    mapping: mappingSchema,
+    start: z.union([z.enum(['earliest', 'latest']), z.object({ timestamp: z.string() })]),
+    sasl: z.object({ mechanism: z.string(), username: z.string() }).nullable().describe('the password is sealed at rest and never returned'),
+    tls: z
+      .union([z.boolean(), z.object({ ca: z.string().optional(), cert: z.string().optional(), rejectUnauthorized: z.boolean().optional(), hasKey: z.boolean() })])
+      .nullable(),
+    paused: z.boolean(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
+  .meta({ id: 'Source' });
+
+const sourceWithStatusSchema = sourceSchema.extend({ status: sourceStatusSchema }).meta({ id: 'SourceWithStatus' });
+
+const sourceParams = z.object({ tenantId: guid, projectId: guid, sourceId: guid });
+
+const updateBody = z
+  .object({ name: z.string().trim().min(1).max(200).optional(), format: z.enum(FORMATS).optional(), mapping: mappingSchema.optional() })
+  .strict();
+
+const deadLetterSchema = z
+  .object({
+    id: z.string().describe('cursor: <partition>:<row>'),
+    partition: z.number().int(),
+    location: z.string().describe('topic/partition@offset'),
+    reason: z.string(),
+    payload: z.string().describe('the message as text (first 4 KiB), or the mapped record'),
+    raw: z.string().describe('the message bytes kept (at most 64 KiB), base64'),
+    receivedAt: isoTime,
+  })
+  .meta({ id: 'DeadLetter' });
+
+/** Sources a project may have at most (each one is a consumer and a state file per partition). */
+export const MAX_SOURCES_PER_PROJECT = 20;
+
+export function view(r: SourceRecord): z.infer<typeof sourceSchema> {
+  const { sasl, tls, ...input } = r.input;
+  return {
+    id: r.id,
+    tenantId: r.tenantId,
+    projectId: r.projectId,
+    name: r.name,
+    brokers: input.brokers,
+    topic: input.topic,
+    groupId: groupIdOf({ id: r.id, ...(input.groupId ? { groupId: input.groupId } : {}) }),
+    format: input.format,
+    mapping: input.mapping ?? {},
+    start: input.start,
+    sasl: sasl ? { mechanism: sasl.mechanism, username: sasl.username } : null,
+    tls:
+      tls === undefined
+        ? null
+        : typeof tls === 'boolean'
+          ? tls
+          : { ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.cert ? { cert: tls.cert } : {}), ...(tls.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: tls.rejectUnauthorized }), hasKey: r.hasSecrets && tls.key !== undefined },
+    paused: r.paused,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+  };
+}
+
+/**
+ * Kafka sources of a project: subscribe, inspect (status with offsets and lag),
+ * pause, resume, change the mapping, delete; dead letters listed and replayed.
+ * The catalog holds the declarations; the supervisor (a thread of `pcg serve`,
+ * or `pcg worker`) runs them, so every change here takes effect within a second.
+ */
+export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefined) {
+  const { sources } = ctx.catalog;
+  const base = '/api/:tenantId/project/:projectId/source';
+  const one = (p: z.infer<typeof sourceParams>) => {
+    projectOr404(ctx, p.tenantId, p.projectId);
+    return sources.get(p.tenantId, p.projectId, p.sourceId) ?? notFound('source');
+  };
+  const withStatus = (r: SourceRecord) => ({ ...view(r), status: sourceStatus(ctx, r) });
+  return [
+    route({
+      method: 'POST',
+      url: base,
+      summary: 'Subscribe the project to a Kafka topic',
+      tag: 'sources',
+      access: { tenant: 'write' },
+      params: projectParams,
+      body: sourceInputSchema,
+      status: 201,
+      response: sourceSchema,
+      handler: ({ params, body }) => {
+        projectOr404(ctx, params.tenantId, params.projectId);
+        if (sources.countOf(params.projectId) >= MAX_SOURCES_PER_PROJECT) throw new ApiError('limit_exceeded', `a project may have at most ${MAX_SOURCES_PER_PROJECT} sources (limit: sources per project)`);
+        const created = sources.create(params.tenantId, params.projectId, body);
+        changed();
+        return view(created);
+      },
+    }),
+    route({
+      method: 'GET',
+      url: base,
+      summary: "List the project's sources with their status",
+      tag: 'sources',
+      access: { tenant: 'read' },
+      params: projectParams,
+      response: listOf(sourceWithStatusSchema),
+      handler: ({ params }) => {
+        projectOr404(ctx, params.tenantId, params.projectId);
+        return { items: sources.list(params.tenantId, params.projectId).map(withStatus) };
+      },
+    }),
+    route({
+      method: 'GET',
+      url: `${base}/:sourceId`,
+      summary: 'Read a source with its status: assigned partitions, stored and committed offsets, lag, events applied, dead letters, last error',
+      tag: 'sources',
+      access: { tenant: 'read' },
+      params: sourceParams,
+      response: sourceWithStatusSchema,
+      handler: ({ params }) => withStatus(one(params)),
+    }),
+    route({
+      method: 'PUT',
+      url: `${base}/:sourceId`,
+      summary: "Change a source's name, format or mapping (its runner restarts from the stored offsets)",
+      tag: 'sources',
+      access: { tenant: 'write' },
+      params: sourceParams,
+      body: updateBody,
+      response: sourceSchema,
+      handler: ({ params, body }) => {
+        const r = one(params);
+        const input = sourceInputSchema.safeParse({ ...r.input, ...(r.input.sasl ? { sasl: { ...r.input.sasl, password: 'kept' } } : {}), ...body, name: body.name ?? r.name });
+        if (!input.success) throw new ApiError('validation_failed', input.error.issues.map((i) => `body.${i.path.join('.')}: ${i.message}`).join('; '));
+        const updated = sources.update(params.tenantId, params.projectId, params.sourceId, body);
+        changed();
+        return view(updated ?? notFound('source'));
+      },
+    }),
+    ...(['pause', 'resume'] as const).map((action) =>
+      route({
+        method: 'POST',
+        url: `${base}/:sourceId/${action}`,
+        summary: action === 'pause' ? 'Pause a source: its consumer leaves the group; the state keeps its offsets' : 'Resume a paused source from its stored offsets',
+        tag: 'sources',
+        access: { tenant: 'write' },
+        params: sourceParams,
+        response: sourceSchema,
+        handler: ({ params }) => {
+          one(params);
+          const r = sources.setPaused(params.tenantId, params.projectId, params.sourceId, action === 'pause');
+          changed();
+          return view(r ?? notFound('source'));
+        },
+      }),
+    ),
+    route({
+      method: 'DELETE',
+      url: `${base}/:sourceId`,
+      summary: 'Delete a source: consuming stops; the events it brought stay in the project',
+      tag: 'sources',
+      access: { tenant: 'write' },
+      params: sourceParams,
+      status: 204,
+      handler: ({ params }) => {
+        one(params);
+        sources.delete(params.tenantId, params.projectId, params.sourceId);
+        changed();
+      },
+    }),
+    route({
+      method: 'GET',
+      url: `${base}/:sourceId/dead-letters`,
+      summary: "A source's dead letters: messages that did not parse, map or validate, with their reason and bytes",
+      tag: 'sources',
+      access: { tenant: 'read' },
+      params: sourceParams,
+      query: z.object({ after: z.string().regex(/^\d+:\d+$/).optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict(),
+      response: z.object({ items: z.array(deadLetterSchema), next: z.string().nullable() }),
+      handler: ({ params, query }) => {
+        const r = one(params);
+        const [afterPartition, afterId] = (query.after ?? '-1:0').split(':').map(Number) as [number, number];
+        const items: z.infer<typeof deadLetterSchema>[] = [];
+        for (const { partition, store } of ctx.states.partsOf(params.projectId, r.id)) {
+          if (partition < afterPartition || items.length >= query.limit) continue;
+          const after = partition === afterPartition ? afterId : 0;
+          for (const l of store.deadLetters({ source: r.id, after, limit: query.limit - items.length })) {
+            items.push({
+              id: `${partition}:${l.id}`,
+              partition,
+              location: l.location,
+              reason: l.reason,
+              payload: l.payload,
+              raw: l.raw ? Buffer.from(l.raw).toString('base64') : '',
+              receivedAt: new Date(l.receivedAt).toISOString(),
+            });
+          }
+        }
+        return { items, next: items.length === query.limit ? items[items.length - 1]!.id : null };
+      },
+    }),
+    route({
+      method: 'POST',
+      url: `${base}/:sourceId/dead-letters/replay`,
+      summary: "Re-map a source's dead letters with its current mapping and apply those that now pass, exactly once",
+      tag: 'sources',
+      access: { tenant: 'write' },
+      params: sourceParams,
+      response: z.object({ replayed: z.number().int(), failing: z.number().int(), dataVersion: z.number().int() }).meta({ id: 'ReplayResult' }),
+      handler: ({ params }) => {
+        const r = one(params);
+        const map = compileMapping(r.input.format, r.input.mapping);
+        let replayed = 0;
+        let failing = 0;
+        for (const { store } of ctx.states.partsOf(params.projectId, r.id)) {
+          const result = store.replayDeadLetters(r.id, (letter) => (letter.raw ? map(Buffer.from(letter.raw)) : { reason: letter.reason }));
+          replayed += result.replayed;
+          failing += result.failing;
+        }
+        if (replayed > 0) ctx.states.announce(params.projectId);
+        return { replayed, failing, dataVersion: ctx.states.state(params.projectId).dataVersion };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,49 @@
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { threadId } from 'node:worker_threads';
+import { SecretBox, SourceSupervisor, type KafkaLog } from '../connectors/kafka/index.js';
+import { ProjectRegistry } from '../engine/projects/index.js';
+import { Catalog } from './catalog/index.js';
+
+export interface SourceHostOptions {
+  dataDir: string;
+  sourceSecretKey?: string | undefined;
+  log?: KafkaLog;
+  onApplied?: (projectId: string) => void;
+  /** How often the catalog is read for new, paused and deleted sources (default 1 s). */
+  pollMs?: number;
+}
+
+export interface SourceHost {
+  supervisor: SourceSupervisor;
+  workerId: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs every active source of a data directory: its own catalog connection
+ * (the source directory) and project registry (the partition states), so it
+ * can live on a thread of `pcg serve` or alone in `pcg worker` unchanged.
+ */
+export function hostSources(options: SourceHostOptions): SourceHost {
+  const file = join(options.dataDir, 'catalog.sqlite');
+  const catalog = Catalog.open(file, options.sourceSecretKey ? { secrets: new SecretBox(options.sourceSecretKey) } : {});
+  const registry = new ProjectRegistry(options.dataDir);
+  const workerId = `${hostname()}:${process.pid}${threadId ? `:${threadId}` : ''}`;
+  const supervisor = new SourceSupervisor(catalog.sources, registry, {
+    workerId,
+    ...(options.log ? { log: options.log } : {}),
+    ...(options.onApplied ? { onApplied: options.onApplied } : {}),
+    ...(options.pollMs ? { pollMs: options.pollMs } : {}),
+  });
+  supervisor.start();
+  return {
+    supervisor,
+    workerId,
+    async close() {
+      await supervisor.stop();
+      registry.close();
+      catalog.close();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { ProjectRegistry } from '../engine/projects/index.js';
+import type { Config } from './config.js';
+
+export interface SourceThread {
+  /** Re-reads the catalog now (a source was added, changed, paused or deleted). */
+  reconcile(): void;
+  close(): Promise<void>;
+}
+
+const STOP_MS = 15_000;
+
+/**
+ * The data directory's stream sources on a thread of their own: applying a
+ * chunk of messages takes tens of milliseconds of CPU that would otherwise
+ * hold every tenant's requests. The thread writes partition states with its
+ * own connections and says which project changed; this side announces it.
+ */
+export function startSourceThread(config: Config, registry: ProjectRegistry, logger: Logger): SourceThread {
+  const worker = new Worker(new URL('./workers/sources.mjs', import.meta.url), {
+    workerData: { dataDir: config.dataDir, sourceSecretKey: config.sourceSecretKey },
+  });
+  const pending = new Set<string>();
+  let flushing = false;
+  worker.on('message', (m: { type: string; projectId?: string; level?: string; message?: string; extra?: Record<string, unknown> }) => {
+    if (m.type === 'applied' && m.projectId) {
+      // Announced once per turn of the event loop however many chunks arrived.
+      pending.add(m.projectId);
+      if (!flushing) {
+        flushing = true;
+        setImmediate(() => {
+          flushing = false;
+          for (const id of pending) {
+            try {
+              registry.announce(id);
+            } catch (error) {
+              logger.warn({ err: error, projectId: id }, 'announcing a source change failed');
+            }
+          }
+          pending.clear();
+        });
+      }
+    } else if (m.type === 'log') {
+      const level = m.level === 'error' ? 'error' : m.level === 'warn' ? 'warn' : 'debug';
+      logger[level]({ kafka: m.extra }, `source: ${m.message}`);
+    }
+  });
+  worker.on('error', (error) => logger.error({ err: error }, 'the source thread failed'));
+  return {
+    reconcile: () => worker.postMessage({ type: 'reconcile' }),
+    async close() {
+      const stopped = new Promise<void>((resolve) => {
+        worker.once('exit', () => resolve());
+        worker.on('message', (m: { type: string }) => m.type === 'stopped' && resolve());
+      });
+      worker.postMessage({ type: 'stop' });
+      const timer = setTimeout(() => void worker.terminate(), STOP_MS);
+      await stopped;
+      clearTimeout(timer);
+      await worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,24 @@
+// The stream sources' thread of `pcg serve`: consuming and applying batches
+// here keeps the request event loop free. tsx is registered as in bin.mjs.
+import { parentPort, workerData } from 'node:worker_threads';
+import { register } from 'tsx/esm/api';
+
+register();
+const { hostSources } = await import('../source-host.ts');
+
+const host = hostSources({
+  dataDir: workerData.dataDir,
+  sourceSecretKey: workerData.sourceSecretKey,
+  // Applied chunks are told to the API's thread, which announces the new version to graph streams.
+  onApplied: (projectId) => parentPort.postMessage({ type: 'applied', projectId }),
+  log: (level, message, extra) => parentPort.postMessage({ type: 'log', level, message, extra: JSON.parse(JSON.stringify(extra)) }),
+});
+parentPort.on('message', async (m) => {
+  if (m.type === 'reconcile') await host.supervisor.reconcile();
+  if (m.type === 'stop') {
+    await host.close();
+    parentPort.postMessage({ type: 'stopped' });
+    parentPort.close();
+  }
+});
+parentPort.postMessage({ type: 'started', workerId: host.workerId });

@@ -1,0 +1,46 @@
+import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
+import type { SourceDefinition } from './definition.js';
+
+/** Where kafkajs's own log lines go (the runner's logger); silent by default. */
+export type KafkaLog = (level: 'error' | 'warn' | 'info' | 'debug', message: string, extra: Record<string, unknown>) => void;
+
+/**
+ * Retries that ride out a broker outage of a minute or more: kafkajs's default
+ * (5 retries, at most 30 s apart from 300 ms) gives up after about 10 s and
+ * crashes the consumer. Here a request is retried for about 3 minutes before
+ * the consumer gives up and the supervisor restarts it.
+ */
+export const RETRY = { initialRetryTime: 300, maxRetryTime: 5_000, retries: 40, factor: 0.2, multiplier: 2 } as const;
+
+function saslOf(s: SourceDefinition): SASLOptions | undefined {
+  if (!s.sasl) return undefined;
+  const { mechanism, username, password } = s.sasl;
+  return { mechanism, username, password } as SASLOptions;
+}
+
+function logCreator(log: KafkaLog | undefined) {
+  return () =>
+    ({ level, log: entry }: LogEntry) => {
+      if (!log) return;
+      const { message, ...extra } = entry;
+      const name = level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : level === logLevel.INFO ? 'info' : 'debug';
+      log(name, String(message), extra as Record<string, unknown>);
+    };
+}
+
+/** The kafkajs client of one source: its brokers, TLS and SASL settings, and the long retries above. */
+export function clientOf(s: SourceDefinition, clientId: string, log?: KafkaLog): Kafka {
+  const config: KafkaConfig = {
+    clientId,
+    brokers: s.brokers,
+    connectionTimeout: 5_000,
+    requestTimeout: 30_000,
+    retry: RETRY,
+    logLevel: log ? logLevel.WARN : logLevel.NOTHING,
+    logCreator: logCreator(log),
+  };
+  if (s.tls !== undefined && s.tls !== false) config.ssl = s.tls === true ? true : { ...s.tls };
+  const sasl = saslOf(s);
+  if (sasl) config.sasl = sasl;
+  return new Kafka(config);
+}
