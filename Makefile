@@ -20,7 +20,7 @@ typecheck: install
 test: install typecheck
 	npx vitest run --config test/vitest.config.ts
 
-# The tests against a real Kafka broker (Java 17 and Maven fetch its jars once into ~/.cache/pcg).
+# Only the tests against a real Kafka broker: needs Java 17; Maven fetches the broker's jars once into ~/.cache/pcg.
 test-kafka: install
 	npx vitest run --config test/vitest.config.ts test/kafka
 

@@ -89,8 +89,9 @@ export class SourceRunner {
       maxBytes: FETCH_BYTES,
       maxBytesPerPartition: FETCH_BYTES,
       maxWaitTimeInMs: 100,
-      sessionTimeout: 30_000,
-      heartbeatInterval: 3_000,
+      // A dead worker's partitions move to the others after this long; a chunk takes well under a second, so a live one heartbeats in time.
+      sessionTimeout: 10_000,
+      heartbeatInterval: 1_000,
       allowAutoTopicCreation: false,
       retry: { ...RETRY, restartOnFailure: async () => true },
     });

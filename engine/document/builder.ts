@@ -139,7 +139,7 @@ function assumptionsOf(a: {
     out.push('No cases: the process tree is tau and accepts 0 cases.');
   }
   out.push(a.roleAssumption);
-  if (a.snapshot.rejected > 0) out.push(`${a.snapshot.rejected} records were rejected at import and are not counted.`);
+  if (a.snapshot.rejected > 0) out.push(`${a.snapshot.rejected} records were refused (not parsed, mapped or valid; kept as dead letters) and are not counted.`);
   return out;
 }
 

@@ -10,6 +10,7 @@ interface Ids extends World {
   datasetId: string;
   dashboardId: string;
   keyId: string;
+  sourceId: string;
 }
 
 async function populate(t: TestApp, w: World): Promise<Ids> {
@@ -23,8 +24,9 @@ async function populate(t: TestApp, w: World): Promise<Ids> {
   const block = await call(t.app, 'POST', `${base}/investigation/${inv.body.id}/notebook/${nb.body.id}/block`, w.admin, { spec: { type: 'kpi' } });
   const dash = await call(t.app, 'POST', `${base}/dashboard`, w.admin, { name: 'd', blockIds: [block.body.id] });
   const key = await call(t.app, 'POST', `/api/${w.tenantId}/apikey`, w.admin, { userId: w.readerUserId, name: 'spare' });
-  for (const r of [ds, inv, nb, block, dash, key]) expect(r.status, r.text).toBe(201);
-  return { ...w, investigationId: inv.body.id, notebookId: nb.body.id, blockId: block.body.id, datasetId: ds.body.id, dashboardId: dash.body.id, keyId: key.body.id };
+  const source = await call(t.app, 'POST', `${base}/source`, w.admin, { brokers: ['127.0.0.1:9'], topic: 'events', sasl: { mechanism: 'plain', username: 'u', password: 'secret-of-' + w.tenantId } });
+  for (const r of [ds, inv, nb, block, dash, key, source]) expect(r.status, r.text).toBe(201);
+  return { ...w, investigationId: inv.body.id, notebookId: nb.body.id, blockId: block.body.id, datasetId: ds.body.id, dashboardId: dash.body.id, keyId: key.body.id, sourceId: source.body.id };
 }
 
 function urlOf(def: RouteDef, ids: Record<string, string>): string {
@@ -57,6 +59,8 @@ describe('tenant isolation matrix', () => {
       `${inv}/notebook`,
       `${inv}/notebook/${b.notebookId}/block`,
       `${base}/dashboard`,
+      `${base}/source`,
+      `${base}/source/${b.sourceId}/dead-letters`,
       `/api/${b.tenantId}/apikey`,
     ];
     const out = [];

@@ -39,7 +39,7 @@ const CHUNK = 1000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Brokers still running; killed if the test process exits without stop(), so no JVM outlives its worker. */
 const live = new Set<KafkaBroker>();
-process.once('exit', () => live.forEach((b) => b.pid && process.kill(b.pid, 'SIGKILL')));
+process.once('exit', () => live.forEach((b) => void b.kill()));
 
 export class KafkaBroker {
   readonly brokers: string[];
