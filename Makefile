@@ -17,12 +17,15 @@ run: install
 typecheck: install
 	npx tsc --noEmit -p .
 
+# The Kafka suite runs after the rest, one file at a time: each file starts a
+# real broker (a JVM), and two cores do not host several beside the other tests.
 test: install typecheck
-	npx vitest run --config test/vitest.config.ts
+	npx vitest run --config test/vitest.config.ts --exclude 'test/kafka/**'
+	$(MAKE) --no-print-directory test-kafka
 
-# Only the tests against a real Kafka broker: needs Java 17; Maven fetches the broker's jars once into ~/.cache/pcg.
+# Only the tests against a real Kafka broker: needs Java 17; Maven fetches Kafka 3.9.2's jars once into ~/.cache/pcg.
 test-kafka: install
-	npx vitest run --config test/vitest.config.ts test/kafka
+	npx vitest run --config test/vitest.config.ts --no-file-parallelism test/kafka
 
 bench: install
 	node --import tsx test/bench/ingest.ts
@@ -30,6 +33,7 @@ bench: install
 	node --import tsx test/bench/snapshot.ts
 	node --import tsx test/bench/reading-cost.ts
 	node --import tsx test/bench/isolation.ts
+	node --import tsx test/bench/kafka.ts
 
 clean:
 	rm -rf node_modules data

@@ -7,6 +7,13 @@ import { ProjectStore } from '../store/project-store.js';
 import { mergedState, storeState, type ProjectState } from './state.js';
 
 /** A stream partition's state file: `<source id>.<partition>.sqlite` under the project's `parts/` folder. */
+/**
+ * Folds of recently touched cases a partition store keeps in memory: a worker
+ * holds many partitions, and a time-ordered stream has far fewer cases in
+ * flight per partition than a project's own store may be sent (100k).
+ */
+const PART_CACHE_CASES = 20_000;
+
 const PART_FILE = /^([A-Za-z0-9_-]+)\.(\d+)\.sqlite$/;
 
 /** What a writer other than the store's owner needs of a project: apply batches, set meta, read the tally. */
@@ -60,7 +67,7 @@ export class ProjectRegistry {
   private partFile(file: string): ProjectStore {
     let s = this.openParts.get(file);
     if (!s) {
-      s = ProjectStore.open(file);
+      s = ProjectStore.open(file, { cacheCases: PART_CACHE_CASES });
       this.openParts.set(file, s);
     }
     return s;

@@ -1,0 +1,283 @@
+/**
+ * Kafka source benchmark (issue 13), on a real broker started for the run:
+ *
+ * - throughput: events/s from a pre-filled 4-partition topic of N simulated
+ *   events into a project by one `pcg worker`, and by two in one group, against
+ *   a bare kafkajs consumer that only JSON.parses and counts the same topic
+ *   (eachBatch, 10 MB fetches) in the same run; peak RSS of each worker.
+ * - delay: produce → a data_version that contains the event, at a steady rate
+ *   into `pcg serve` (sources on its thread), seen on the graph stream (SSE).
+ * - responsive: ping latency of `pcg serve` idle, then while its source thread
+ *   drains a backlog of N events.
+ *
+ *   node --import tsx test/bench/kafka.ts [--events 1000000] [--phase all|throughput|delay|responsive]
+ *       [--rate 5000] [--seconds 30]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { createApp } from '../../api/app.js';
+import { readConfig } from '../../api/config.js';
+import { simulate } from '../../connectors/simulator/index.js';
+import { KafkaBroker } from '../kafka/broker.js';
+import { startServer } from './server.js';
+
+const { values } = parseArgs({
+  options: {
+    events: { type: 'string', default: '1000000' },
+    phase: { type: 'string', default: 'all' },
+    rate: { type: 'string', default: '5000' },
+    seconds: { type: 'string', default: '30' },
+  },
+});
+const N = Number(values.events);
+const phase = values.phase!;
+const GLOBAL = 'bench-global-key-0123456789';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const pct = (xs: number[], q: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))]!;
+};
+
+/** N simulated order-to-cash events in time order, as a stream writes them, keyed by case id. */
+function* streamMessages(count: number, seed = 42): Generator<{ key: string; value: string }> {
+  let n = 0;
+  for (const e of simulate({ model: 'order-to-cash', cases: Math.ceil(count / 5), seed })) {
+    yield { key: String(e.caseId), value: JSON.stringify(e) };
+    if (++n === count) return;
+  }
+}
+
+async function fill(broker: KafkaBroker, topic: string, count: number): Promise<number> {
+  await broker.createTopic(topic, 4);
+  const kafka = new Kafka({ clientId: 'bench-fill', brokers: broker.brokers, logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  await producer.connect();
+  let batch: { key: string; value: string }[] = [];
+  const inflight: Promise<unknown>[] = [];
+  for (const m of streamMessages(count)) {
+    batch.push(m);
+    if (batch.length === 5000) {
+      inflight.push(producer.send({ topic, acks: 1, messages: batch }));
+      batch = [];
+      if (inflight.length >= 8) await Promise.all(inflight.splice(0));
+    }
+  }
+  if (batch.length) inflight.push(producer.send({ topic, acks: 1, messages: batch }));
+  await Promise.all(inflight);
+  await producer.disconnect();
+  return (await broker.endOffsets(topic)).reduce((a, b) => a + b, 0);
+}
+
+/** The bare consumer: eachBatch, 10 MB fetches, JSON.parse and count. */
+async function bare(broker: KafkaBroker, topic: string, total: number): Promise<number> {
+  const kafka = new Kafka({ clientId: 'bench-bare', brokers: broker.brokers, logLevel: logLevel.NOTHING });
+  const consumer = kafka.consumer({ groupId: `bare-${Date.now()}`, maxBytes: 10 << 20, maxBytesPerPartition: 10 << 20, maxWaitTimeInMs: 100 });
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  let seen = 0;
+  let parsed = 0;
+  const start = performance.now();
+  const done = new Promise<void>((resolve) => {
+    void consumer.run({
+      eachBatch: async ({ batch }) => {
+        for (const m of batch.messages) if (m.value && JSON.parse(m.value.toString()).caseId) parsed++;
+        seen += batch.messages.length;
+        if (seen >= total) resolve();
+      },
+    });
+  });
+  await done;
+  const seconds = (performance.now() - start) / 1000;
+  await consumer.disconnect();
+  if (parsed !== total) throw new Error(`bare consumer parsed ${parsed} of ${total}`);
+  return total / seconds;
+}
+
+/** A data directory with a tenant, a project and a source on the topic, made through the API (no server left running). */
+async function dataDirWithSource(broker: KafkaBroker, topic: string): Promise<{ dir: string; projectId: string; sourceId: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'pcg-bench-kafka-'));
+  const { app } = createApp({ config: readConfig({}, { dataDir: dir, globalApiKey: GLOBAL, logLevel: 'silent', rateLimitBurst: 0 }) });
+  const api = async (method: 'POST', url: string, key: string, body: unknown) => {
+    const r = await app.inject({ method, url, headers: { authorization: `Bearer ${key}` }, payload: body as object });
+    if (r.statusCode >= 300) throw new Error(`${url}: ${r.statusCode} ${r.body}`);
+    return JSON.parse(r.body);
+  };
+  const tenant = await api('POST', '/api/tenant', GLOBAL, { name: 'bench' });
+  const user = await api('POST', '/api/user', GLOBAL, { email: 'bench@example.com' });
+  await api('POST', `/api/tenant/${tenant.id}/user`, GLOBAL, { userId: user.id, permissions: ['read', 'write'] });
+  const { key } = await api('POST', `/api/tenant/${tenant.id}/apikey`, GLOBAL, { userId: user.id, name: 'bench' });
+  const project = await api('POST', `/api/${tenant.id}/project`, key, { name: 'bench' });
+  const source = await api('POST', `/api/${tenant.id}/project/${project.id}/source`, key, { brokers: broker.brokers, topic });
+  await app.close();
+  return { dir, projectId: project.id, sourceId: source.id };
+}
+
+/** Sum over the project's partition files of (stored offset + 1): messages applied. */
+function applied(dir: string, projectId: string): number {
+  const parts = join(dir, 'projects', projectId, 'parts');
+  if (!existsSync(parts)) return 0;
+  let n = 0;
+  for (const f of readdirSync(parts).filter((f) => f.endsWith('.sqlite'))) {
+    try {
+      const db = new Database(join(parts, f), { readonly: true, fileMustExist: true });
+      for (const r of db.prepare('SELECT offset FROM position').all() as { offset: number }[]) n += r.offset + 1;
+      db.close();
+    } catch {
+      // A file being created: counted on the next poll.
+    }
+  }
+  return n;
+}
+
+async function workers(broker: KafkaBroker, topic: string, total: number, count: number): Promise<{ rate: number; peakRssMiB: number[] }> {
+  const { dir, projectId } = await dataDirWithSource(broker, topic);
+  const children: ChildProcess[] = [];
+  const peaks: number[] = [];
+  const start = performance.now();
+  for (let i = 0; i < count; i++) {
+    // /usr/bin/time is not everywhere: the child reports its own peak RSS on exit through an env hook.
+    const child = spawn(process.execPath, [...(process.env.PCG_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PCG_BENCH_PROF}`] : []), '--import', 'tsx', fileURLToPath(new URL('./kafka-worker.ts', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+    child.stdout!.on('data', (d: Buffer) => {
+      const m = /peakRssMiB=(\d+)/.exec(d.toString());
+      if (m) peaks.push(Number(m[1]));
+    });
+    children.push(child);
+  }
+  while (applied(dir, projectId) < total) await sleep(50);
+  const seconds = (performance.now() - start) / 1000;
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
+  rmSync(dir, { recursive: true, force: true });
+  return { rate: total / seconds, peakRssMiB: peaks };
+}
+
+async function delay(broker: KafkaBroker, rate: number, seconds: number): Promise<{ p50: number; p99: number; max: number; samples: number }> {
+  const topic = 'bench-delay';
+  await broker.createTopic(topic, 4);
+  const server = await startServer();
+  const { key, path } = await server.project('delay');
+  const source = await server.api('POST', `${path}/source`, key, { brokers: broker.brokers, topic });
+  // The last message of each partition in each send: [partition, offset, send time]; resolved when the graph stream shows its offset stored.
+  const pending: [number, number, number][] = [];
+  const delays: number[] = [];
+  const stream = await fetch(`${server.base}${path}/graph/stream`, { headers: { authorization: `Bearer ${key}` } });
+  const reader = stream.body!.getReader();
+  let watching = true;
+  const watch = (async () => {
+    while (watching) {
+      const { done } = await reader.read();
+      if (done) break;
+      const at = performance.now();
+      const parts = (await server.api('GET', `${path}/source/${source.id}`, key)).status.partitions as { partition: number; storedOffset: number | null }[];
+      const storedOf = new Map(parts.map((p) => [p.partition, p.storedOffset ?? -1]));
+      for (let i = pending.length - 1; i >= 0; i--) {
+        const [partition, offset, t] = pending[i]!;
+        if (offset <= (storedOf.get(partition) ?? -1)) {
+          delays.push(at - t);
+          pending.splice(i, 1);
+        }
+      }
+    }
+  })();
+  const kafka = new Kafka({ clientId: 'bench-delay', brokers: broker.brokers, logLevel: logLevel.NOTHING });
+  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
+  // The Java-compatible partitioner, called here so each message's partition (and so its offset) is known.
+  const partitionOf = Partitioners.DefaultPartitioner();
+  const partitionMetadata = [0, 1, 2, 3].map((partitionId) => ({ partitionId, leader: 1, replicas: [1], isr: [1], partitionErrorCode: 0, offlineReplicas: [] }));
+  await producer.connect();
+  const it = streamMessages(rate * seconds, 7);
+  const tick = 20;
+  const perTick = Math.max(1, Math.round((rate * tick) / 1000));
+  const end = performance.now() + seconds * 1000;
+  let next = performance.now();
+  while (performance.now() < end) {
+    const batch: { key: string; value: string; partition: number }[] = [];
+    for (let i = 0; i < perTick; i++) {
+      const m = it.next();
+      if (!m.done) batch.push({ ...m.value, partition: partitionOf({ topic, partitionMetadata, message: m.value }) });
+    }
+    const t = performance.now();
+    const meta = await producer.send({ topic, acks: 1, messages: batch });
+    const counts = new Map<number, number>();
+    for (const m of batch) counts.set(m.partition, (counts.get(m.partition) ?? 0) + 1);
+    for (const r of meta) pending.push([r.partition, Number(r.baseOffset) + (counts.get(r.partition) ?? 1) - 1, t]);
+    next += tick;
+    await sleep(Math.max(0, next - performance.now()));
+  }
+  await producer.disconnect();
+  await sleep(3000);
+  watching = false;
+  await reader.cancel();
+  await watch.catch(() => undefined);
+  await server.stop();
+  const round = (x: number) => Math.round(x * 10) / 10;
+  return { p50: round(pct(delays, 0.5)), p99: round(pct(delays, 0.99)), max: round(Math.max(...delays)), samples: delays.length };
+}
+
+async function responsive(broker: KafkaBroker, topic: string, total: number): Promise<{ idle: { p50: number; p99: number }; busy: { p50: number; p99: number }; drainSeconds: number }> {
+  const server = await startServer();
+  const ping = async (ms: number, until?: () => boolean) => {
+    const lat: number[] = [];
+    const end = performance.now() + ms;
+    while (until ? !until() : performance.now() < end) {
+      const t = performance.now();
+      await fetch(`${server.base}/api/Action/ping`).then((r) => r.text());
+      lat.push(performance.now() - t);
+      await sleep(20);
+    }
+    return { p50: pct(lat, 0.5), p99: pct(lat, 0.99) };
+  };
+  const idle = await ping(5000);
+  const { key, path } = await server.project('backlog');
+  const source = await server.api('POST', `${path}/source`, key, { brokers: broker.brokers, topic });
+  let drained = false;
+  const start = performance.now();
+  const poll = (async () => {
+    while (!drained) {
+      const s = await server.api('GET', `${path}/source/${source.id}`, key);
+      const sum = (s.status.partitions as { storedOffset: number | null }[]).reduce((n, p) => n + (p.storedOffset ?? -1) + 1, 0);
+      if (sum >= total) drained = true;
+      else await sleep(500);
+    }
+  })();
+  const busy = await ping(0, () => drained);
+  await poll;
+  const drainSeconds = (performance.now() - start) / 1000;
+  await server.stop();
+  return { idle, busy, drainSeconds };
+}
+
+const broker = await KafkaBroker.start({ properties: { 'log.retention.bytes': -1 } });
+try {
+  const out: Record<string, unknown> = { events: N };
+  if (phase === 'all' || phase === 'throughput' || phase === 'responsive') {
+    const t = performance.now();
+    const total = await fill(broker, 'bench', N);
+    out.fill = { messages: total, seconds: +((performance.now() - t) / 1000).toFixed(1) };
+    if (phase !== 'responsive') {
+      const bareRate = await bare(broker, 'bench', total);
+      const one = await workers(broker, 'bench', total, 1);
+      const two = await workers(broker, 'bench', total, 2);
+      out.throughput = {
+        bareConsumer: Math.round(bareRate),
+        oneWorker: Math.round(one.rate),
+        twoWorkers: Math.round(two.rate),
+        ratioOne: +(one.rate / bareRate).toFixed(3),
+        ratioTwo: +(two.rate / bareRate).toFixed(3),
+        secondWorkerGain: +(two.rate / one.rate).toFixed(2),
+        peakRssMiB: { one: one.peakRssMiB, two: two.peakRssMiB },
+      };
+    }
+    if (phase === 'all' || phase === 'responsive') out.responsive = await responsive(broker, 'bench', total);
+  }
+  if (phase === 'all' || phase === 'delay') out.delay = await delay(broker, Number(values.rate), Number(values.seconds));
+  console.log(JSON.stringify(out, null, 2));
+} finally {
+  await broker.stop();
+}
