@@ -1,0 +1,150 @@
+import { contribute, COUNTING_VERSION } from '../contribution.js';
+import { checkEvent, cmp, compareEvents, type Event } from '../event.js';
+import type { Tally } from '../tally.js';
+import { CASE_ID_SAMPLE } from './case-sample.js';
+import { Counters, tallyFromRows } from './codec.js';
+import { KeyBook } from './counter-keys.js';
+import { DigestSum, EMPTY_DIGEST } from './digest.js';
+import type { ApplyResult, Batch, Position, ProjectSnapshot } from './types.js';
+
+const REJECTIONS_SHOWN = 20;
+
+/**
+ * A project held in memory for one document: what `pcg graph FILE` needs, with
+ * no SQLite file. It follows ProjectStore.apply's rules batch by batch (one
+ * body per key, the smallest digest winning; a batch that changes anything is
+ * one data version; objects first-typed win) but counts once at the end: each
+ * case's sorted events folded by the same `contribute` the store and the oracle
+ * use. So its snapshot, and the document, are those of a stored project fed the
+ * same batches, byte for byte (test/document/memory.test.ts holds them equal).
+ */
+export class MemoryProject {
+  private readonly events = new Map<string, Event>();
+  private readonly meta = new Map<string, string>();
+  private readonly objectTypes = new Map<string, string>();
+  private readonly relations = new Set<string>();
+  private readonly caseIds = new Set<string>();
+  private readonly positions = new Map<string, number>();
+  private dataVersion = 0;
+  private rejected = 0;
+  private tally: Tally | undefined;
+
+  setMeta(key: string, value: string): void {
+    this.meta.set(key, value);
+  }
+
+  apply(batch: Batch, position?: Position): ApplyResult {
+    const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: this.dataVersion };
+    if (position) {
+      const at = `${position.source}\u0000${position.partition}`;
+      const stored = this.positions.get(at);
+      if (stored !== undefined && stored >= position.offset) return result;
+      this.positions.set(at, position.offset);
+    }
+    result.applied = true;
+    this.tally = undefined;
+    const reject = (location: string, reason: string) => {
+      result.rejected += 1;
+      if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location, reason });
+    };
+    for (const r of batch.rejected ?? []) reject(r.location, r.reason);
+    const incoming = new Map<string, Event>();
+    batch.records.forEach((record, i) => {
+      const checked = checkEvent(record);
+      if (!checked.ok) return reject(batch.locations?.[i] ?? `record ${i + 1}`, checked.reason);
+      const e = checked.event;
+      const seen = incoming.get(e.key);
+      if (seen) result.duplicates += 1;
+      if (!seen || e.digest < seen.digest) incoming.set(e.key, e);
+    });
+    this.rejected += result.rejected;
+    for (const e of incoming.values()) {
+      const kept = this.events.get(e.key);
+      if (kept && kept.digest <= e.digest) {
+        result.duplicates += 1;
+        continue;
+      }
+      this.events.set(e.key, e);
+      this.caseIds.add(e.caseId);
+      result.accepted += 1;
+    }
+    let objectsChanged = false;
+    const putObject = (id: string, type: string) => {
+      if (this.objectTypes.has(id)) return;
+      this.objectTypes.set(id, type);
+      objectsChanged = true;
+    };
+    for (const o of batch.objects ?? []) putObject(o.id, o.type);
+    for (const e of incoming.values()) for (const o of e.objects) putObject(o.id, o.type);
+    for (const r of batch.objectRelations ?? []) {
+      const key = JSON.stringify([r.fromId, r.toId, r.qualifier]);
+      if (!this.relations.has(key)) {
+        this.relations.add(key);
+        objectsChanged = true;
+      }
+    }
+    if (result.accepted > 0 || objectsChanged) this.dataVersion += 1;
+    result.dataVersion = this.dataVersion;
+    return result;
+  }
+
+  /** The counted state: every case folded once. */
+  currentTally(): Tally {
+    if (this.tally) return this.tally;
+    const byCase = new Map<string, Event[]>();
+    for (const e of this.events.values()) {
+      const trace = byCase.get(e.caseId);
+      if (trace) trace.push(e);
+      else byCase.set(e.caseId, [e]);
+    }
+    const counters = new Counters(new KeyBook());
+    for (const trace of byCase.values()) contribute(counters, trace.sort(compareEvents), 1);
+    return (this.tally = tallyFromRows(counters.rows()));
+  }
+
+  snapshot(): ProjectSnapshot {
+    const digest = new DigestSum(EMPTY_DIGEST);
+    let start = Infinity;
+    let end = -Infinity;
+    for (const e of this.events.values()) {
+      digest.add(e.digest, 1);
+      if (e.time < start) start = e.time;
+      if (e.time > end) end = e.time;
+    }
+    const logDigest = digest.toHex();
+    const meta: Record<string, string> = { ...Object.fromEntries(this.meta), counting: String(COUNTING_VERSION), data_version: String(this.dataVersion) };
+    if (this.dataVersion > 0) meta.log_digest = logDigest;
+    if (this.rejected > 0) meta.rejected = String(this.rejected);
+    if (this.events.size > 0) Object.assign(meta, { period_start: String(start), period_end: String(end) });
+    if (this.caseIds.size > 0) meta.case_id_sample = JSON.stringify([...this.caseIds].sort(cmp).slice(0, CASE_ID_SAMPLE));
+    const objectCounts = new Map<string, number>();
+    for (const type of [...this.objectTypes.values()].sort(cmp)) objectCounts.set(type, (objectCounts.get(type) ?? 0) + 1);
+    const grouped = new Map<string, number>();
+    for (const key of this.relations) {
+      const [from, to, qualifier] = JSON.parse(key) as [string, string, string];
+      const fromType = this.objectTypes.get(from);
+      const toType = this.objectTypes.get(to);
+      if (fromType === undefined || toType === undefined) continue;
+      const k = JSON.stringify([fromType, toType, qualifier]);
+      grouped.set(k, (grouped.get(k) ?? 0) + 1);
+    }
+    const objectRelations = [...grouped.keys()]
+      .sort()
+      .map((k) => {
+        const [fromType, toType, qualifier] = JSON.parse(k) as [string, string, string];
+        return { fromType, toType, qualifier, count: grouped.get(k)! };
+      })
+      .sort((a, b) => cmp(a.fromType, b.fromType) || cmp(a.toType, b.toType) || cmp(a.qualifier, b.qualifier));
+    return {
+      tally: structuredClone(this.currentTally()),
+      dataVersion: this.dataVersion,
+      logDigest: this.dataVersion > 0 ? logDigest : EMPTY_DIGEST,
+      periodStart: this.events.size ? start : undefined,
+      periodEnd: this.events.size ? end : undefined,
+      rejected: this.rejected,
+      meta,
+      objectCounts,
+      objectRelations,
+    };
+  }
+}
