@@ -42,4 +42,44 @@ describe('Kafka source through the API', () => {
     expect(graph.status).toBe(200);
     expectSameDocument(graph.body, referenceDocument(log));
   });
+
+  it('a topic not keyed by case id: cases split across partitions are counted, and the document says how many', async () => {
+    const log = simulatedLog(60, 9);
+    await broker.createTopic('unkeyed', 3);
+    // No key: the partitioner spreads messages round robin, so most cases land in several partitions.
+    await broker.produce('unkeyed', log.map((e) => ({ key: null, value: JSON.stringify(e) })));
+    const project = (await call(t.app, 'POST', `/api/${w.tenantId}/project`, w.admin, { name: 'unkeyed' })).body.id;
+    const base = `/api/${w.tenantId}/project/${project}`;
+    const created = await call(t.app, 'POST', `${base}/source`, w.admin, { brokers: broker.brokers, topic: 'unkeyed' });
+    const ends = await broker.endOffsets('unkeyed');
+    await eventually(async () => {
+      const s = (await call(t.app, 'GET', `${base}/source/${created.body.id}`, w.reader)).body.status;
+      return s.partitions.length === 3 && s.partitions.every((p: any) => p.storedOffset === ends[p.partition]! - 1) ? s : undefined;
+    }, 60_000, 'the unkeyed topic consumed');
+    // Recomputed from the messages: the cases whose events sit in more than one partition.
+    const partitionsOf = new Map<string, Set<number>>();
+    const kafka = (await import('kafkajs')).Kafka;
+    const consumer = new kafka({ clientId: 'split-check', brokers: broker.brokers, logLevel: 0 }).consumer({ groupId: 'split-check', maxWaitTimeInMs: 100 });
+    await consumer.connect();
+    await consumer.subscribe({ topics: ['unkeyed'], fromBeginning: true });
+    let seen = 0;
+    await new Promise<void>((done) => {
+      void consumer.run({
+        eachMessage: async ({ partition, message }) => {
+          const caseId = JSON.parse(message.value!.toString()).caseId as string;
+          partitionsOf.set(caseId, (partitionsOf.get(caseId) ?? new Set()).add(partition));
+          if (++seen === log.length) done();
+        },
+      });
+    });
+    await consumer.disconnect();
+    const split = [...partitionsOf.values()].filter((s) => s.size > 1).length;
+    expect(split).toBeGreaterThan(10);
+    const doc = (await call(t.app, 'GET', `${base}/graph`, w.reader)).body;
+    expect(doc.assumptions.join('\n')).toContain(`${split} cases have events in more than one partition of a stream source`);
+    // Each partition's part of a split case counts as a case of its own.
+    const parts = [...partitionsOf.values()].reduce((n, s) => n + s.size, 0);
+    expect(doc.source.cases).toBe(parts);
+    expect(doc.source.events).toBe(log.length);
+  }, 120_000);
 });
