@@ -48,7 +48,7 @@ export function createApp(options: AppOptions): PcgApp {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const catalog =
     options.catalog ?? Catalog.open(join(config.dataDir, 'catalog.sqlite'), config.sourceSecretKey ? { secrets: new SecretBox(config.sourceSecretKey) } : {});
-  const states = new ProjectRegistry(config.dataDir);
+  const states = new ProjectRegistry(config.dataDir, config.maxOpenStores);
   const context: AppContext = { config, catalog, states, logger };
   const globalKey = ensureGlobalKey(config, catalog);
 

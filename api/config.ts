@@ -27,6 +27,8 @@ export const configSchema = z.object({
   buildThreads: intIn(0, 64).default(1),
   /** A document build taking longer than this is aborted (503). */
   buildBudgetMs: intIn(1000, 3_600_000).default(120_000),
+  /** Project state files open at once (each holds three file descriptors); the least recently used is closed past it. */
+  maxOpenStores: intIn(8, 100_000).default(256),
   /** Seals stream sources' SASL passwords and TLS keys in the catalog (default: a key generated into <dataDir>/source-secret-key). */
   sourceSecretKey: z.string().min(16, 'the source secret key must have at least 16 characters').optional(),
   /** Run the data directory's stream sources inside `pcg serve` (on a thread of their own); off when `pcg worker` processes run them. */
@@ -53,6 +55,7 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   buildThreads: 'PCG_BUILD_THREADS',
   buildBudgetMs: 'PCG_BUILD_BUDGET_MS',
   sourceSecretKey: 'PCG_SOURCE_SECRET_KEY',
+  maxOpenStores: 'PCG_MAX_OPEN_STORES',
   sources: 'PCG_SOURCES',
 };
 

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import type { ApplyResult, Batch, Position } from '../store/project-store.js';
+import { join, sep } from 'node:path';
+import type { ApplyResult, Batch, Position, StoreOptions } from '../store/project-store.js';
 import type { Tally } from '../tally.js';
 import { ProjectStore } from '../store/project-store.js';
 import { mergedState, storeState, type ProjectState } from './state.js';
@@ -14,6 +14,9 @@ import { mergedState, storeState, type ProjectState } from './state.js';
  */
 const PART_CACHE_CASES = 20_000;
 
+/** Stores open at once by default: ~770 descriptors, within the common limit of 1024 beside sockets. */
+export const DEFAULT_MAX_OPEN = 256;
+
 const PART_FILE = /^([A-Za-z0-9_-]+)\.(\d+)\.sqlite$/;
 
 /** What a writer other than the store's owner needs of a project: apply batches, set meta, read the tally. */
@@ -25,7 +28,9 @@ export interface IngestTarget {
 
 /**
  * The open project state files of a data directory, opened on first use and
- * kept open; what the API, a worker, an agent server and a page all share,
+ * kept open up to `maxOpen` (least recently used closed first: each open
+ * SQLite file in WAL mode holds three descriptors, and one tenant's many
+ * projects must not use up the process's); what the API, a worker, an agent server and a page all share,
  * free of any framework. A project's state is its own store (HTTP ingestion,
  * dataset upload, the demo feed) plus one store per partition of each stream
  * source (written only by the process that holds the partition); readers see
@@ -36,15 +41,45 @@ export interface IngestTarget {
  */
 export class ProjectRegistry {
   readonly changes = new EventEmitter();
+  /** Every open store by file path, least recently used first (a Map keeps insertion order; a use re-inserts). */
   private readonly open = new Map<string, ProjectStore>();
-  /** Partition stores by file path. */
-  private readonly openParts = new Map<string, ProjectStore>();
   /** The version last announced per project, so the watcher announces each once. */
   private readonly announced = new Map<string, number>();
   private watcher: NodeJS.Timeout | undefined;
 
-  constructor(readonly dataDir: string) {
+  constructor(
+    readonly dataDir: string,
+    private readonly maxOpen = DEFAULT_MAX_OPEN,
+  ) {
     this.changes.setMaxListeners(0);
+  }
+
+  /** The store of a file, opened if needed, marked as just used; opening past `maxOpen` closes the least recently used. */
+  private openFile(file: string, options: StoreOptions): ProjectStore {
+    let s = this.open.get(file);
+    if (s) {
+      this.open.delete(file);
+      this.open.set(file, s);
+      return s;
+    }
+    for (const [old, store] of this.open) {
+      if (this.open.size < this.maxOpen) break;
+      try {
+        store.close();
+      } catch {
+        // A store a reader is still iterating cannot close now; the next one goes instead.
+        continue;
+      }
+      this.open.delete(old);
+    }
+    s = ProjectStore.open(file, options);
+    this.open.set(file, s);
+    return s;
+  }
+
+  /** Stores open now (for metrics and tests). */
+  get openCount(): number {
+    return this.open.size;
   }
 
   dirOf(projectId: string): string {
@@ -65,12 +100,7 @@ export class ProjectRegistry {
   }
 
   private partFile(file: string): ProjectStore {
-    let s = this.openParts.get(file);
-    if (!s) {
-      s = ProjectStore.open(file, { cacheCases: PART_CACHE_CASES });
-      this.openParts.set(file, s);
-    }
-    return s;
+    return this.openFile(file, { cacheCases: PART_CACHE_CASES });
   }
 
   /** The partition stores found on disk (any process may have made them). */
@@ -103,12 +133,7 @@ export class ProjectRegistry {
   }
 
   store(projectId: string): ProjectStore {
-    let s = this.open.get(projectId);
-    if (!s) {
-      s = ProjectStore.open(this.fileOf(projectId));
-      this.open.set(projectId, s);
-    }
-    return s;
+    return this.openFile(this.fileOf(projectId), {});
   }
 
   /** Applies a batch to the project (exactly once per position) and announces the new data version, if there is one. */
@@ -164,24 +189,22 @@ export class ProjectRegistry {
    * batch is announced, as for any stream), its meta and tally straight to the store.
    */
   target(projectId: string): IngestTarget {
-    const store = this.store(projectId);
+    // The store is looked up at each call: between two batches the LRU may have closed it.
     return {
       apply: (batch, position) => this.ingest(projectId, batch, position),
-      setMeta: (key, value) => store.setMeta(key, value),
-      currentTally: () => store.currentTally(),
+      setMeta: (key, value) => this.store(projectId).setMeta(key, value),
+      currentTally: () => this.store(projectId).currentTally(),
     };
   }
 
   /** Closes the store and deletes every file of the project. */
   remove(projectId: string): void {
-    this.open.get(projectId)?.close();
-    this.open.delete(projectId);
     this.announced.delete(projectId);
-    const dir = this.partsDir(projectId);
-    for (const [file, s] of this.openParts) {
-      if (file.startsWith(dir)) {
+    const dir = this.dirOf(projectId);
+    for (const [file, s] of this.open) {
+      if (file.startsWith(dir + sep)) {
         s.close();
-        this.openParts.delete(file);
+        this.open.delete(file);
       }
     }
     this.changes.emit(`${projectId}:deleted`);
@@ -191,8 +214,7 @@ export class ProjectRegistry {
   close(): void {
     if (this.watcher) clearInterval(this.watcher);
     this.watcher = undefined;
-    for (const s of [...this.open.values(), ...this.openParts.values()]) s.close();
+    for (const s of this.open.values()) s.close();
     this.open.clear();
-    this.openParts.clear();
   }
 }

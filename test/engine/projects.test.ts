@@ -68,4 +68,39 @@ describe('the project registry', () => {
     expect(JSON.parse(a.json).source.cases).toBe(2);
     expect(graphs.version('p3', 1)?.etag).toBe('"1"');
   });
+
+  it('keeps at most maxOpen stores open, closing the least recently used, and reopens them on use', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pcg-projects-'));
+    dirs.push(dir);
+    const registry = new ProjectRegistry(dir, 8);
+    registries.push(registry);
+    for (let p = 0; p < 30; p++) registry.ingest(`p${p}`, { records: events(2, p * 2) });
+    expect(registry.openCount).toBe(8);
+    // A closed project reopens with its state whole; a target keeps working across evictions.
+    expect(registry.store('p0').snapshot().tally.cases).toBe(2);
+    const target = registry.target('p1');
+    for (let p = 30; p < 40; p++) registry.ingest(`p${p}`, { records: events(1, 100 + p) });
+    target.setMeta('case_notion', 'order');
+    expect(target.currentTally().cases).toBe(2);
+    expect(registry.store('p1').getMeta('case_notion')).toBe('order');
+    expect(registry.openCount).toBe(8);
+  });
+
+  it("merges partition states with the project's own: counters add, versions sum, split cases counted", () => {
+    const { registry } = fresh();
+    registry.ingest('p', { records: events(2) });
+    registry.ingestPart('p', { records: events(3, 10) }, { source: 'src', partition: 0, offset: 0 });
+    registry.ingestPart('p', { records: events(4, 20) }, { source: 'src', partition: 1, offset: 0 });
+    let state = registry.state('p');
+    expect(state.dataVersion).toBe(3);
+    expect(state.snapshot().tally.cases).toBe(9);
+    expect(state.snapshot().meta.split_cases).toBeUndefined();
+    // The same case in two partitions: counted per part, and reported.
+    registry.ingestPart('p', { records: [{ caseId: 'c20', activity: 'Close', timestamp: '2024-02-01T00:00:00Z' }] }, { source: 'src', partition: 0, offset: 1 });
+    state = registry.state('p');
+    expect(state.dataVersion).toBe(4);
+    expect(state.snapshot().meta.split_cases).toBe('1');
+    expect(state.snapshot().tally.cases).toBe(10);
+    expect([...state.traces()].flat()).toHaveLength(10);
+  });
 });
