@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { now, type Db } from './database.js';
 
 export type Permission = 'read' | 'write' | 'admin';
@@ -34,6 +35,11 @@ const member = (r: MemberRow | undefined): Membership | undefined => r && { ...r
 
 /** Tenants, users and who belongs where: the global API's records. */
 export class Identity {
+  /**
+   * 'change' after a membership is changed or removed, or a user or tenant
+   * deleted: open streams re-check the key they were opened with.
+   */
+  readonly changes = new EventEmitter().setMaxListeners(0);
   private readonly q;
   constructor(db: Db) {
     this.q = {
@@ -76,7 +82,7 @@ export class Identity {
     return this.tenant(id);
   }
   deleteTenant(id: string): boolean {
-    return this.q.deleteTenant.run(id).changes > 0;
+    return this.changed(this.q.deleteTenant.run(id).changes > 0);
   }
 
   /** Undefined when the email is taken. */
@@ -105,12 +111,13 @@ export class Identity {
     return this.user(id);
   }
   deleteUser(id: string): boolean {
-    return this.q.deleteUser.run(id).changes > 0;
+    return this.changed(this.q.deleteUser.run(id).changes > 0);
   }
 
   putMembership(tenantId: string, userId: string, permissions: Permission[]): Membership {
     const t = now();
     this.q.putMember.run(tenantId, userId, JSON.stringify(normalizePermissions(permissions)), t, t);
+    this.changed(true);
     return this.membership(tenantId, userId)!;
   }
   membership(tenantId: string, userId: string): Membership | undefined {
@@ -120,7 +127,12 @@ export class Identity {
     return this.q.members.all(tenantId).map((r) => member(r)!);
   }
   deleteMembership(tenantId: string, userId: string): boolean {
-    return this.q.deleteMember.run(tenantId, userId).changes > 0;
+    return this.changed(this.q.deleteMember.run(tenantId, userId).changes > 0);
+  }
+
+  private changed(done: boolean): boolean {
+    if (done) this.changes.emit('change');
+    return done;
   }
 }
 
@@ -133,4 +145,14 @@ export function normalizePermissions(p: readonly Permission[]): Permission[] {
 export function grants(held: readonly Permission[], needed: Permission): boolean {
   const rank = Math.max(...held.map((p) => order.indexOf(p)));
   return rank >= order.indexOf(needed);
+}
+
+/**
+ * What a key may do under its user's membership: the permissions both grant
+ * (with admin ⊇ write ⊇ read), so a downgraded membership caps a key rather
+ * than voiding it. Each side is closed downwards first: a key issued ['write']
+ * under a membership downgraded to ['read'] keeps ['read'].
+ */
+export function effectivePermissions(key: readonly Permission[], membership: readonly Permission[]): Permission[] {
+  return order.filter((p) => grants(key, p) && grants(membership, p));
 }

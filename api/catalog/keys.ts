@@ -1,12 +1,16 @@
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { now, type Db } from './database.js';
 import { normalizePermissions, type Permission } from './identity.js';
 
 /**
  * API keys: 32 random bytes, shown once, stored only as their SHA-256. A key
  * is found by its (non-secret) prefix and then compared in constant time.
+ * A key may carry an expiry; a revoked key never comes back.
  */
 const PREFIX_LEN = 12;
+/** last_used_at is written at most this often per key. */
+export const TOUCH_INTERVAL_MS = 60_000;
 
 export function newSecret(kind: 'g' | 't'): string {
   return `pcg${kind}_${randomBytes(32).toString('base64url')}`;
@@ -14,14 +18,21 @@ export function newSecret(kind: 'g' | 't'): string {
 const hashOf = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
 const prefixOf = (key: string): string => key.slice(0, PREFIX_LEN);
 
-export interface GlobalKeyInfo {
+interface KeyInfo {
   id: string;
   name: string;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Null: never expires. */
+  expiresAt: string | null;
 }
-export interface TenantKeyInfo extends GlobalKeyInfo {
+/** Where a global key came from: PCG_GLOBAL_API_KEY, the key file, or /admin/global-api-keys. */
+export type GlobalKeyOrigin = 'config' | 'file' | 'api';
+export interface GlobalKeyInfo extends KeyInfo {
+  origin: GlobalKeyOrigin;
+}
+export interface TenantKeyInfo extends KeyInfo {
   tenantId: string;
   userId: string;
   permissions: Permission[];
@@ -29,14 +40,22 @@ export interface TenantKeyInfo extends GlobalKeyInfo {
   projectIds: string[] | null;
 }
 
+/** True when the key has an expiry and it has passed. */
+export function isExpired(info: { expiresAt: string | null }, at: number = Date.now()): boolean {
+  return info.expiresAt !== null && Date.parse(info.expiresAt) <= at;
+}
+
+type GlobalKeyRow = GlobalKeyInfo & { hash: Buffer };
 type TenantKeyRow = Omit<TenantKeyInfo, 'permissions' | 'projectIds'> & { permissions: string; projectIds: string | null; hash: Buffer };
+const globalKey = ({ hash: _hash, ...r }: GlobalKeyRow): GlobalKeyInfo => r;
 const tenantKey = ({ hash: _hash, ...r }: TenantKeyRow): TenantKeyInfo => ({
   ...r,
   permissions: JSON.parse(r.permissions) as Permission[],
   projectIds: r.projectIds === null ? null : (JSON.parse(r.projectIds) as string[]),
 });
 
-const keyCols = 'id, name, hash, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt';
+const keyCols = 'id, name, hash, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt, expires_at AS expiresAt';
+const globalKeyCols = `${keyCols}, origin`;
 const tenantKeyCols = `${keyCols}, tenant_id AS tenantId, user_id AS userId, permissions, project_ids AS projectIds`;
 
 function matching<T extends { hash: Buffer }>(rows: T[], key: string): T | undefined {
@@ -47,16 +66,35 @@ function matching<T extends { hash: Buffer }>(rows: T[], key: string): T | undef
   return found;
 }
 
+/** An ISO time in the stored form (`toISOString`), so stored times compare as strings. */
+const stored = (time: string | null | undefined): string | null => (time ? new Date(time).toISOString() : null);
+
 export class Keys {
+  /**
+   * 'change' after any key is revoked (or the configured global key replaced):
+   * open streams re-check the key they were opened with.
+   */
+  readonly changes = new EventEmitter().setMaxListeners(0);
   private readonly q;
+  private readonly db: Db;
+  /** When each key's last_used_at was last written (ms), to write it at most once a minute. */
+  private readonly touched = new Map<string, number>();
+
   constructor(db: Db) {
+    this.db = db;
     this.q = {
-      insertGlobal: db.prepare('INSERT INTO global_key (id, name, prefix, hash, created_at) VALUES (?, ?, ?, ?, ?)'),
-      globalByPrefix: db.prepare<[string], GlobalKeyInfo & { hash: Buffer }>(`SELECT ${keyCols} FROM global_key WHERE prefix = ? AND revoked_at IS NULL`),
-      activeGlobals: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM global_key WHERE revoked_at IS NULL'),
+      insertGlobal: db.prepare('INSERT INTO global_key (id, name, prefix, hash, created_at, expires_at, origin) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      globalByPrefix: db.prepare<[string], GlobalKeyRow>(`SELECT ${globalKeyCols} FROM global_key WHERE prefix = ? AND revoked_at IS NULL`),
+      anyGlobalByPrefix: db.prepare<[string], GlobalKeyRow>(`SELECT ${globalKeyCols} FROM global_key WHERE prefix = ?`),
+      globalKey: db.prepare<[string], GlobalKeyRow>(`SELECT ${globalKeyCols} FROM global_key WHERE id = ?`),
+      globalKeys: db.prepare<[], GlobalKeyRow>(`SELECT ${globalKeyCols} FROM global_key ORDER BY created_at, id`),
+      activeGlobals: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM global_key WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)'),
       touchGlobal: db.prepare('UPDATE global_key SET last_used_at = ? WHERE id = ?'),
+      revokeGlobal: db.prepare('UPDATE global_key SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      setOrigin: db.prepare('UPDATE global_key SET origin = ? WHERE id = ?'),
+      revokeConfigured: db.prepare("UPDATE global_key SET revoked_at = ? WHERE origin = 'config' AND revoked_at IS NULL AND id <> ?"),
       insertTenant: db.prepare(
-        'INSERT INTO api_key (id, tenant_id, user_id, name, prefix, hash, permissions, project_ids, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO api_key (id, tenant_id, user_id, name, prefix, hash, permissions, project_ids, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
       ),
       tenantByPrefix: db.prepare<[string], TenantKeyRow>(`SELECT ${tenantKeyCols} FROM api_key WHERE prefix = ? AND revoked_at IS NULL`),
       tenantKey: db.prepare<[string, string], TenantKeyRow>(`SELECT ${tenantKeyCols} FROM api_key WHERE tenant_id = ? AND id = ?`),
@@ -66,37 +104,123 @@ export class Keys {
     };
   }
 
-  /** Registers a global key (from configuration, or freshly generated); idempotent. */
-  addGlobal(key: string, name: string): void {
-    if (matching(this.q.globalByPrefix.all(prefixOf(key)), key)) return;
-    this.q.insertGlobal.run(randomUUID(), name, prefixOf(key), hashOf(key), now());
+  // ---- global keys ----
+
+  /**
+   * Registers a global key the server was given (configuration or key file)
+   * unless it is known already, revoked or not: a revoked key never comes back.
+   * A known usable key given as the configured one becomes the configured row.
+   */
+  addGlobal(key: string, name: string, origin: Exclude<GlobalKeyOrigin, 'api'> = 'file'): GlobalKeyInfo {
+    const known = matching(this.q.anyGlobalByPrefix.all(prefixOf(key)), key);
+    if (known) {
+      if (origin === 'config' && known.origin !== 'config' && known.revokedAt === null) {
+        this.q.setOrigin.run('config', known.id);
+        return this.globalKey(known.id)!;
+      }
+      return globalKey(known);
+    }
+    const id = randomUUID();
+    this.q.insertGlobal.run(id, name, prefixOf(key), hashOf(key), now(), null, origin);
+    return this.globalKey(id)!;
+  }
+  /** Revokes every configured key's row but `keep`'s: the configured key changed. */
+  revokeConfiguredExcept(keep: string): number {
+    const n = this.q.revokeConfigured.run(now(), keep).changes;
+    if (n > 0) this.changes.emit('change');
+    return n;
+  }
+  createGlobalKey(input: { name: string; expiresAt?: string | null | undefined }): { info: GlobalKeyInfo; key: string } {
+    const key = newSecret('g');
+    const id = randomUUID();
+    this.q.insertGlobal.run(id, input.name, prefixOf(key), hashOf(key), now(), stored(input.expiresAt), 'api');
+    return { info: this.globalKey(id)!, key };
+  }
+  globalKey(id: string): GlobalKeyInfo | undefined {
+    const row = this.q.globalKey.get(id);
+    return row && globalKey(row);
+  }
+  globalKeys(): GlobalKeyInfo[] {
+    return this.q.globalKeys.all().map(globalKey);
+  }
+  /** Global keys neither revoked nor expired. */
+  activeGlobalCount(): number {
+    return this.q.activeGlobals.get(now())!.n;
   }
   hasActiveGlobal(): boolean {
-    return this.q.activeGlobals.get()!.n > 0;
+    return this.activeGlobalCount() > 0;
   }
-  verifyGlobal(key: string): GlobalKeyInfo | undefined {
+  /** 'last' when revoking would leave no usable global key (nothing is changed then). */
+  revokeGlobalKey(id: string): 'revoked' | 'not_found' | 'last' {
+    const result = this.db
+      .transaction((): 'revoked' | 'not_found' | 'last' => {
+        const row = this.q.globalKey.get(id);
+        if (!row || row.revokedAt !== null) return 'not_found';
+        if (!isExpired(row) && this.activeGlobalCount() <= 1) return 'last';
+        this.q.revokeGlobal.run(now(), id);
+        return 'revoked';
+      })
+      .immediate();
+    if (result === 'revoked') {
+      this.touched.delete(id);
+      this.changes.emit('change');
+    }
+    return result;
+  }
+  /** The unrevoked global key with this secret, expired or not; last_used_at is not written. */
+  matchGlobal(key: string): GlobalKeyInfo | undefined {
     const row = matching(this.q.globalByPrefix.all(prefixOf(key)), key);
-    if (!row) return undefined;
-    this.q.touchGlobal.run(now(), row.id);
-    const { hash: _hash, ...info } = row;
+    return row && globalKey(row);
+  }
+  /** The usable (unrevoked, unexpired) global key with this secret; records its use. */
+  verifyGlobal(key: string): GlobalKeyInfo | undefined {
+    const info = this.matchGlobal(key);
+    if (!info || isExpired(info)) return undefined;
+    this.touch('global', info.id);
     return info;
   }
 
-  createTenantKey(input: { tenantId: string; userId: string; name: string; permissions: Permission[]; projectIds?: string[] | null | undefined }): {
+  // ---- tenant keys ----
+
+  createTenantKey(input: {
+    tenantId: string;
+    userId: string;
+    name: string;
+    permissions: Permission[];
+    projectIds?: string[] | null | undefined;
+    expiresAt?: string | null | undefined;
+  }): {
     info: TenantKeyInfo;
     key: string;
   } {
     const key = newSecret('t');
     const id = randomUUID();
     const projects = input.projectIds ? JSON.stringify([...new Set(input.projectIds)]) : null;
-    this.q.insertTenant.run(id, input.tenantId, input.userId, input.name, prefixOf(key), hashOf(key), JSON.stringify(normalizePermissions(input.permissions)), projects, now());
+    this.q.insertTenant.run(
+      id,
+      input.tenantId,
+      input.userId,
+      input.name,
+      prefixOf(key),
+      hashOf(key),
+      JSON.stringify(normalizePermissions(input.permissions)),
+      projects,
+      now(),
+      stored(input.expiresAt),
+    );
     return { info: this.tenantKey(input.tenantId, id)!, key };
   }
-  verifyTenant(key: string): TenantKeyInfo | undefined {
+  /** The unrevoked tenant key with this secret, expired or not; last_used_at is not written. */
+  matchTenant(key: string): TenantKeyInfo | undefined {
     const row = matching(this.q.tenantByPrefix.all(prefixOf(key)), key);
-    if (!row) return undefined;
-    this.q.touchTenant.run(now(), row.id);
-    return tenantKey(row);
+    return row && tenantKey(row);
+  }
+  /** The usable (unrevoked, unexpired) tenant key with this secret; records its use. */
+  verifyTenant(key: string): TenantKeyInfo | undefined {
+    const info = this.matchTenant(key);
+    if (!info || isExpired(info)) return undefined;
+    this.touch('tenant', info.id);
+    return info;
   }
   tenantKey(tenantId: string, id: string): TenantKeyInfo | undefined {
     const row = this.q.tenantKey.get(tenantId, id);
@@ -106,6 +230,20 @@ export class Keys {
     return this.q.tenantKeys.all(tenantId).map(tenantKey);
   }
   revokeTenantKey(tenantId: string, id: string): boolean {
-    return this.q.revokeTenant.run(now(), tenantId, id).changes > 0;
+    const done = this.q.revokeTenant.run(now(), tenantId, id).changes > 0;
+    if (done) {
+      this.touched.delete(id);
+      this.changes.emit('change');
+    }
+    return done;
+  }
+
+  /** Records a key's use: last_used_at is written at most once a minute per key (per process). */
+  touch(kind: 'global' | 'tenant', id: string): void {
+    const t = Date.now();
+    const last = this.touched.get(id);
+    if (last !== undefined && t - last < TOUCH_INTERVAL_MS) return;
+    this.touched.set(id, t);
+    (kind === 'global' ? this.q.touchGlobal : this.q.touchTenant).run(new Date(t).toISOString(), id);
   }
 }

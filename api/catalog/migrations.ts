@@ -90,4 +90,14 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (source_id, worker_id)
   ) STRICT;
   `,
+  `
+  -- Key expiry (NULL: never), and where a global key came from: 'config'
+  -- (PCG_GLOBAL_API_KEY: a changed configured key revokes the old one's row),
+  -- 'file' (<data-dir>/global-api-key) or 'api' (/admin/global-api-keys).
+  -- Before this entry only the server wrote global keys, named by origin.
+  ALTER TABLE global_key ADD COLUMN expires_at TEXT;
+  ALTER TABLE global_key ADD COLUMN origin TEXT NOT NULL DEFAULT 'api';
+  UPDATE global_key SET origin = CASE name WHEN 'configured' THEN 'config' ELSE 'file' END;
+  ALTER TABLE api_key ADD COLUMN expires_at TEXT;
+  `,
 ];

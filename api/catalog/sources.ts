@@ -62,6 +62,7 @@ export class Sources implements SourceDirectory {
       list: db.prepare<[string, string], Row>(`SELECT ${cols} FROM source WHERE tenant_id = ? AND project_id = ? ORDER BY created_at, id`),
       active: db.prepare<[], Row>(`SELECT ${cols} FROM source WHERE paused = 0 ORDER BY created_at, id`),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM source WHERE project_id = ?'),
+      project: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM project WHERE id = ?'),
       update: db.prepare('UPDATE source SET name = ?, body = ?, revision = revision + 1, updated_at = ? WHERE tenant_id = ? AND project_id = ? AND id = ?'),
       pause: db.prepare('UPDATE source SET paused = ?, revision = revision + 1, updated_at = ? WHERE tenant_id = ? AND project_id = ? AND id = ?'),
       delete: db.prepare('DELETE FROM source WHERE tenant_id = ? AND project_id = ? AND id = ?'),
@@ -137,6 +138,10 @@ export class Sources implements SourceDirectory {
       }
     }
     return out;
+  }
+
+  projectExists(projectId: string): boolean {
+    return this.q.project.get(projectId)!.n > 0;
   }
 
   report(sourceId: string, workerId: string, status: RunnerStatus | null): void {

@@ -9,6 +9,8 @@ export interface SourceDirectory {
   active(): SourceDefinition[];
   /** This worker's status of a source, or null once it stopped running it. */
   report(sourceId: string, workerId: string, status: RunnerStatus | null): void;
+  /** Whether the project still exists (a runner stopped because its project was deleted leaves no files behind). */
+  projectExists(projectId: string): boolean;
 }
 
 export interface SupervisorOptions {
@@ -112,6 +114,8 @@ export class SourceSupervisor {
     this.reportedAt.delete(id);
     await runner?.stop();
     this.directory.report(id, this.options.workerId, null);
+    // The project was deleted while its source ran: a chunk applied in between may have re-made a partition file.
+    if (runner && !this.directory.projectExists(runner.source.projectId)) this.registry.remove(runner.source.projectId);
   }
 
   /** Writes the statuses that changed since the last flush. */
