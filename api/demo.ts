@@ -1,19 +1,34 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AppContext } from './context.js';
 import { liveFeed, modelNames } from '../connectors/simulator/index.js';
 
 export const DEMO_TENANT = 'Demo tenant';
 export const DEMO_EMAIL = 'demo@pcg.local';
 export const DEMO_PROJECT = 'Demo: live order-to-cash';
+export const DEMO_KEY_NAME = 'demo';
+
+/** Where `pcg serve --demo` keeps its tenant key (mode 0600), to print it again at the next start. */
+export const demoKeyFile = (dataDir: string): string => join(dataDir, 'demo-api-key');
 
 export interface Demo {
   tenantId: string;
   userId: string;
   projectId: string;
-  /** A tenant admin key made for this start: shown once. */
+  /** The demo tenant admin key: made on first start, kept in `keyFile`, reused after. */
   key: string;
+  keyFile: string;
+  /** True when the key was made now (first start, or the stored one was revoked, expired or lost). */
+  created: boolean;
 }
 
-/** The demo tenant, user, membership and project: created on first start, found again after. */
+/**
+ * The demo tenant, user, membership, project and admin key: created on first
+ * start, found again after. The key lives in <dataDir>/demo-api-key (0600);
+ * a new one is made only when that one no longer works, and then the demo
+ * user's earlier demo keys (the stored one, and those older versions made at
+ * every start) are revoked.
+ */
 export function ensureDemo(ctx: AppContext): Demo {
   const { identity, projects, keys } = ctx.catalog;
   const tenant = identity.tenants().find((t) => t.name === DEMO_TENANT) ?? identity.createTenant({ name: DEMO_TENANT, description: 'created by pcg serve --demo' });
@@ -22,8 +37,20 @@ export function ensureDemo(ctx: AppContext): Demo {
   const project =
     projects.list(tenant.id).find((p) => p.name === DEMO_PROJECT) ??
     projects.create(tenant.id, { name: DEMO_PROJECT, description: 'fed by the simulator while the server runs' });
-  const { key } = keys.createTenantKey({ tenantId: tenant.id, userId: user.id, name: `demo ${new Date().toISOString()}`, permissions: ['read', 'write', 'admin'] });
-  return { tenantId: tenant.id, userId: user.id, projectId: project.id, key };
+  const keyFile = demoKeyFile(ctx.config.dataDir);
+  const ids = { tenantId: tenant.id, userId: user.id, projectId: project.id, keyFile };
+  const stored = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
+  const found = stored ? keys.verifyTenant(stored) : undefined;
+  if (found && found.tenantId === tenant.id && found.userId === user.id) return { ...ids, key: stored, created: false };
+  for (const k of keys.tenantKeys(tenant.id)) {
+    const demoKey = k.name === DEMO_KEY_NAME || /^demo \d{4}-\d\d-\d\dT/.test(k.name);
+    if (k.userId === user.id && k.revokedAt === null && demoKey) keys.revokeTenantKey(tenant.id, k.id);
+  }
+  const { key } = keys.createTenantKey({ tenantId: tenant.id, userId: user.id, name: DEMO_KEY_NAME, permissions: ['read', 'write', 'admin'] });
+  mkdirSync(ctx.config.dataDir, { recursive: true });
+  rmSync(keyFile, { force: true });
+  writeFileSync(keyFile, `${key}\n`, { mode: 0o600, flag: 'wx' });
+  return { ...ids, key, created: true };
 }
 
 /**

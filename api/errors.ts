@@ -12,6 +12,7 @@ export const apiErrorCodes = {
   missing_headers: 400,
   validation_failed: 400,
   invalid_token: 401,
+  token_expired: 401,
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,

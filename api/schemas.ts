@@ -27,11 +27,31 @@ export const apiKeySchema = z
     permissions: z.array(permission),
     projectIds: z.array(guid).nullable(),
     createdAt: isoTime,
-    lastUsedAt: isoTime.nullable(),
+    lastUsedAt: isoTime.nullable().describe('written at most once a minute'),
     revokedAt: isoTime.nullable(),
+    expiresAt: isoTime.nullable().describe('null: never expires'),
   })
   .meta({ id: 'ApiKey' });
 export const createdApiKeySchema = apiKeySchema.extend({ key: z.string().describe('the secret: shown only in this answer') }).meta({ id: 'CreatedApiKey' });
+export const globalApiKeySchema = z
+  .object({
+    id: guid,
+    name: z.string(),
+    origin: z.enum(['config', 'file', 'api']).describe('config: PCG_GLOBAL_API_KEY; file: <data-dir>/global-api-key; api: made at /admin/global-api-keys'),
+    createdAt: isoTime,
+    lastUsedAt: isoTime.nullable().describe('written at most once a minute'),
+    revokedAt: isoTime.nullable(),
+    expiresAt: isoTime.nullable().describe('null: never expires'),
+  })
+  .meta({ id: 'GlobalApiKey' });
+export const createdGlobalApiKeySchema = globalApiKeySchema
+  .extend({ key: z.string().describe('the secret: shown only in this answer') })
+  .meta({ id: 'CreatedGlobalApiKey' });
+/** A key's optional expiry on creation: a valid time, in the future. */
+export const expiresAtInput = z.iso
+  .datetime({ offset: true })
+  .refine((s) => Date.parse(s) > Date.now(), 'must be a valid time in the future')
+  .describe('ISO 8601 time in the future after which the key answers 401 token_expired; omitted: never expires');
 export const projectSchema = z
   .object({ id: guid, tenantId: guid, name: z.string(), description: z.string(), dataVersion: z.number().int(), createdAt: isoTime, updatedAt: isoTime })
   .meta({ id: 'Project' });

@@ -1,21 +1,35 @@
 import { z } from 'zod';
 import type { Principal } from '../auth.js';
-import { grants, type Permission } from '../catalog/index.js';
+import { grants, type Permission, type TenantKeyInfo } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { apiKeySchema, createdApiKeySchema, guid, listOf, name, permissions, tenantParams } from '../schemas.js';
+import { apiKeySchema, createdApiKeySchema, expiresAtInput, guid, listOf, name, permissions, tenantParams } from '../schemas.js';
+import { adminRoutes } from './admin.js';
 
 const keyBody = z
-  .object({ userId: guid, name, permissions: permissions.optional(), projectIds: z.array(guid).max(1000).nullable().optional() })
+  .object({ userId: guid, name, permissions: permissions.optional(), projectIds: z.array(guid).max(1000).nullable().optional(), expiresAt: expiresAtInput.optional() })
   .strict();
 const keyParams = z.object({ tenantId: guid, keyId: guid });
 
 /**
+ * Whether `key` is within the reach of the caller: the global key and
+ * tenant-wide admin keys reach every key of the tenant; a project-scoped admin
+ * key reaches only keys scoped to projects of its own (never a tenant-wide key).
+ */
+function reaches(caller: Principal | undefined, key: TenantKeyInfo): boolean {
+  if (caller?.kind !== 'tenant' || caller.projectIds === null) return true;
+  const scope = caller.projectIds;
+  return key.projectIds !== null && key.projectIds.every((p) => scope.includes(p));
+}
+
+/**
  * Tenant keys, issued by the global key at /api/tenant/{tenantId}/apikey or by
  * a tenant admin key at /api/{tenantId}/apikey. A key never carries more than
- * its user's membership, nor (when issued by a tenant key) more than the issuer.
+ * its user's membership, nor (when issued by a tenant key) more than the issuer;
+ * a project-scoped admin key lists and revokes only keys within its scope.
+ * The global-key routes (/admin/global-api-keys) are declared with these.
  */
 export function apiKeyRoutes(ctx: AppContext) {
   const { identity, keys, projects } = ctx.catalog;
@@ -36,24 +50,27 @@ export function apiKeyRoutes(ctx: AppContext) {
       if (projectIds.some((p) => !issuer.projectIds!.includes(p))) throw new ApiError('forbidden', 'a project-scoped key cannot issue keys for other projects');
     }
     for (const p of projectIds ?? []) if (!projects.get(tenantId, p)) throw new ApiError('validation_failed', `body.projectIds: no project ${p} in this tenant`);
-    const { info, key } = keys.createTenantKey({ tenantId, userId: body.userId, name: body.name, permissions: wanted, projectIds });
+    const { info, key } = keys.createTenantKey({ tenantId, userId: body.userId, name: body.name, permissions: wanted, projectIds, expiresAt: body.expiresAt });
     return { ...info, key };
   };
-  const list = (tenantId: string) => {
+  const list = (tenantId: string, caller: Principal | undefined) => {
     if (!identity.tenant(tenantId)) notFound('tenant');
-    return { items: keys.tenantKeys(tenantId) };
+    return { items: keys.tenantKeys(tenantId).filter((k) => reaches(caller, k)) };
   };
-  const revoke = (tenantId: string, keyId: string) => {
-    if (!keys.revokeTenantKey(tenantId, keyId)) notFound('active API key');
+  const revoke = (tenantId: string, keyId: string, caller: Principal | undefined) => {
+    // A key out of the caller's reach is answered like an unknown one: the list does not show it either.
+    const key = keys.tenantKey(tenantId, keyId);
+    if (!key || !reaches(caller, key) || !keys.revokeTenantKey(tenantId, keyId)) notFound('active API key');
   };
 
   const admin = { tenant: 'admin' as const };
   return [
     route({ method: 'POST', url: '/api/tenant/:tenantId/apikey', summary: 'Issue a tenant key (the secret is shown only here)', tag: 'apikeys', access: 'global', params: tenantParams, body: keyBody, status: 201, response: createdApiKeySchema, handler: ({ params, body, principal }) => issue(params.tenantId, body, principal) }),
-    route({ method: 'GET', url: '/api/tenant/:tenantId/apikey', summary: 'List the keys of a tenant, without secrets', tag: 'apikeys', access: 'global', params: tenantParams, response: listOf(apiKeySchema), handler: ({ params }) => list(params.tenantId) }),
-    route({ method: 'DELETE', url: '/api/tenant/:tenantId/apikey/:keyId', summary: 'Revoke a tenant key', tag: 'apikeys', access: 'global', params: keyParams, status: 204, handler: ({ params }) => revoke(params.tenantId, params.keyId) }),
+    route({ method: 'GET', url: '/api/tenant/:tenantId/apikey', summary: 'List the keys of a tenant, without secrets', tag: 'apikeys', access: 'global', params: tenantParams, response: listOf(apiKeySchema), handler: ({ params, principal }) => list(params.tenantId, principal) }),
+    route({ method: 'DELETE', url: '/api/tenant/:tenantId/apikey/:keyId', summary: 'Revoke a tenant key', tag: 'apikeys', access: 'global', params: keyParams, status: 204, handler: ({ params, principal }) => revoke(params.tenantId, params.keyId, principal) }),
     route({ method: 'POST', url: '/api/:tenantId/apikey', summary: 'Issue a key in your own tenant (tenant admin)', tag: 'apikeys', access: admin, params: tenantParams, body: keyBody, status: 201, response: createdApiKeySchema, handler: ({ params, body, principal }) => issue(params.tenantId, body, principal) }),
-    route({ method: 'GET', url: '/api/:tenantId/apikey', summary: 'List the keys of your tenant (tenant admin)', tag: 'apikeys', access: admin, params: tenantParams, response: listOf(apiKeySchema), handler: ({ params }) => list(params.tenantId) }),
-    route({ method: 'DELETE', url: '/api/:tenantId/apikey/:keyId', summary: 'Revoke a key of your tenant (tenant admin)', tag: 'apikeys', access: admin, params: keyParams, status: 204, handler: ({ params }) => revoke(params.tenantId, params.keyId) }),
+    route({ method: 'GET', url: '/api/:tenantId/apikey', summary: 'List the keys of your tenant (tenant admin; a project-scoped admin key sees only keys within its projects)', tag: 'apikeys', access: admin, params: tenantParams, response: listOf(apiKeySchema), handler: ({ params, principal }) => list(params.tenantId, principal) }),
+    route({ method: 'DELETE', url: '/api/:tenantId/apikey/:keyId', summary: 'Revoke a key of your tenant (tenant admin; a project-scoped admin key only keys within its projects)', tag: 'apikeys', access: admin, params: keyParams, status: 204, handler: ({ params, principal }) => revoke(params.tenantId, params.keyId, principal) }),
+    ...adminRoutes(ctx),
   ];
 }

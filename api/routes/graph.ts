@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import { recheckTenant, type TenantPrincipal } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import type { Graphs, ServedGraph } from '../../engine/projects/index.js';
@@ -87,15 +88,18 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
     route({
       method: 'GET',
       url: '/api/:tenantId/project/:projectId/graph/stream',
-      summary: 'Server-Sent Events: a `version` event with the data_version (and the document with include=document) on every change',
+      summary:
+        'Server-Sent Events: a `version` event with the data_version (and the document with include=document) on every change; when the key is revoked or expires, or its user loses access, an `error` event and the stream ends',
       tag: 'graph',
       access: { tenant: 'read' },
       params: projectParams,
       query: streamQuery,
       produces: 'text/event-stream',
-      handler: async ({ params, query, request, reply }) => {
+      handler: async ({ params, query, request, reply, principal }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
         if (query.investigation !== undefined) scopeOf(params.tenantId, params.projectId, query.investigation);
+        // The route's access rule made sure of a tenant key with read access here.
+        const holder = principal as TenantPrincipal;
         reply.hijack();
         const raw = reply.raw;
         raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': request.id });
@@ -127,16 +131,46 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
         // Deferred past the writer's own turn: a stream's snapshot and build never delay the ingestion that announced the change.
         const onChange = () => void setImmediate(() => void send());
         const onDeleted = () => raw.end();
+        // The key is checked again whenever keys or memberships change (and on each poll, for
+        // changes made by other processes, and when it expires): revoked, expired, removed or
+        // downgraded below read ends the stream at once, after an `error` event saying why.
+        const recheck = () => {
+          if (closed) return;
+          const denied = recheckTenant(ctx.catalog, holder, 'read', params.projectId);
+          if (!denied) return;
+          raw.write(`event: error\ndata: ${JSON.stringify({ error: denied.code, message: denied.message })}\n\n`);
+          stop();
+          raw.end();
+        };
+        let expiry: NodeJS.Timeout | undefined;
+        const armExpiry = () => {
+          if (holder.expiresAt === null || closed) return;
+          const wait = Math.max(0, Date.parse(holder.expiresAt) - Date.now()) + 5;
+          // setTimeout holds at most ~24.8 days: a later expiry re-arms on the way.
+          expiry = setTimeout(() => {
+            recheck();
+            armExpiry();
+          }, Math.min(wait, 2 ** 31 - 1));
+        };
         ctx.states.changes.on(params.projectId, onChange);
         ctx.states.changes.once(`${params.projectId}:deleted`, onDeleted);
-        const poll = setInterval(onChange, POLL_MS);
+        ctx.catalog.keys.changes.on('change', recheck);
+        ctx.catalog.identity.changes.on('change', recheck);
+        armExpiry();
+        const poll = setInterval(() => {
+          recheck();
+          onChange();
+        }, POLL_MS);
         const beat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
         const stop = () => {
           closed = true;
           clearInterval(poll);
           clearInterval(beat);
+          clearTimeout(expiry);
           ctx.states.changes.off(params.projectId, onChange);
           ctx.states.changes.off(`${params.projectId}:deleted`, onDeleted);
+          ctx.catalog.keys.changes.off('change', recheck);
+          ctx.catalog.identity.changes.off('change', recheck);
         };
         raw.on('close', stop);
         request.raw.on('close', stop);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../api/catalog/index.js';
+import { migrations } from '../../api/catalog/migrations.js';
 import { GraphVersions } from '../../api/catalog/records.js';
 
 describe('catalog', () => {
@@ -18,11 +19,11 @@ describe('catalog', () => {
   });
 
   it('is migrated, WAL, with STRICT tables and foreign keys on', () => {
-    expect(c.db.pragma('user_version', { simple: true })).toBe(1);
+    expect(c.db.pragma('user_version', { simple: true })).toBe(migrations.length);
     expect(c.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(c.db.pragma('foreign_keys', { simple: true })).toBe(1);
     const tables = c.db.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all();
-    expect(tables.map((t) => t.name).sort()).toEqual(['api_key', 'block', 'dashboard', 'dataset', 'global_key', 'graph_version', 'investigation', 'membership', 'notebook', 'project', 'tenant', 'user']);
+    expect(tables.map((t) => t.name).sort()).toEqual(['api_key', 'block', 'dashboard', 'dataset', 'global_key', 'graph_version', 'investigation', 'membership', 'notebook', 'project', 'source', 'source_status', 'tenant', 'user']);
     for (const t of tables) expect(t.sql, t.name).toMatch(/STRICT$/);
   });
 

@@ -163,6 +163,12 @@ async function delay(broker: KafkaBroker, rate: number, seconds: number): Promis
   const server = await startServer();
   const { key, path } = await server.project('delay');
   const source = await server.api('POST', `${path}/source`, key, { brokers: broker.brokers, topic });
+  // Measured from a running consumer: joining the group takes seconds once, and is not the steady delay.
+  for (;;) {
+    const s = (await server.api('GET', `${path}/source/${source.id}`, key)).status;
+    if (s.state === 'running' && s.workers.some((w: { assigned: number[] }) => w.assigned.length === 4)) break;
+    await sleep(100);
+  }
   // The last message of each partition in each send: [partition, offset, send time]; resolved when the graph stream shows its offset stored.
   const pending: [number, number, number][] = [];
   const delays: number[] = [];
