@@ -9,13 +9,22 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-install: node_modules/.installed
+# The web page (api/web/, Vite + TypeScript) is bundled into api/web/dist/, which
+# pcg serve answers at /; rebuilt when a source of it changes.
+WEB_SOURCES := $(wildcard api/web/src/*) api/web/index.html api/web/vite.config.ts api/web/tsconfig.json
+
+api/web/dist/index.html: node_modules/.installed $(WEB_SOURCES)
+	npx vite build --config api/web/vite.config.ts
+	@touch $@
+
+install: node_modules/.installed api/web/dist/index.html
 
 run: install
 	node api/bin.mjs serve --demo
 
 typecheck: install
 	npx tsc --noEmit -p .
+	npx tsc --noEmit -p api/web
 
 # The Kafka suite runs after the rest, one file at a time: each file starts a
 # real broker (a JVM), and two cores do not host several beside the other tests.
@@ -36,4 +45,4 @@ bench: install
 	node --import tsx test/bench/kafka.ts
 
 clean:
-	rm -rf node_modules data
+	rm -rf node_modules data api/web/dist test/web/artifacts

@@ -9,6 +9,7 @@ import type { AppContext } from './context.js';
 import { clientError, frameworkError, installErrorBoundary } from './errors.js';
 import { ensureGlobalKey, type GlobalKeySource } from './global-key.js';
 import { docsRoutes } from './docs.js';
+import { webRoutes } from './web/serve.js';
 import { RateLimiter } from './rate-limit.js';
 import { registerRoutes, type RouteDef } from './route.js';
 import { apiKeyRoutes } from './routes/apikeys.js';
@@ -20,9 +21,13 @@ import { analysisRoutes } from './routes/analysis.js';
 import { sourceRoutes } from './routes/sources.js';
 import { startSourceThread, type SourceThread } from './source-thread.js';
 import { tenantRoutes, userRoutes } from './routes/tenants.js';
-import { buildInProcess, Graphs, ProjectRegistry } from '../engine/projects/index.js';
+import { buildInProcess, Graphs, ProjectRegistry, type ApplyObserver } from '../engine/projects/index.js';
 import { documentPool } from './document-pool.js';
+import { Health } from './health.js';
+import { createMetrics, type Metrics } from './metrics.js';
+import { healthRoutes } from './routes/health.js';
 import { SecretBox } from '../connectors/kafka/index.js';
+import { mountMcp } from './mcp/transport-http.js';
 
 export interface AppOptions {
   config: Config;
@@ -38,6 +43,10 @@ export interface PcgApp {
   context: AppContext;
   globalKey: GlobalKeySource;
   routes: readonly RouteDef[];
+  /** The readiness checks of `GET /health/ready`; `pcg serve` adds its own (shutting down). */
+  health: Health;
+  /** Present when a metrics token is configured. */
+  metrics: Metrics | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -48,7 +57,9 @@ export function createApp(options: AppOptions): PcgApp {
   const logger = options.logger ?? pino({ level: config.logLevel });
   const catalog =
     options.catalog ?? Catalog.open(join(config.dataDir, 'catalog.sqlite'), config.sourceSecretKey ? { secrets: new SecretBox(config.sourceSecretKey) } : {});
-  const states = new ProjectRegistry(config.dataDir, config.maxOpenStores);
+  // Metrics (made below, once the context exists) observe every applied batch.
+  let observe: ApplyObserver | undefined;
+  const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, observe: (...args) => observe?.(...args) });
   const context: AppContext = { config, catalog, states, logger };
   const globalKey = ensureGlobalKey(config, catalog);
 
@@ -73,15 +84,36 @@ export function createApp(options: AppOptions): PcgApp {
   // Uploads arrive as a stream and are written to disk as they come (see routes/datasets.ts).
   app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
   installErrorBoundary(app, () => routes);
+  // Measured only when someone may read the measures (PCG_METRICS_TOKEN).
+  const metrics = config.metricsToken ? createMetrics(context) : undefined;
+  if (metrics) {
+    observe = metrics.observe;
+    app.addHook('onResponse', metrics.onResponse);
+  }
 
   let sources: SourceThread | undefined;
-  if (options.runSources ?? false) sources = startSourceThread(config, states, logger);
+  if (options.runSources ?? false) sources = startSourceThread(config, states, logger, (...args) => observe?.(...args));
   // Versions written by other processes (pcg worker) or the source thread reach graph streams too.
   states.watch(250);
   const pool = config.buildThreads > 0 ? documentPool({ threads: config.buildThreads, budgetMs: config.buildBudgetMs }) : undefined;
-  const graphs = new Graphs(states, catalog.graphVersions, pool?.build ?? buildInProcess);
+  const builder = pool?.build ?? buildInProcess;
+  const graphs = new Graphs(states, catalog.graphVersions, metrics ? metrics.timeBuilds(builder) : builder);
+  const health = new Health().add('catalog', () => {
+    if (!catalog.db.open) return 'the catalog is closed';
+    catalog.db.prepare('SELECT count(*) FROM tenant').get();
+    return true;
+  });
+  if (sources) {
+    const thread = sources;
+    const says = { starting: 'is starting', stopping: 'is stopping', stopped: 'has stopped', failed: 'has failed' } as const;
+    health.add('sources', () => {
+      const state = thread.state();
+      return state === 'running' ? true : `the source thread ${says[state]}`;
+    });
+  }
   const routes: RouteDef[] = [
     ...pingRoutes(context),
+    ...healthRoutes(config, health, metrics),
     ...tenantRoutes(context),
     ...userRoutes(context),
     ...apiKeyRoutes(context),
@@ -93,14 +125,18 @@ export function createApp(options: AppOptions): PcgApp {
   ];
   registerRoutes(app, new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond)), routes);
   docsRoutes(app, routes);
+  webRoutes(app);
+  // The MCP server for agents at /mcp, with the same keys and permissions (api/mcp/).
+  mountMcp(app, context, graphs);
 
   app.addHook('onClose', async () => {
     await sources?.close();
     await pool?.close();
     states.close();
     catalog.close();
+    metrics?.close();
   });
-  return { app, context, globalKey, routes };
+  return { app, context, globalKey, routes, health, metrics };
 }
 
 /** The Fastify instance alone, for callers that need nothing else. */

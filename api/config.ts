@@ -36,6 +36,10 @@ export const configSchema = z.object({
     .enum(['on', 'off', 'true', 'false', '1', '0'])
     .default('on')
     .transform((v) => v === 'on' || v === 'true' || v === '1'),
+  /** Bearer token of `GET /metrics` (Prometheus text); without it the route answers 404 and nothing is measured. */
+  metricsToken: z.string().min(16, 'the metrics token must have at least 16 characters').optional(),
+  /** On SIGTERM/SIGINT, how long requests in flight may take to finish before open connections are closed. */
+  shutdownGraceMs: intIn(0, 600_000).default(10_000),
 });
 
 export type Config = Readonly<z.output<typeof configSchema>>;
@@ -57,6 +61,8 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   sourceSecretKey: 'PCG_SOURCE_SECRET_KEY',
   maxOpenStores: 'PCG_MAX_OPEN_STORES',
   sources: 'PCG_SOURCES',
+  metricsToken: 'PCG_METRICS_TOKEN',
+  shutdownGraceMs: 'PCG_SHUTDOWN_GRACE_MS',
 };
 
 export class ConfigError extends Error {}

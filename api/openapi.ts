@@ -86,6 +86,7 @@ export function openApiDocument(routes: readonly RouteDef[], info: { version: st
     else if (r.produces) responses[status] = { description: 'success', content: { [r.produces]: { schema: { type: 'string' } } } };
     else responses[status] = { description: 'success', content: { 'application/json': { schema: r.response ? convert(r.response, 'output') : {} } } };
     if (r.tag === 'graph' && r.url.endsWith('/graph')) responses['304'] = { description: 'not modified (If-None-Match matched the ETag)' };
+    if (r.url === '/health/ready') responses['503'] = { description: 'not ready: the failing checks say why', content: { 'application/json': { schema: convert(r.response!, 'output') } } };
     responses.default = { description: 'error', content: { 'application/json': { schema: errorRef } } };
     op.responses = responses;
     (paths[path] ??= {})[r.method.toLowerCase()] = op;

@@ -2,14 +2,15 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { SecretBox, SourceSupervisor, type KafkaLog } from '../connectors/kafka/index.js';
-import { ProjectRegistry } from '../engine/projects/index.js';
+import { ProjectRegistry, type ApplyObserver } from '../engine/projects/index.js';
 import { Catalog } from './catalog/index.js';
 
 export interface SourceHostOptions {
   dataDir: string;
   sourceSecretKey?: string | undefined;
   log?: KafkaLog;
-  onApplied?: (projectId: string) => void;
+  /** Told of every applied chunk (a source thread forwards them to the API's thread, which announces and counts them). */
+  observe?: ApplyObserver;
   /** How often the catalog is read for new, paused and deleted sources (default 1 s). */
   pollMs?: number;
 }
@@ -28,12 +29,11 @@ export interface SourceHost {
 export function hostSources(options: SourceHostOptions): SourceHost {
   const file = join(options.dataDir, 'catalog.sqlite');
   const catalog = Catalog.open(file, options.sourceSecretKey ? { secrets: new SecretBox(options.sourceSecretKey) } : {});
-  const registry = new ProjectRegistry(options.dataDir);
+  const registry = new ProjectRegistry(options.dataDir, options.observe ? { observe: options.observe } : {});
   const workerId = `${hostname()}:${process.pid}${threadId ? `:${threadId}` : ''}`;
   const supervisor = new SourceSupervisor(catalog.sources, registry, {
     workerId,
     ...(options.log ? { log: options.log } : {}),
-    ...(options.onApplied ? { onApplied: options.onApplied } : {}),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
   });
   supervisor.start();

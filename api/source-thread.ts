@@ -1,11 +1,14 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { ProjectRegistry } from '../engine/projects/index.js';
+import type { ApplyResult } from '../engine/index.js';
+import type { ApplyObserver, ProjectRegistry } from '../engine/projects/index.js';
 import type { Config } from './config.js';
 
 export interface SourceThread {
   /** Re-reads the catalog now (a source was added, changed, paused or deleted). */
   reconcile(): void;
+  /** `starting` until the thread has opened the catalog and started its supervisor; `failed` if it died (for readiness). */
+  state(): 'starting' | 'running' | 'stopping' | 'stopped' | 'failed';
   close(): Promise<void>;
 }
 
@@ -17,14 +20,19 @@ const STOP_MS = 15_000;
  * hold every tenant's requests. The thread writes partition states with its
  * own connections and says which project changed; this side announces it.
  */
-export function startSourceThread(config: Config, registry: ProjectRegistry, logger: Logger): SourceThread {
+export function startSourceThread(config: Config, registry: ProjectRegistry, logger: Logger, observe?: ApplyObserver): SourceThread {
   const worker = new Worker(new URL('./workers/sources.mjs', import.meta.url), {
     workerData: { dataDir: config.dataDir, sourceSecretKey: config.sourceSecretKey },
   });
   const pending = new Set<string>();
   let flushing = false;
-  worker.on('message', (m: { type: string; projectId?: string; level?: string; message?: string; extra?: Record<string, unknown> }) => {
+  let state: ReturnType<SourceThread['state']> = 'starting';
+  type Message = { type: string; projectId?: string; store?: 'project' | 'partition'; result?: ApplyResult; seconds?: number; level?: string; message?: string; extra?: Record<string, unknown> };
+  worker.on('message', (m: Message) => {
+    if (m.type === 'started' && state === 'starting') state = 'running';
     if (m.type === 'applied' && m.projectId) {
+      if (m.result) observe?.(m.projectId, m.store ?? 'partition', m.result, m.seconds ?? 0);
+      if (!m.result?.applied) return;
       // Announced once per turn of the event loop however many chunks arrived.
       pending.add(m.projectId);
       if (!flushing) {
@@ -46,10 +54,18 @@ export function startSourceThread(config: Config, registry: ProjectRegistry, log
       logger[level]({ kafka: m.extra }, `source: ${m.message}`);
     }
   });
-  worker.on('error', (error) => logger.error({ err: error }, 'the source thread failed'));
+  worker.on('error', (error) => {
+    state = 'failed';
+    logger.error({ err: error }, 'the source thread failed');
+  });
+  worker.on('exit', () => {
+    if (state !== 'stopping' && state !== 'stopped') state = 'failed';
+  });
   return {
     reconcile: () => worker.postMessage({ type: 'reconcile' }),
+    state: () => state,
     async close() {
+      if (state !== 'failed') state = 'stopping';
       const stopped = new Promise<void>((resolve) => {
         worker.once('exit', () => resolve());
         worker.on('message', (m: { type: string }) => m.type === 'stopped' && resolve());
@@ -59,6 +75,7 @@ export function startSourceThread(config: Config, registry: ProjectRegistry, log
       await stopped;
       clearTimeout(timer);
       await worker.terminate();
+      if (state === 'stopping') state = 'stopped';
     },
   };
 }

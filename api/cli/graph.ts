@@ -1,18 +1,40 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
+import type { GraphDocument } from '../../engine/document/types.js';
 import { UsageError, type Command, type Io } from './command.js';
 import { importOptionsFrom, readOptions, readOptionsUsage, reportFileError } from './inspect.js';
+import { importProgress } from './progress.js';
+
+const outputFormats = ['json', 'md', 'dot', 'html'] as const;
+type OutputFormat = (typeof outputFormats)[number];
+const byExtension: Record<string, OutputFormat> = { '.json': 'json', '.md': 'md', '.markdown': 'md', '.dot': 'dot', '.gv': 'dot', '.html': 'html', '.htm': 'html' };
+const logFormats = ['xes', 'csv', 'ndjson', 'ocel2-json', 'ocel2-xml', 'ocel2-sqlite', 'ocel1-json', 'ocel1-xml'];
+
+/** A file the command could not read or write: one line, exit 1. */
+class FileError extends Error {}
 
 export const command: Command = {
-  summary: 'Print the process context graph document of a log file or a project',
-  usage: `Usage: pcg graph FILE [reading options] [--time-basis clock|working] [--calendar JSON|FILE] [--out FILE]
-       pcg graph --project-dir DIR [--time-basis clock|working] [--calendar JSON|FILE] [--out FILE]
+  summary: 'Print the process context graph document of a log file or a project (JSON, Markdown, DOT or HTML)',
+  usage: `Usage: pcg graph FILE [reading options] [--format json|md|dot|html] [--out FILE]
+                 [--time-basis clock|working] [--calendar JSON|FILE]
+       pcg graph --project-dir DIR [--format json|md|dot|html] [--out FILE]
+                 [--time-basis clock|working] [--calendar JSON|FILE]
 
 Builds the process context graph document (schema service.process-context-graph
-1.0) and prints it as JSON. With FILE the log is loaded into a temporary
-project first; with --project-dir the project's stored state is read.
+1.0) and prints it. With FILE the log is loaded into a temporary project first
+(with a progress bar on stderr when it is a terminal); with --project-dir the
+project's stored state is read.
 
+  --format F             json (default: the document itself), md (a readable
+                         report: what a case is, outcomes, stages, main path,
+                         top variants, decisions with rules, policies,
+                         exceptions, data quality), dot (a Graphviz map: dot
+                         -Tsvg map.dot -o map.svg) or html (one self-contained
+                         page with the map and the report; opens offline).
+                         Default from the --out extension (.json .md .dot .gv
+                         .html), else json
+  --out FILE             write to FILE instead of stdout
   --project-dir DIR      read the project whose state is DIR/state.sqlite
   --time-basis BASIS     clock (default) or working: every duration counts
                          working hours only (recounted from the stored events)
@@ -21,11 +43,11 @@ project first; with --project-dir the project's stored state is read.
                           "hours":[{"from":"09:00","to":"17:00"}],
                           "holidays":["2025-12-25"]} (every field optional;
                          default Monday-Friday 09:00-17:00 UTC)
-  --out FILE             write the document to FILE instead of stdout
 
 ${readOptionsUsage}`,
   options: {
     ...readOptions,
+    format: { type: 'string' },
     'project-dir': { type: 'string' },
     'time-basis': { type: 'string' },
     calendar: { type: 'string' },
@@ -36,48 +58,85 @@ ${readOptionsUsage}`,
     if (dir ? positionals.length > 0 : positionals.length !== 1) {
       throw new UsageError(dir ? 'give either FILE or --project-dir, not both' : positionals.length ? 'give exactly one FILE' : 'FILE or --project-dir DIR is required');
     }
+    const format = outputFormat(values);
     const basis = values['time-basis'] ?? 'clock';
     if (basis !== 'clock' && basis !== 'working') throw new UsageError(`--time-basis must be clock or working, not '${String(basis)}'`);
     if (values.calendar !== undefined && basis !== 'working') throw new UsageError('--calendar needs --time-basis working');
-    const calendarNeeded = basis === 'working';
-    if (!dir && !calendarNeeded) return graphInMemory(positionals[0]!, values, io);
-    const [{ ProjectStore }, { buildDocument, workingSnapshot }, { parseCalendar }] = await Promise.all([
-      import('../../engine/index.js'),
-      import('../../engine/document/index.js'),
-      import('../../engine/calendar.js'),
-    ]);
-    const calendar = basis === 'working' ? parseCalendar(calendarInput(values.calendar)) : undefined;
-
-    let temp: string | undefined;
-    let stateFile: string;
-    if (dir) {
-      stateFile = join(dir, 'state.sqlite');
-      if (!existsSync(stateFile)) throw new UsageError(`no project state at ${stateFile}`);
-    } else {
-      temp = mkdtempSync(join(tmpdir(), 'pcg-graph-'));
-      stateFile = join(temp, 'state.sqlite');
-    }
-    const store = ProjectStore.open(stateFile);
+    // --format is the output's here; the log's format is --input-format.
+    const reading = importOptionsFrom({ ...values, format: undefined });
     try {
-      if (!dir) {
-        const { importLog } = await import('../../connectors/files/index.js');
-        try {
-          await importLog(store, positionals[0]!, importOptionsFrom(values));
-        } catch (error) {
-          return reportFileError('graph', error, io);
-        }
+      const calendarNeeded = basis === 'working';
+      if (!dir && !calendarNeeded) return await graphInMemory(positionals[0]!, reading, format, values.out, io);
+      const [{ ProjectStore }, { buildDocument, workingSnapshot }, { parseCalendar }] = await Promise.all([
+        import('../../engine/index.js'),
+        import('../../engine/document/index.js'),
+        import('../../engine/calendar.js'),
+      ]);
+      const calendar = basis === 'working' ? parseCalendar(calendarInput(values.calendar)) : undefined;
+
+      let temp: string | undefined;
+      let stateFile: string;
+      if (dir) {
+        stateFile = join(dir, 'state.sqlite');
+        if (!existsSync(stateFile)) throw new UsageError(`no project state at ${stateFile}`);
+      } else {
+        temp = mkdtempSync(join(tmpdir(), 'pcg-graph-'));
+        stateFile = join(temp, 'state.sqlite');
       }
-      const snapshot = calendar ? workingSnapshot(store, calendar) : store.snapshot();
-      const text = `${JSON.stringify(buildDocument(snapshot), null, 2)}\n`;
-      if (typeof values.out === 'string') writeFileSync(values.out, text);
-      else io.out(text);
-      return 0;
-    } finally {
-      store.close();
-      if (temp) rmSync(temp, { recursive: true, force: true });
+      const store = ProjectStore.open(stateFile);
+      try {
+        if (!dir) {
+          const { importLog } = await import('../../connectors/files/index.js');
+          const progress = importProgress('pcg graph', positionals[0]!, io);
+          try {
+            await importLog(progress.target(store), positionals[0]!, reading);
+          } catch (error) {
+            return reportFileError('graph', error, io);
+          } finally {
+            progress.done();
+          }
+        }
+        const snapshot = calendar ? workingSnapshot(store, calendar) : store.snapshot();
+        return await write(buildDocument(snapshot), format, values.out, io);
+      } finally {
+        store.close();
+        if (temp) rmSync(temp, { recursive: true, force: true });
+      }
+    } catch (error) {
+      if (error instanceof FileError) {
+        io.err(`pcg graph: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
     }
   },
 };
+
+/** --format, or the --out file's extension, or json; a log format given as --format is pointed to --input-format. */
+function outputFormat(values: Parameters<Command['run']>[0]): OutputFormat {
+  const given = values.format;
+  if (typeof given === 'string') {
+    if ((outputFormats as readonly string[]).includes(given)) return given as OutputFormat;
+    if (logFormats.includes(given)) throw new UsageError(`--format is the output's format (json, md, dot or html); give the log's format as --input-format ${given}`);
+    throw new UsageError(`--format must be json, md, dot or html, not '${given}'`);
+  }
+  if (typeof values.out === 'string') return byExtension[extname(values.out).toLowerCase()] ?? 'json';
+  return 'json';
+}
+
+/** Renders the document and writes it to --out or stdout. */
+async function write(doc: GraphDocument, format: OutputFormat, out: unknown, io: Io): Promise<number> {
+  const { renderDocument } = await import('../../engine/render/index.js');
+  const text = renderDocument(doc, format);
+  if (typeof out === 'string' && out !== '-') {
+    try {
+      writeFileSync(out, text);
+    } catch (error) {
+      throw new FileError(`cannot write ${out}: ${(error as Error).message}`);
+    }
+  } else io.out(text);
+  return 0;
+}
 
 /**
  * FILE on the clock basis: read into a project held in memory (no SQLite file),
@@ -85,29 +144,36 @@ ${readOptionsUsage}`,
  * document is the same bytes at a fraction of the time: storing the events was
  * almost all of the stored route's cost.
  */
-async function graphInMemory(file: string, values: Parameters<Command['run']>[0], io: Io): Promise<number> {
+async function graphInMemory(file: string, reading: Record<string, unknown>, format: OutputFormat, out: unknown, io: Io): Promise<number> {
   const [{ MemoryProject }, { buildDocument }, { importLog }] = await Promise.all([
     import('../../engine/store/memory-project.js'),
     import('../../engine/document/index.js'),
     import('../../connectors/files/index.js'),
   ]);
   const project = new MemoryProject();
+  const progress = importProgress('pcg graph', file, io);
   try {
-    await importLog(project, file, importOptionsFrom(values));
+    await importLog(progress.target(project), file, reading);
   } catch (error) {
     return reportFileError('graph', error, io);
+  } finally {
+    progress.done();
   }
-  const text = `${JSON.stringify(buildDocument(project.snapshot()), null, 2)}\n`;
-  if (typeof values.out === 'string') writeFileSync(values.out, text);
-  else io.out(text);
-  return 0;
+  return write(buildDocument(project.snapshot()), format, out, io);
 }
 
 /** JSON text as given, or the content of the file it names. */
 function calendarInput(value: unknown): unknown {
   if (value === undefined) return {};
   const text = String(value).trim();
-  const json = text.startsWith('{') ? text : readFileSync(text, 'utf8');
+  let json = text;
+  if (!text.startsWith('{')) {
+    try {
+      json = readFileSync(text, 'utf8');
+    } catch (error) {
+      throw new FileError(`cannot read the calendar file ${text}: ${(error as Error).message}`);
+    }
+  }
   try {
     return JSON.parse(json);
   } catch {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { UsageError, type Command } from './command.js';
 import { importOptionsFrom, onePath, readOptions, readOptionsUsage, reportFileError } from './inspect.js';
+import { importProgress } from './progress.js';
 
 export const command: Command = {
   summary: 'Load a log file into a project (counted once, resumable)',
@@ -24,13 +25,17 @@ ${readOptionsUsage}`,
     const options = importOptionsFrom(values);
     const [{ importLog }, { ProjectStore }] = await Promise.all([import('../../connectors/files/index.js'), import('../../engine/index.js')]);
     const store = ProjectStore.open(join(dir, 'state.sqlite'));
+    // A progress bar on stderr, only when it is a terminal.
+    const progress = importProgress('pcg import', path, io);
     try {
-      const summary = await importLog(store, path, options);
+      const summary = await importLog(progress.target(store), path, options);
+      progress.done();
       io.out(`${JSON.stringify(summary, null, 2)}\n`);
       return summary.accepted + summary.duplicates + summary.already_imported === 0 && summary.rejected > 0 ? 1 : 0;
     } catch (error) {
       return reportFileError('import', error, io);
     } finally {
+      progress.done();
       store.close();
     }
   },

@@ -2,6 +2,7 @@ import { UsageError, type Command, type Io } from './command.js';
 
 /** The options `pcg inspect` and `pcg import` share: how to read the file. */
 export const readOptions: Command['options'] = {
+  'input-format': { type: 'string' },
   format: { type: 'string' },
   lifecycle: { type: 'string' },
   classifier: { type: 'string' },
@@ -17,7 +18,8 @@ export const readOptions: Command['options'] = {
 };
 
 export const readOptionsUsage = `Reading options (all optional; the format is detected from the content):
-  --format F             xes | csv | ndjson | ocel2-json | ocel2-xml | ocel2-sqlite | ocel1-json | ocel1-xml
+  --input-format F       xes | csv | ndjson | ocel2-json | ocel2-xml | ocel2-sqlite | ocel1-json | ocel1-xml
+                         (pcg inspect and pcg import also take it as --format F)
   --lifecycle L          XES: all (default: every event counts) | complete (only lifecycle:transition
                          complete, events without one kept) | label (activity becomes name+transition)
   --classifier NAME      XES: a classifier declared in the log; activity = its keys' values joined by '+'
@@ -37,8 +39,11 @@ type Values = Record<string, string | boolean | string[] | boolean[] | undefined
 /** Command-line values to the library's import options (checked again, with zod, by the library). */
 export function importOptionsFrom(values: Values): Record<string, unknown> {
   const s = (k: string) => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  if (s('input-format') !== undefined && s('format') !== undefined && s('input-format') !== s('format')) {
+    throw new UsageError(`--input-format '${s('input-format')}' and --format '${s('format')}' disagree; give one`);
+  }
   const o: Record<string, unknown> = {
-    format: s('format'),
+    format: s('input-format') ?? s('format'),
     lifecycle: s('lifecycle'),
     classifier: s('classifier'),
     caseColumn: s('case'),

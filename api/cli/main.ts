@@ -7,10 +7,12 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   inspect: () => import('./inspect.js'),
   import: () => import('./import.js'),
   graph: () => import('./graph.js'),
+  diff: () => import('./diff.js'),
   schema: () => import('./schema.js'),
   validate: () => import('./validate.js'),
   serve: () => import('./serve.js'),
   worker: () => import('./worker.js'),
+  mcp: () => import('./mcp.js'),
 };
 
 async function loadable(): Promise<[string, Command][]> {

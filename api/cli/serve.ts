@@ -1,5 +1,9 @@
+import { join } from 'node:path';
 import { ConfigError, readConfig } from '../config.js';
 import { UsageError, type Command } from './command.js';
+
+/** Exit code when a second SIGTERM/SIGINT cuts the graceful shutdown short (128 + SIGINT, as shells report ^C). */
+export const FORCED_EXIT = 130;
 
 export const command: Command = {
   summary: 'Run the HTTP API (with --demo: a demo tenant fed by a live simulated stream)',
@@ -16,8 +20,15 @@ Options:
                             once into <data-dir>/global-api-key, mode 0600)
   --log-level <level>       fatal|error|warn|info|debug|trace|silent (PCG_LOG_LEVEL, default info)
   --demo                    create (once) a demo tenant, user and project fed by the
-                            simulator's live feed; print a tenant key made for this start
+                            simulator's live feed; print its tenant key (made once,
+                            kept in <data-dir>/demo-api-key, mode 0600)
   -h, --help                this text
+
+One pcg serve per data directory: it holds <data-dir>/serve.lock while it runs
+(pcg worker processes may run beside it). SIGTERM or SIGINT stops it gracefully
+(requests in flight get PCG_SHUTDOWN_GRACE_MS, default 10000 ms; sources finish
+their batch); a second signal exits at once with code 130. Probes: GET
+/health/live, /health/ready; metrics: GET /metrics with PCG_METRICS_TOKEN.
 `,
   options: {
     'data-dir': { type: 'string' },
@@ -41,25 +52,78 @@ Options:
       if (error instanceof ConfigError) throw new UsageError(error.message);
       throw error;
     }
+    const { checkCatalog, checkDataDir, lockDataDir, StartupError } = await import('../data-dir.js');
+    const { CatalogTooNewError } = await import('../catalog/index.js');
+    // Start-up checks, before anything is opened: a clear line and exit 1, never a half-started service.
+    let lock: import('../data-dir.js').DataDirLock | undefined;
+    try {
+      checkDataDir(config.dataDir);
+      lock = lockDataDir(config.dataDir);
+      checkCatalog(join(config.dataDir, 'catalog.sqlite'));
+    } catch (error) {
+      lock?.release();
+      if (error instanceof StartupError) {
+        io.err(`pcg serve: ${error.message}\n`);
+        return 1;
+      }
+      throw error;
+    }
+    const held = lock;
+
+    // SIGTERM/SIGINT: the first stops gracefully; a second one forces the exit (code 130).
+    let signalled: (signal: string) => void = () => {};
+    const stopSignal = new Promise<string>((resolve) => (signalled = resolve));
+    let signals = 0;
+    const onSignal = (signal: NodeJS.Signals) => {
+      signals++;
+      if (signals === 1) return signalled(signal);
+      io.err(`pcg serve: ${signal} again: exiting now, without waiting for the shutdown\n`);
+      held.release();
+      process.exit(FORCED_EXIT);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const unhook = () => {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+    };
+    const fail = (message: string, error?: unknown) => {
+      io.err(`pcg serve: ${message}\n`);
+      if (error && (config.logLevel === 'debug' || config.logLevel === 'trace')) io.err(`${(error as Error).stack ?? String(error)}\n`);
+      unhook();
+      held.release();
+      return 1;
+    };
+
     const { createApp } = await import('../app.js');
     const { ensureDemo, runLiveFeed } = await import('../demo.js');
-    const { app, context, globalKey } = createApp({ config, runSources: config.sources });
+    const { trackRequests } = await import('../shutdown.js');
+    let made: ReturnType<typeof createApp>;
+    try {
+      made = createApp({ config, runSources: config.sources });
+    } catch (error) {
+      if (error instanceof CatalogTooNewError) return fail(`the catalog in ${config.dataDir}: ${error.message}; run a newer pcg`);
+      return fail(`cannot start: ${(error as Error).message ?? String(error)}`, error);
+    }
+    const { app, context, globalKey } = made;
+    let shuttingDown = false;
+    made.health.add('shutdown', () => (shuttingDown ? 'the server is shutting down' : true));
+    const requests = trackRequests(app.server);
     const stop = new AbortController();
     let address: string;
     try {
       address = await app.listen({ host: config.host, port: config.port });
     } catch (error) {
+      await app.close().catch(() => {});
       // A busy or forbidden port is the user's to fix: say so plainly, no stack.
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') {
-        await app.close();
-        io.err(`pcg serve: cannot listen on ${config.host}:${config.port} (${code}); choose another --port or PCG_PORT\n`);
-        return 1;
+        return fail(`cannot listen on ${config.host}:${config.port} (${code}); choose another --port or PCG_PORT`);
       }
-      throw error;
+      return fail(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message ?? String(error)}`, error);
     }
     const url = address.replace('://[::1]', '://localhost');
-    const lines = [`pcg listening on ${url}  (docs: ${url}/docs, OpenAPI: ${url}/openapi.json)`, `data directory: ${config.dataDir}`];
+    const lines = [`pcg listening on ${url}  (docs: ${url}/docs, OpenAPI: ${url}/openapi.json)`, `web page: ${url}/`, `data directory: ${config.dataDir}`];
     if (globalKey.source === 'config') lines.push('global API key: from PCG_GLOBAL_API_KEY / --global-api-key');
     else if (globalKey.file) lines.push(`global API key file: ${globalKey.file}${globalKey.source === 'generated' ? ' (generated now)' : ''}`);
     let feed: Promise<void> = Promise.resolve();
@@ -68,20 +132,33 @@ Options:
       lines.push(
         `demo tenant:  ${demo.tenantId}`,
         `demo project: ${demo.projectId}`,
-        `demo tenant key (shown once): ${demo.key}`,
+        `demo tenant key: ${demo.key}  (${demo.created ? 'made now, ' : ''}kept in ${demo.keyFile})`,
         `try: curl -H 'Authorization: Bearer ${demo.key}' ${url}/api/${demo.tenantId}/project/${demo.projectId}/graph`,
       );
       feed = runLiveFeed(context, demo.projectId, stop.signal);
     }
     io.out(`${lines.join('\n')}\n`);
-    await new Promise<void>((resolve) => {
-      const done = () => resolve();
-      process.once('SIGINT', done);
-      process.once('SIGTERM', done);
-    });
+
+    const signal = await stopSignal;
+    const started = Date.now();
+    io.out(`pcg serve: ${signal}: shutting down (${signal} again forces the exit)\n`);
+    // 1. Not ready any more; no new connections; the requests in flight are answered (within the grace).
+    shuttingDown = true;
+    const drained = await requests.drain(config.shutdownGraceMs);
+    if (drained.left > 0) io.err(`pcg serve: ${drained.left} request(s) still running after ${config.shutdownGraceMs} ms (PCG_SHUTDOWN_GRACE_MS); closing them\n`);
+    // 2. The demo feed stops; the app closes graph streams, the source thread (its batch in flight
+    //    is applied and its offsets stored), the build threads, the project stores and the catalog.
     stop.abort();
-    await feed;
-    await app.close();
+    try {
+      await feed;
+      await app.close();
+    } catch (error) {
+      return fail(`shutdown failed: ${(error as Error).message ?? String(error)}`, error);
+    }
+    // 3. The data directory is free for the next serve.
+    unhook();
+    held.release();
+    io.out(`pcg serve: stopped (${Date.now() - started} ms)\n`);
     return 0;
   },
 };

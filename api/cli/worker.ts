@@ -37,11 +37,13 @@ Options:
         if (level === 'error' || (!quiet && level === 'warn')) io.err(`pcg worker: ${level}: ${message}\n`);
       },
     });
-    if (!quiet) io.out(`pcg worker ${host.workerId} consuming the sources of ${dataDir}\n`);
-    await new Promise<void>((done) => {
+    // Listening before saying so: a signal sent on reading the line must stop the worker cleanly.
+    const stopped = new Promise<void>((done) => {
       process.once('SIGINT', done);
       process.once('SIGTERM', done);
     });
+    if (!quiet) io.out(`pcg worker ${host.workerId} consuming the sources of ${dataDir}\n`);
+    await stopped;
     await host.close();
     return 0;
   },

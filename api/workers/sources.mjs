@@ -9,8 +9,9 @@ const { hostSources } = await import('../source-host.ts');
 const host = hostSources({
   dataDir: workerData.dataDir,
   sourceSecretKey: workerData.sourceSecretKey,
-  // Applied chunks are told to the API's thread, which announces the new version to graph streams.
-  onApplied: (projectId) => parentPort.postMessage({ type: 'applied', projectId }),
+  // Applied chunks are told to the API's thread, which announces the new version to graph streams and counts them.
+  observe: (projectId, store, result, seconds) =>
+    parentPort.postMessage({ type: 'applied', projectId, store, seconds, result: { applied: result.applied, accepted: result.accepted, duplicates: result.duplicates, rejected: result.rejected, rejections: [], dataVersion: result.dataVersion } }),
   log: (level, message, extra) => parentPort.postMessage({ type: 'log', level, message, extra: JSON.parse(JSON.stringify(extra)) }),
 });
 parentPort.on('message', async (m) => {

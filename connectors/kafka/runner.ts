@@ -48,8 +48,8 @@ export interface RunnerDeps {
   onChange?: () => void;
   /** Messages per transaction (default CHUNK). */
   chunk?: number;
-  /** Called after a chunk changed the project's state. */
-  onApplied?: (projectId: string) => void;
+  /** The consumer crashed and will not restart itself (kafkajs gives up on errors it does not deem retriable): the supervisor starts a fresh runner. */
+  onFailed?: (error: Error) => void;
 }
 
 /**
@@ -110,7 +110,8 @@ export class SourceRunner {
       partitionsConsumedConcurrently: 1,
       eachBatch: (payload) => this.eachBatch(payload),
     });
-    this.setState('running');
+    // A crash during the first join may already have said otherwise.
+    if (this.current.state === 'starting') this.setState('running');
   }
 
   async stop(): Promise<void> {
@@ -162,7 +163,6 @@ export class SourceRunner {
       }
       this.current.eventsApplied += result.accepted;
       this.current.deadLetters += result.rejected;
-      if (result.applied) deps.onApplied?.(source.projectId);
       return;
     }
   }
@@ -196,11 +196,16 @@ export class SourceRunner {
     for (const p of [...this.partitions.keys()]) if (!partitions.includes(p)) this.partitions.delete(p);
     const byTime: number[] = [];
     for (const p of partitions) {
-      const stored = this.storedOffset(p);
-      const status = this.partition(p);
-      status.applied = stored >= 0 ? stored : null;
-      if (stored >= 0) this.consumer?.seek({ topic: this.source.topic, partition: p, offset: String(stored + 1) });
-      else if (typeof this.source.start === 'object') byTime.push(p);
+      // Never throws: an error here would crash the consumer for good. Without the seek, eachBatch still skips what is stored.
+      try {
+        const stored = this.storedOffset(p);
+        const status = this.partition(p);
+        status.applied = stored >= 0 ? stored : null;
+        if (stored >= 0) this.consumer?.seek({ topic: this.source.topic, partition: p, offset: String(stored + 1) });
+        else if (typeof this.source.start === 'object') byTime.push(p);
+      } catch (error) {
+        this.current.lastError = { message: `partition ${p}: ${(error as Error).message}`, at: new Date().toISOString() };
+      }
     }
     if (byTime.length) void this.seekToTime(byTime);
     this.setState('running');
@@ -224,6 +229,7 @@ export class SourceRunner {
   private failed(error: Error, restarting: boolean): void {
     this.current.lastError = { message: error.message, at: new Date().toISOString() };
     this.setState(restarting ? 'starting' : 'failed');
+    if (!restarting) this.deps.onFailed?.(error);
   }
 
   private partition(p: number): PartitionStatus {

@@ -22,8 +22,6 @@ export interface SupervisorOptions {
   log?: KafkaLog;
   /** Messages per state transaction (runner default when unset). */
   chunk?: number;
-  /** Called after a chunk changed a project's state (a source thread tells the API's thread, which announces the new version). */
-  onApplied?: (projectId: string) => void;
 }
 
 /** An unchanged status is written again this often, so a report older than a few of these means its worker is gone. */
@@ -94,7 +92,13 @@ export class SourceSupervisor {
       ...(this.options.log ? { log: this.options.log } : {}),
       ...(this.options.chunk ? { chunk: this.options.chunk } : {}),
       onChange: () => this.dirty.add(def.id),
-      ...(this.options.onApplied ? { onApplied: this.options.onApplied } : {}),
+      // kafkajs gave up on this consumer: a fresh runner is started after a pause, as for one that failed to start.
+      onFailed: (error) => {
+        this.options.log?.('error', `source ${def.id}: the consumer stopped: ${error.message}`, {});
+        if (this.runners.get(def.id) !== runner) return;
+        this.retryAt.set(def.id, Date.now() + RESTART_MS);
+        void this.stopRunner(def.id).then(() => this.directory.report(def.id, this.options.workerId, runner.status));
+      },
     });
     this.runners.set(def.id, runner);
     this.dirty.add(def.id);

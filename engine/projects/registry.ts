@@ -19,6 +19,15 @@ export const DEFAULT_MAX_OPEN = 256;
 
 const PART_FILE = /^([A-Za-z0-9_-]+)\.(\d+)\.sqlite$/;
 
+/** Told of every applied batch (metrics listen here): which project, which kind of store, the result and how long it took. */
+export type ApplyObserver = (projectId: string, store: 'project' | 'partition', result: ApplyResult, seconds: number) => void;
+
+export interface RegistryOptions {
+  /** Stores open at once (default DEFAULT_MAX_OPEN). */
+  maxOpen?: number;
+  observe?: ApplyObserver;
+}
+
 /** What a writer other than the store's owner needs of a project: apply batches, set meta, read the tally. */
 export interface IngestTarget {
   apply(batch: Batch, position?: Position): ApplyResult;
@@ -47,10 +56,15 @@ export class ProjectRegistry {
   private readonly announced = new Map<string, number>();
   private watcher: NodeJS.Timeout | undefined;
 
+  private readonly maxOpen: number;
+  private readonly observe: ApplyObserver | undefined;
+
   constructor(
     readonly dataDir: string,
-    private readonly maxOpen = DEFAULT_MAX_OPEN,
+    options: RegistryOptions = {},
   ) {
+    this.maxOpen = options.maxOpen ?? DEFAULT_MAX_OPEN;
+    this.observe = options.observe;
     this.changes.setMaxListeners(0);
   }
 
@@ -140,7 +154,9 @@ export class ProjectRegistry {
   ingest(projectId: string, batch: Batch, position?: Position): ApplyResult {
     const store = this.store(projectId);
     const before = store.dataVersion;
+    const started = performance.now();
     const result = store.apply(batch, position);
+    this.observe?.(projectId, 'project', result, (performance.now() - started) / 1000);
     // Any change counts (new events, replaced bodies, OCEL objects), not only accepted events.
     if (store.dataVersion !== before) this.announce(projectId);
     return result;
@@ -150,7 +166,9 @@ export class ProjectRegistry {
   ingestPart(projectId: string, batch: Batch, position: Position): ApplyResult {
     const store = this.part(projectId, position.source, position.partition);
     const before = store.dataVersion;
+    const started = performance.now();
     const result = store.apply(batch, position);
+    this.observe?.(projectId, 'partition', result, (performance.now() - started) / 1000);
     if (store.dataVersion !== before) this.announce(projectId);
     return result;
   }

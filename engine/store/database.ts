@@ -36,10 +36,11 @@ export function openSqlite(file: string, migrations: readonly string[], options:
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   try {
-    db.pragma('journal_mode = WAL');
+    // The timeout first: two processes may open a new file at once (a worker making a partition state while the API reads it).
+    db.pragma('busy_timeout = 5000');
+    walMode(db);
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     migrate(db, migrations, options);
     return db;
   } catch (error) {
@@ -48,17 +49,36 @@ export function openSqlite(file: string, migrations: readonly string[], options:
   }
 }
 
-function migrate(db: Db, migrations: readonly string[], options: SqliteOptions): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > migrations.length) throw options.tooNew(current, migrations.length);
-  if (current === 0 && options.unversioned) {
-    const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
-    if (tables.n > 0) throw options.unversioned();
+/** Switching to WAL takes a lock the busy handler does not wait for: retried for up to 2 s. */
+function walMode(db: Db): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (attempt >= 100 || !/^SQLITE_BUSY/.test(String((error as { code?: string }).code))) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
   }
-  for (let v = current; v < migrations.length; v++) {
-    db.transaction(() => {
+}
+
+/**
+ * Brings the file to the newest user_version. Read, checked and migrated under
+ * one write lock: two connections opening a new file at once would otherwise
+ * both run the first migration, and one fail on tables the other made.
+ */
+function migrate(db: Db, migrations: readonly string[], options: SqliteOptions): void {
+  if ((db.pragma('user_version', { simple: true }) as number) === migrations.length) return;
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > migrations.length) throw options.tooNew(current, migrations.length);
+    if (current === 0 && options.unversioned) {
+      const tables = db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number };
+      if (tables.n > 0) throw options.unversioned();
+    }
+    for (let v = current; v < migrations.length; v++) {
       db.exec(migrations[v] as string);
       db.pragma(`user_version = ${v + 1}`);
-    }).immediate();
-  }
+    }
+  }).immediate();
 }

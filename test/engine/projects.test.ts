@@ -72,7 +72,7 @@ describe('the project registry', () => {
   it('keeps at most maxOpen stores open, closing the least recently used, and reopens them on use', () => {
     const dir = mkdtempSync(join(tmpdir(), 'pcg-projects-'));
     dirs.push(dir);
-    const registry = new ProjectRegistry(dir, 8);
+    const registry = new ProjectRegistry(dir, { maxOpen: 8 });
     registries.push(registry);
     for (let p = 0; p < 30; p++) registry.ingest(`p${p}`, { records: events(2, p * 2) });
     expect(registry.openCount).toBe(8);

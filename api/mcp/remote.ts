@@ -1,0 +1,156 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { GraphDocument } from '../../engine/document/types.js';
+import type { BlockSpec } from '../../engine/projects/index.js';
+import { ApiError } from '../errors.js';
+import { apiErrorOf, type BlockAnswer, type CasePage, type CaseQuery, type GraphAnswer, type Identity, type IngestAnswer, type PcgBackend, type ProjectInfo } from './backend.js';
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const lower = (id: string) => (GUID.test(id) ? id.toLowerCase() : id);
+const VERSION = '0.1.0';
+
+/**
+ * The tools' backend over a running `pcg serve` (`pcg mcp --url U --key K`): the
+ * HTTP API with the key as Bearer token for the projects, documents, kept
+ * versions and ingestion; the service's own `/mcp` endpoint (same key) for what
+ * the HTTP API has no route for: who the key is (its tenant), a page of cases
+ * with their events, and a block run without storing it in a notebook. Errors
+ * arrive in the API's format and are thrown with the same codes.
+ */
+export class RemoteBackend implements PcgBackend {
+  private readonly base: URL;
+  private client: Promise<Client> | undefined;
+  private tenantId: Promise<string> | undefined;
+
+  constructor(
+    url: string,
+    private readonly key: string,
+  ) {
+    this.base = new URL(url.endsWith('/') ? url : `${url}/`);
+  }
+
+  private async http(method: 'GET' | 'POST', path: string, body?: unknown): Promise<Response> {
+    let res: Response;
+    try {
+      res = await fetch(new URL(path.replace(/^\//, ''), this.base), {
+        method,
+        headers: { authorization: `Bearer ${this.key}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (error) {
+      throw new ApiError('unavailable', `cannot reach ${this.base.origin}: ${(error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : (error as Error).message}`);
+    }
+    if (!res.ok) {
+      const text = await res.text();
+      let parsed: { error?: unknown; message?: unknown } = {};
+      try {
+        parsed = JSON.parse(text) as typeof parsed;
+      } catch {
+        // not the API's error format: the status speaks
+      }
+      throw apiErrorOf(parsed.error, parsed.message ?? `HTTP ${res.status} from ${method} ${path}`);
+    }
+    return res;
+  }
+
+  private async json<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    return (await (await this.http(method, path, body)).json()) as T;
+  }
+
+  /** The service's MCP endpoint, connected once. */
+  private mcp(): Promise<Client> {
+    this.client ??= (async () => {
+      const client = new Client({ name: 'pcg-mcp-remote', version: VERSION });
+      const transport = new StreamableHTTPClientTransport(new URL('mcp', this.base), { requestInit: { headers: { authorization: `Bearer ${this.key}` } } });
+      try {
+        await client.connect(transport);
+      } catch (error) {
+        this.client = undefined;
+        const text = String((error as Error).message ?? error);
+        const body = /\{.*\}/s.exec(text)?.[0];
+        if (body) {
+          try {
+            const parsed = JSON.parse(body) as { error?: unknown; message?: unknown };
+            if (parsed.error) throw apiErrorOf(parsed.error, parsed.message);
+          } catch (inner) {
+            if (inner instanceof ApiError) throw inner;
+          }
+        }
+        throw new ApiError('unavailable', `cannot use ${new URL('mcp', this.base).href}: ${text}`);
+      }
+      return client;
+    })();
+    return this.client;
+  }
+
+  /** Calls one of the service's tools; its error answer (`code: message`) is thrown as an ApiError. */
+  private async tool<T>(name: string, args: Record<string, unknown>): Promise<T> {
+    const client = await this.mcp();
+    const result = await client.callTool({ name, arguments: args });
+    if (result.isError) {
+      const text = (result.content as { type: string; text?: string }[]).find((c) => c.type === 'text')?.text ?? 'the service failed';
+      const m = /^([a-z_]+): ([\s\S]*)$/.exec(text);
+      throw m ? apiErrorOf(m[1], m[2]) : apiErrorOf(undefined, text);
+    }
+    return result.structuredContent as T;
+  }
+
+  /** Asked of the service each time: a key's permissions and scope follow its user's membership. */
+  async whoami(): Promise<Identity> {
+    const r = await this.tool<{ tenantId: string; permissions: Identity['permissions']; projectScope: string[] | null }>('list_projects', { limit: 1 });
+    return { tenantId: r.tenantId, permissions: r.permissions, projectIds: r.projectScope };
+  }
+
+  /** The key's tenant (fixed for a key), for the HTTP API's paths. */
+  private tenant(): Promise<string> {
+    this.tenantId ??= this.whoami().then(
+      (who) => who.tenantId,
+      (error: unknown) => {
+        this.tenantId = undefined;
+        throw error;
+      },
+    );
+    return this.tenantId;
+  }
+
+  private async projectPath(projectId: string): Promise<string> {
+    return `/api/${await this.tenant()}/project/${encodeURIComponent(lower(projectId))}`;
+  }
+
+  async listProjects(): Promise<ProjectInfo[]> {
+    return (await this.json<{ items: ProjectInfo[] }>('GET', `/api/${await this.tenant()}/project`)).items;
+  }
+
+  async graph(projectId: string, version?: number): Promise<GraphAnswer> {
+    const res = await this.http('GET', `${await this.projectPath(projectId)}/graph${version === undefined ? '' : `?version=${version}`}`);
+    const json = await res.text();
+    const document = JSON.parse(json) as GraphDocument;
+    const tag = /^"(\d+)"$/.exec(res.headers.get('etag') ?? '');
+    return { projectId: lower(projectId), dataVersion: tag ? Number(tag[1]) : Number(document.source.data_version), document, json };
+  }
+
+  async versions(projectId: string): Promise<{ dataVersion: number; createdAt: string }[]> {
+    return (await this.json<{ items: { dataVersion: number; createdAt: string }[] }>('GET', `${await this.projectPath(projectId)}/graph/versions`)).items;
+  }
+
+  cases(projectId: string, query: CaseQuery): Promise<CasePage> {
+    const args: Record<string, unknown> = { projectId: lower(projectId), limit: query.limit, maxEvents: query.maxEvents };
+    for (const k of ['variant', 'path', 'outcome', 'cursor'] as const) if (query[k] !== undefined) args[k] = query[k];
+    return this.tool<CasePage>('list_cases', args);
+  }
+
+  runBlock(projectId: string, spec: BlockSpec): Promise<BlockAnswer> {
+    return this.tool<BlockAnswer>('run_block', { projectId: lower(projectId), block: spec });
+  }
+
+  async ingest(projectId: string, events: unknown[]): Promise<IngestAnswer> {
+    const r = await this.json<Omit<IngestAnswer, 'projectId'>>('POST', `${await this.projectPath(projectId)}/events`, events);
+    return { projectId: lower(projectId), ...r };
+  }
+
+  async close(): Promise<void> {
+    const c = this.client;
+    this.client = undefined;
+    if (c) await (await c.catch(() => undefined))?.close();
+  }
+}

@@ -1,0 +1,68 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Graphs } from '../../engine/projects/index.js';
+import { Auth, type Principal } from '../auth.js';
+import type { AppContext } from '../context.js';
+import { ApiError } from '../errors.js';
+import { RateLimiter } from '../rate-limit.js';
+import { LocalBackend } from './local.js';
+import { buildMcpServer } from './tools.js';
+
+export const MCP_PATH = '/mcp';
+
+/**
+ * The MCP server over streamable HTTP at `/mcp` in `pcg serve`: stateless
+ * (each POST is one JSON-RPC exchange, answered as JSON), every request
+ * authenticated with the same Bearer keys as the HTTP API (Auth.authenticate:
+ * 401 in the API's error format without a valid key, 403 for the global key)
+ * and each tool authorized like the routes it mirrors (Auth.authorize). GET and
+ * DELETE (server-sent streams, sessions) are not offered: 405.
+ */
+export function mountMcp(app: FastifyInstance, context: AppContext, graphs: Graphs): void {
+  const { config, catalog, states, logger } = context;
+  // The same key checks as the routes; a bucket of its own per key for MCP requests.
+  const auth = new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond));
+  const parts = { catalog, states, graphs, auth };
+
+  app.route({
+    method: 'POST',
+    url: MCP_PATH,
+    onRequest: async (request) => {
+      const principal = auth.authenticate(request, { tenant: 'read' });
+      if (principal.kind !== 'tenant') throw new ApiError('forbidden', 'the MCP endpoint takes a tenant API key, not the global key');
+      (request as FastifyRequest & { mcpPrincipal?: Principal }).mcpPrincipal = principal;
+    },
+    handler: async (request, reply) => {
+      const principal = (request as FastifyRequest & { mcpPrincipal?: Principal }).mcpPrincipal!;
+      const server = buildMcpServer(new LocalBackend(parts, () => principal), {
+        onError: (error) => request.log.error({ err: error }, 'mcp tool failed'),
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.setHeader('x-request-id', request.id);
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      try {
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      } catch (error) {
+        logger.error({ err: error, reqId: request.id }, 'mcp request failed');
+        if (!reply.raw.headersSent) {
+          reply.raw.writeHead(500, { 'content-type': 'application/json' });
+          reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'internal error' }, id: null }));
+        }
+      }
+    },
+  });
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: MCP_PATH,
+      handler: async () => {
+        throw new ApiError('method_not_allowed', `${method} is not served at ${MCP_PATH}: this MCP endpoint is stateless (POST only, no sessions or server streams)`, { allow: 'POST' });
+      },
+    });
+  }
+}

@@ -1,0 +1,164 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ApplyResult } from '../engine/index.js';
+import type { ApplyObserver, DocumentBuilder } from '../engine/projects/index.js';
+import type { AppContext } from './context.js';
+import { sourceStatus } from './source-status.js';
+
+/**
+ * The service's Prometheus metrics (prom-client), one registry per app. The
+ * engine knows nothing of them: the API wraps what it hands the engine (the
+ * registry's ingest paths, the document builder) and reads the rest (open
+ * stores, source lag) at scrape time.
+ *
+ * Counted here: what this process applies (HTTP ingestion, dataset uploads,
+ * the demo feed). Stream sources apply on their own thread or in `pcg worker`
+ * processes; their progress is read from the partition states at scrape time
+ * (`pcg_source_*`), whoever wrote them.
+ */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Prometheus text exposition format. */
+  readonly contentType: string;
+  scrape(): Promise<string>;
+  /** Counts every batch applied through the registry: events applied, rejected and duplicate per project, and apply time. */
+  /** The registry's apply observer (also fed the source thread's applied chunks). */
+  observe: ApplyObserver;
+  /** The builder, timed. */
+  timeBuilds(build: DocumentBuilder): DocumentBuilder;
+  /** Fastify `onResponse` hook: request duration by method, route pattern and status. */
+  onResponse(request: FastifyRequest, reply: FastifyReply): Promise<void>;
+  close(): void;
+}
+
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const BUILD_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const APPLY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
+export function createMetrics(ctx: AppContext): Metrics {
+  const registry = new Registry();
+  const registers = [registry];
+  // Process CPU, memory, file descriptors, GC, and the event-loop delay (nodejs_eventloop_lag_*).
+  collectDefaultMetrics({ register: registry });
+
+  const http = new Histogram({
+    name: 'pcg_http_request_duration_seconds',
+    help: 'HTTP request duration by method, route pattern (unmatched: no route) and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const applied = new Counter({ name: 'pcg_events_applied_total', help: 'Events applied to a project by this process (HTTP ingestion, dataset uploads, the demo feed, and its source thread; not by pcg worker processes)', labelNames: ['project'] as const, registers });
+  const rejected = new Counter({ name: 'pcg_events_rejected_total', help: 'Events refused by validation (kept as dead letters) per project', labelNames: ['project'] as const, registers });
+  const duplicates = new Counter({ name: 'pcg_events_duplicate_total', help: 'Events already in the project (same eventId and body), skipped', labelNames: ['project'] as const, registers });
+  const applyTime = new Histogram({
+    name: 'pcg_batch_apply_seconds',
+    help: "Time to apply one batch in one transaction, by store kind (project: the project's own store; partition: a stream partition's state)",
+    labelNames: ['store'] as const,
+    buckets: APPLY_BUCKETS,
+    registers,
+  });
+  const builds = new Histogram({
+    name: 'pcg_document_build_seconds',
+    help: 'Graph document build time (full and scoped graphs), by outcome (ok, failed: aborted past the budget or an error)',
+    labelNames: ['outcome'] as const,
+    buckets: BUILD_BUCKETS,
+    registers,
+  });
+  new Gauge({
+    name: 'pcg_open_project_stores',
+    help: "Project state files (projects' own stores and stream partition states) held open by the API process; at most PCG_MAX_OPEN_STORES",
+    registers,
+    collect() {
+      this.set(ctx.states.openCount);
+    },
+  });
+  new Gauge({
+    name: 'pcg_max_open_project_stores',
+    help: 'The cap on open project state files (PCG_MAX_OPEN_STORES; least recently used closed first)',
+    registers,
+    collect() {
+      this.set(ctx.config.maxOpenStores);
+    },
+  });
+
+  // Source progress, read from the partition states and the workers' reports (GET …/source/{s} shows the same).
+  // The per-partition gauges are registered after `pcg_sources`, whose collect fills them: a scrape reads metrics in registration order.
+  const sourceLabels = ['project', 'source', 'partition'] as const;
+  const lag = new Gauge({ name: 'pcg_source_lag_messages', help: "Messages of a stream partition not yet in the project's state (high watermark - stored offset - 1)", labelNames: sourceLabels, registers: [] });
+  const kept = new Gauge({ name: 'pcg_source_events', help: "Events kept in a stream partition's state", labelNames: sourceLabels, registers: [] });
+  const letters = new Gauge({ name: 'pcg_source_dead_letters', help: "Dead letters in a stream partition's state", labelNames: sourceLabels, registers: [] });
+  const stored = new Gauge({ name: 'pcg_source_stored_offset', help: 'The last offset of a stream partition whose events are in the state', labelNames: sourceLabels, registers: [] });
+  const allSources = ctx.catalog.db.prepare<[], { tenantId: string; projectId: string; id: string }>(
+    'SELECT tenant_id AS tenantId, project_id AS projectId, id FROM source ORDER BY created_at, id',
+  );
+  new Gauge({
+    name: 'pcg_sources',
+    help: 'Stream sources declared in the catalog, by state (running, starting, paused, failed, waiting)',
+    labelNames: ['state'] as const,
+    registers,
+    collect() {
+      this.reset();
+      lag.reset();
+      kept.reset();
+      letters.reset();
+      stored.reset();
+      const byState = new Map<string, number>();
+      for (const row of allSources.all()) {
+        const source = ctx.catalog.sources.get(row.tenantId, row.projectId, row.id);
+        if (!source) continue;
+        try {
+          const status = sourceStatus(ctx, source);
+          byState.set(status.state, (byState.get(status.state) ?? 0) + 1);
+          for (const p of status.partitions) {
+            const labels = { project: source.projectId, source: source.id, partition: String(p.partition) };
+            if (p.lag !== null) lag.set(labels, p.lag);
+            kept.set(labels, p.eventsKept);
+            letters.set(labels, p.deadLetters);
+            if (p.storedOffset !== null) stored.set(labels, p.storedOffset);
+          }
+        } catch (error) {
+          // A busy or damaged partition file costs its own series, never the scrape.
+          ctx.logger.warn({ err: error, sourceId: source.id }, 'source status for metrics failed');
+        }
+      }
+      for (const [state, n] of byState) this.set({ state }, n);
+    },
+  });
+  for (const gauge of [lag, kept, letters, stored]) registry.registerMetric(gauge);
+
+  const count = (projectId: string, r: ApplyResult) => {
+    if (r.accepted) applied.inc({ project: projectId }, r.accepted);
+    if (r.rejected) rejected.inc({ project: projectId }, r.rejected);
+    if (r.duplicates) duplicates.inc({ project: projectId }, r.duplicates);
+  };
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    scrape: () => registry.metrics(),
+    observe(projectId, store, result, seconds) {
+      applyTime.observe({ store }, seconds);
+      count(projectId, result);
+    },
+    timeBuilds(build) {
+      return async (snapshot) => {
+        const end = builds.startTimer();
+        try {
+          const json = await build(snapshot);
+          end({ outcome: 'ok' });
+          return json;
+        } catch (error) {
+          end({ outcome: 'failed' });
+          throw error;
+        }
+      };
+    },
+    async onResponse(request, reply) {
+      http.observe({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    },
+    close() {
+      registry.clear();
+    },
+  };
+}

@@ -1,0 +1,508 @@
+/**
+ * The process map: the document's nodes and edges drawn with Cytoscape.js at
+ * the positions ELK gives them (layout.ts). A live update changes the data of
+ * the elements in place, so zoom, pan and selection stay; only when the set of
+ * shown nodes or edges changes is the layout computed again, and the nodes
+ * glide to their new places while the viewport stays where the reader left it.
+ */
+import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type NodeSingular, type StylesheetJson } from 'cytoscape';
+import { hours, int, waitColor } from './format.js';
+import { shown, type Shown } from './filter.js';
+import { layout, segments, type LayoutEdge, type LayoutNode } from './layout.js';
+import type { GraphDocument, GraphEdge, GraphNode } from './types.js';
+
+export type View = 'frequency' | 'performance';
+export type WaitMetric = 'median' | 'slow';
+
+export type MapSelection = { type: 'node' | 'edge' | 'stage'; id: string } | undefined;
+
+export interface MapOptions {
+  onSelect(selection: MapSelection): void;
+  /** Called after each document has been drawn, with the version it showed. */
+  onRendered(doc: GraphDocument): void;
+}
+
+/** The kinds of edge and how the map draws them (also the legend's source). */
+export const EDGE_KINDS = {
+  normal: { color: '#5b6b82', dash: 'solid', label: 'normal' },
+  allowed: { color: '#8fa0b6', dash: 'solid', label: 'allowed' },
+  rework: { color: '#e07b00', dash: 'dashed', label: 'rework' },
+  skip: { color: '#2a7bd4', dash: 'dotted', label: 'skip' },
+  exception: { color: '#c62828', dash: 'dashed', label: 'exception' },
+  escalation: { color: '#7b3fb5', dash: 'dashed', label: 'escalation' },
+} as const;
+
+const STAGE_PREFIX = 'stage:';
+const CHAR_PX = 6.6;
+const LINE_PX = 15;
+
+/** Node boxes fit their label wrapped on word breaks (the longest word sets the least width). */
+function nodeBox(n: GraphNode): { width: number; height: number; lines: number } {
+  if (n.kind !== 'activity') return { width: 58, height: 58, lines: 2 };
+  const words = n.label.split(/\s+/).filter(Boolean);
+  const longest = Math.max(0, ...words.map((w) => w.length));
+  const width = Math.round(Math.min(150, Math.max(88, Math.min(n.label.length, Math.max(longest, 14)) * CHAR_PX + 20)));
+  const perLine = Math.max(1, Math.floor((width - 14) / CHAR_PX));
+  let lines = 1;
+  let used = 0;
+  for (const w of words) {
+    const need = used === 0 ? w.length : used + 1 + w.length;
+    if (need > perLine && used > 0) {
+      lines++;
+      used = w.length;
+    } else used = need;
+  }
+  // One more line for the count or the time under the name.
+  return { width, height: 16 + (lines + 1) * LINE_PX, lines: lines + 1 };
+}
+
+function luminance(color: string): number {
+  const m = /rgb\((\d+), (\d+), (\d+)\)/.exec(color) ?? /#(..)(..)(..)/.exec(color);
+  if (!m) return 1;
+  const v = m.slice(1, 4).map((x) => (color.startsWith('#') ? parseInt(x, 16) : Number(x)) / 255);
+  return 0.2126 * v[0]! + 0.7152 * v[1]! + 0.0722 * v[2]!;
+}
+
+/** Light blue to deep blue by a share 0..1. */
+function blueRamp(t: number): string {
+  const a = [232, 240, 251];
+  const b = [31, 78, 140];
+  const c = a.map((v, i) => Math.round(v + (b[i]! - v) * Math.sqrt(Math.min(1, Math.max(0, t)))));
+  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+}
+
+const style: StylesheetJson = [
+  {
+    selector: 'node',
+    style: {
+      'font-family': 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+      'font-size': 12,
+    },
+  },
+  {
+    selector: 'node.act',
+    style: {
+      shape: 'round-rectangle',
+      width: 'data(w)',
+      height: 'data(h)',
+      label: 'data(text)',
+      'text-wrap': 'wrap',
+      'text-max-width': 'data(tw)',
+      'text-valign': 'center',
+      'text-halign': 'center',
+      'background-color': 'data(fill)',
+      color: 'data(ink)',
+      'border-width': 1,
+      'border-color': '#7d8ba0',
+      'underlay-color': '#ffb300',
+      'underlay-opacity': 0,
+      'underlay-padding': 4,
+      'underlay-shape': 'round-rectangle',
+      'transition-property': 'underlay-opacity, underlay-padding',
+      'transition-duration': 350,
+    },
+  },
+  {
+    selector: 'node.act[repeating > 0]',
+    style: { 'border-width': 2, 'border-style': 'double', 'border-color': '#e07b00' },
+  },
+  {
+    selector: 'node.terminal',
+    style: {
+      shape: 'ellipse',
+      width: 58,
+      height: 58,
+      label: 'data(text)',
+      'text-wrap': 'wrap',
+      'text-valign': 'center',
+      'text-halign': 'center',
+      color: '#fff',
+      'font-weight': 'bold',
+      'border-width': 3,
+      'underlay-color': '#ffb300',
+      'underlay-opacity': 0,
+      'underlay-padding': 4,
+      'underlay-shape': 'ellipse',
+      'transition-property': 'underlay-opacity, underlay-padding',
+      'transition-duration': 350,
+    },
+  },
+  { selector: 'node.start', style: { 'background-color': '#2e9d5b', 'border-color': '#1d6b3c' } },
+  { selector: 'node.end', style: { 'background-color': '#1d2330', 'border-color': '#c7ccd6', 'border-style': 'double', 'border-width': 5 } },
+  {
+    selector: 'node.stage',
+    style: {
+      shape: 'round-rectangle',
+      'background-color': '#eef2f8',
+      'background-opacity': 0.65,
+      'border-width': 1,
+      'border-style': 'dashed',
+      'border-color': '#b8c2d2',
+      label: 'data(name)',
+      'text-wrap': 'wrap',
+      'text-max-width': 'data(lw)',
+      'text-valign': 'top',
+      'text-halign': 'center',
+      'text-margin-y': -4,
+      color: '#5a6270',
+      'font-size': 12,
+      'font-weight': 'bold',
+      padding: '14px',
+    },
+  },
+  {
+    selector: 'edge',
+    style: {
+      width: 'data(w)',
+      'line-color': 'data(color)',
+      'target-arrow-color': 'data(color)',
+      'target-arrow-shape': 'triangle',
+      'arrow-scale': 0.9,
+      'curve-style': 'bezier',
+      'control-point-step-size': 28,
+      label: 'data(text)',
+      'font-size': 10,
+      'font-family': 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
+      color: '#28303d',
+      'text-background-color': '#ffffff',
+      'text-background-opacity': 0.85,
+      'text-background-padding': '2px',
+      'text-rotation': 'none',
+      'underlay-color': '#ffb300',
+      'underlay-opacity': 0,
+      'underlay-padding': 4,
+      'loop-direction': '-45deg',
+      'loop-sweep': '-60deg',
+    },
+  },
+  { selector: 'edge[kind = "rework"]', style: { 'line-style': 'dashed', 'line-dash-pattern': [7, 4], 'target-arrow-shape': 'vee' } },
+  { selector: 'edge[kind = "skip"]', style: { 'line-style': 'dotted' } },
+  { selector: 'edge[kind = "exception"]', style: { 'line-style': 'dashed', 'line-dash-pattern': [10, 3, 2, 3] } },
+  { selector: 'edge[kind = "escalation"]', style: { 'line-style': 'dashed', 'line-dash-pattern': [14, 4], 'target-arrow-shape': 'triangle-tee' } },
+  { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#1565c0', 'border-style': 'solid' } },
+  { selector: 'edge:selected', style: { 'underlay-color': '#1565c0', 'underlay-opacity': 0.35, 'underlay-padding': 5 } },
+  { selector: '.hl', style: { 'underlay-color': '#ffca28', 'underlay-opacity': 0.75, 'underlay-padding': 6 } },
+  { selector: '.dim', style: { opacity: 0.18 } },
+  { selector: 'node.pulse', style: { 'underlay-color': '#ff6f00', 'underlay-opacity': 0.8, 'underlay-padding': 10 } },
+  { selector: 'node.pulse.dim', style: { 'underlay-opacity': 0.12 } },
+];
+
+export class ProcessMap {
+  readonly cy: Core;
+  view: View = 'frequency';
+  metric: WaitMetric = 'median';
+  activitiesPct = 100;
+  pathsPct = 100;
+  /** Test hooks: how many pulses were shown and which nodes the last one touched. */
+  pulses = 0;
+  lastPulse: string[] = [];
+  /** The data version on screen (after its layout and styles were applied). */
+  renderedVersion: string | undefined;
+
+  private doc: GraphDocument | undefined;
+  /** Bumped by reset(): a layout still running for the previous project is dropped. */
+  private generation = 0;
+  private structure = '';
+  private running = false;
+  private dirty = false;
+  private fitted = false;
+  private highlighted: Shown | undefined;
+  private pendingPulse: string[] = [];
+  private bends = new Map<string, { x: number; y: number }[]>();
+
+  constructor(
+    private readonly container: HTMLElement,
+    private readonly options: MapOptions,
+  ) {
+    this.cy = cytoscape({
+      container,
+      style,
+      minZoom: 0.08,
+      maxZoom: 4,
+      boxSelectionEnabled: false,
+      selectionType: 'single',
+      autoungrabify: false,
+    });
+    this.cy.on('tap', (event) => {
+      const target = event.target as Core | NodeSingular | EdgeSingular;
+      if (target === this.cy) return this.options.onSelect(undefined);
+      const el = target as NodeSingular | EdgeSingular;
+      if (el.isNode() && el.hasClass('stage')) return this.options.onSelect({ type: 'stage', id: el.id().slice(STAGE_PREFIX.length) });
+      this.options.onSelect({ type: el.isNode() ? 'node' : 'edge', id: el.id() });
+    });
+  }
+
+  /** Shows a (new) document; pulses the given nodes once it is drawn. */
+  show(doc: GraphDocument, pulse: readonly string[] = []): void {
+    this.doc = doc;
+    this.pendingPulse.push(...pulse);
+    this.schedule();
+  }
+
+  /** Forgets the drawn project: the next document is laid out afresh and fitted. */
+  reset(): void {
+    this.generation++;
+    this.doc = undefined;
+    this.pendingPulse = [];
+    this.structure = '';
+    this.fitted = false;
+    this.highlighted = undefined;
+    this.renderedVersion = undefined;
+    this.cy.elements().remove();
+  }
+
+  setView(view: View): void {
+    this.view = view;
+    this.schedule();
+  }
+
+  setMetric(metric: WaitMetric): void {
+    this.metric = metric;
+    this.schedule();
+  }
+
+  setFilter(activitiesPct: number, pathsPct: number): void {
+    this.activitiesPct = activitiesPct;
+    this.pathsPct = pathsPct;
+    this.schedule();
+  }
+
+  /** Lights up these nodes and edges and dims the rest, until cleared; kept across updates. */
+  highlight(part: Shown | undefined): void {
+    this.highlighted = part;
+    this.applyHighlight();
+  }
+
+  /** Selects one element on the map (or none), as a click would, without telling the page back. */
+  select(id: string | undefined): void {
+    this.cy.$(':selected').unselect();
+    if (id !== undefined) this.cy.getElementById(id).select();
+  }
+
+  fit(): void {
+    this.cy.fit(undefined, 50);
+  }
+
+  /** The document node and edge ids drawn (stage bands left out): what the test compares with the document. */
+  drawn(): Shown {
+    return {
+      nodes: this.cy.nodes('.doc').map((n) => n.id()),
+      edges: this.cy.edges().map((e) => e.id()),
+    };
+  }
+
+  private schedule(): void {
+    if (this.running) {
+      this.dirty = true;
+      return;
+    }
+    this.running = true;
+    void this.loop();
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      do {
+        this.dirty = false;
+        if (this.doc) await this.render(this.doc);
+      } while (this.dirty);
+    } catch (error) {
+      console.error('the map could not be drawn', error);
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async render(doc: GraphDocument): Promise<void> {
+    const generation = this.generation;
+    const vis = shown(doc, this.activitiesPct, this.pathsPct);
+    const nodeById = new Map(doc.nodes.map((n) => [n.id, n]));
+    const edgeById = new Map(doc.edges.map((e) => [e.id, e]));
+    const stageIndex = new Map(doc.stages.map((s, i) => [s.id, i + 1]));
+    const nodes = vis.nodes.map((id) => nodeById.get(id)!);
+    const edges = vis.edges.map((id) => edgeById.get(id)!);
+    const stageOf = (n: GraphNode) => (n.kind === 'activity' && stageIndex.has(n.stage) ? n.stage : '');
+    const structure = JSON.stringify([nodes.map((n) => [n.id, stageOf(n), nodeBox(n).height]), edges.map((e) => e.id), doc.stages.map((s) => s.id)]);
+
+    let positions: Map<string, { x: number; y: number }> | undefined;
+    if (structure !== this.structure) {
+      // Nodes in the stages' order (their activities are listed in the backbone's order), then the rest.
+      const rank = new Map<string, number>();
+      for (const s of doc.stages) for (const a of s.activities) if (!rank.has(String(a))) rank.set(String(a), rank.size);
+      const partitionOf = (n: GraphNode) => (n.kind === 'start' ? 0 : n.kind === 'end' ? doc.stages.length + 1 : (stageIndex.get(n.stage) ?? 1));
+      const ordered = [...nodes].sort((a, b) => partitionOf(a) - partitionOf(b) || (rank.get(a.label) ?? 1e9) - (rank.get(b.label) ?? 1e9));
+      const layoutNodes: LayoutNode[] = ordered.map((n) => ({ id: n.id, ...nodeBox(n), partition: partitionOf(n) }));
+      const layoutEdges: LayoutEdge[] = edges.map((e) => ({ id: e.id, from: e.from, to: e.to }));
+      const result = await layout(layoutNodes, layoutEdges);
+      // A newer document or filter arrived meanwhile (or another project was opened): draw that instead.
+      if (this.dirty || generation !== this.generation) return;
+      positions = result.positions;
+      this.bends = result.bends;
+      this.structure = structure;
+    }
+
+    const cy = this.cy;
+    const animate = this.fitted;
+    cy.batch(() => {
+      const wantStages = new Set(nodes.map(stageOf).filter((s) => s !== ''));
+      const wantNodes = new Set(vis.nodes);
+      const wantEdges = new Set(vis.edges);
+      cy.edges().forEach((e) => {
+        if (!wantEdges.has(e.id())) e.remove();
+      });
+      cy.nodes('.doc').forEach((n) => {
+        if (!wantNodes.has(n.id())) n.remove();
+      });
+      cy.nodes('.stage').forEach((s) => {
+        if (!wantStages.has(s.id().slice(STAGE_PREFIX.length))) s.remove();
+      });
+      const added: ElementDefinition[] = [];
+      for (const s of doc.stages) {
+        if (!wantStages.has(s.id)) continue;
+        const el = cy.getElementById(STAGE_PREFIX + s.id);
+        if (el.nonempty()) el.data('name', s.name);
+        else added.push({ group: 'nodes', data: { id: STAGE_PREFIX + s.id, name: s.name, lw: 120 }, classes: 'stage', selectable: true, grabbable: false });
+      }
+      for (const n of nodes) {
+        const parent = stageOf(n) ? STAGE_PREFIX + stageOf(n) : undefined;
+        const el = cy.getElementById(n.id);
+        const position = positions?.get(n.id) ?? { x: 0, y: 0 };
+        if (el.empty()) {
+          const classes = `doc ${n.kind === 'activity' ? 'act' : `terminal ${n.kind}`}`;
+          added.push({ group: 'nodes', data: { id: n.id, ...(parent ? { parent } : {}) }, classes, position: { ...position } });
+        } else if ((el.data('parent') ?? undefined) !== parent) {
+          el.move({ parent: parent ?? null });
+        }
+      }
+      for (const e of edges) {
+        if (cy.getElementById(e.id).empty()) added.push({ group: 'edges', data: { id: e.id, source: e.from, target: e.to, kind: e.kind } });
+      }
+      if (added.length) cy.add(added);
+      for (const n of nodes) this.paintNode(cy.getElementById(n.id) as NodeSingular, n, doc);
+      this.paintEdges(edges, doc);
+      if (positions) {
+        for (const n of nodes) {
+          const el = cy.getElementById(n.id) as NodeSingular;
+          const to = positions.get(n.id);
+          if (!to) continue;
+          if (animate) el.animate({ position: to, duration: 400 });
+          else el.position(to);
+        }
+      }
+    });
+    this.route(edges);
+    this.fitStageLabels();
+    if (positions && animate) {
+      // Bends are relative to the endpoints: recompute them once the nodes have arrived.
+      setTimeout(() => {
+        this.route(edges);
+        this.fitStageLabels();
+      }, 420);
+    }
+    this.applyHighlight();
+    if (!this.fitted && nodes.length) {
+      this.fit();
+      this.fitted = true;
+    }
+    const pulse = this.pendingPulse.filter((id) => cy.getElementById(id).nonempty());
+    this.pendingPulse = [];
+    if (pulse.length) {
+      cy.nodes().filter((n) => pulse.includes(n.id())).flashClass('pulse', 900);
+      this.pulses++;
+      this.lastPulse = pulse;
+    }
+    this.renderedVersion = doc.source.data_version;
+    this.container.dataset.version = doc.source.data_version;
+    this.container.dataset.view = this.view;
+    this.container.dataset.metric = this.metric;
+    this.options.onRendered(doc);
+  }
+
+  private paintNode(el: NodeSingular, n: GraphNode, doc: GraphDocument): void {
+    const maxCases = Math.max(1, ...doc.nodes.filter((x) => x.kind === 'activity').map((x) => x.cases));
+    if (n.kind !== 'activity') {
+      el.data({ text: `${n.kind === 'start' ? 'start' : 'end'}\n${int(n.cases)}`, cases: n.cases });
+      return;
+    }
+    let fill: string;
+    let text: string;
+    if (this.view === 'frequency') {
+      fill = blueRamp(n.cases / maxCases);
+      text = `${n.label}\n${int(n.cases)} cases`;
+    } else {
+      const waits = doc.nodes.filter((x) => x.kind === 'activity' && x.median_hours_to_next > 0).map((x) => x.median_hours_to_next);
+      fill = waitColor(n.median_hours_to_next, Math.min(...waits), Math.max(...waits));
+      text = `${n.label}\n${n.median_hours_to_next > 0 ? `${hours(n.median_hours_to_next)} to next` : '—'}`;
+    }
+    const box = nodeBox(n);
+    el.data({ text, fill, ink: luminance(fill) < 0.5 ? '#ffffff' : '#1d2330', w: box.width, h: box.height, tw: box.width - 10, cases: n.cases, repeating: n.cases_repeating, kind: n.kind });
+  }
+
+  private paintEdges(edges: readonly GraphEdge[], doc: GraphDocument): void {
+    const maxCases = Math.max(1, ...doc.edges.map((e) => e.cases));
+    const wait = (e: GraphEdge) => (this.metric === 'median' ? e.median_wait_hours : e.slow_wait_hours);
+    const waits = edges.map(wait).filter((h) => h > 0);
+    const lo = waits.length ? Math.min(...waits) : 0;
+    const hi = waits.length ? Math.max(...waits) : 0;
+    for (const e of edges) {
+      const el = this.cy.getElementById(e.id);
+      const width = 1 + 9 * Math.sqrt(e.cases / maxCases);
+      const perf = this.view === 'performance';
+      const color = perf ? waitColor(wait(e), lo, hi) : EDGE_KINDS[e.kind].color;
+      const text = perf ? (wait(e) > 0 ? hours(wait(e)) : '') : int(e.cases);
+      el.data({ w: width, color, text, kind: e.kind, cases: e.cases });
+    }
+  }
+
+  /** Edges follow ELK's bend points (as Cytoscape segments); straight ones and loops are Cytoscape's own curves. */
+  private route(edges: readonly GraphEdge[]): void {
+    this.cy.batch(() => {
+      for (const e of edges) {
+        const el = this.cy.getElementById(e.id) as EdgeSingular;
+        if (el.empty()) continue;
+        const bends = e.from === e.to ? undefined : this.bends.get(e.id);
+        const seg = bends && segments(el.source().position(), el.target().position(), bends);
+        if (seg) {
+          el.style({
+            'curve-style': 'round-segments',
+            'edge-distances': 'node-position',
+            'segment-weights': seg.weights,
+            'segment-distances': seg.distances,
+            'segment-radii': 14,
+          } as never);
+        } else {
+          el.removeStyle('curve-style edge-distances segment-weights segment-distances segment-radii');
+        }
+      }
+    });
+  }
+
+  /** A stage's name wraps within its band (its activities' extent), so neighbouring names never run into each other. */
+  private fitStageLabels(): void {
+    this.cy.batch(() =>
+      this.cy.nodes('.stage').forEach((stage) => {
+        let lo = Infinity;
+        let hi = -Infinity;
+        stage.children().forEach((c) => {
+          const half = Number(c.data('w') ?? 0) / 2;
+          lo = Math.min(lo, c.position('x') - half);
+          hi = Math.max(hi, c.position('x') + half);
+        });
+        if (hi > lo) stage.data('lw', Math.max(60, Math.round(hi - lo + 20)));
+      }),
+    );
+  }
+
+  private applyHighlight(): void {
+    const cy = this.cy;
+    cy.batch(() => {
+      cy.elements().removeClass('hl dim');
+      const h = this.highlighted;
+      if (!h) return;
+      const nodes = new Set(h.nodes);
+      const edges = new Set(h.edges);
+      cy.nodes('.doc').forEach((n) => void n.addClass(nodes.has(n.id()) ? 'hl' : 'dim'));
+      cy.edges().forEach((e) => void e.addClass(edges.has(e.id()) ? 'hl' : 'dim'));
+    });
+  }
+}

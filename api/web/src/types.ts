@@ -1,0 +1,21 @@
+/** The document's shape, from the engine's own types (type-only: nothing of the engine is bundled). */
+export type {
+  Branch,
+  Decision,
+  EdgeKind,
+  Escalation,
+  Evidence,
+  ExceptionItem,
+  GraphDocument,
+  GraphEdge,
+  GraphNode,
+  Outcome,
+  Plain,
+  Policy,
+  Role,
+  Rule,
+  SequenceRule,
+  Stage,
+  Strength,
+  Variant,
+} from '../../../engine/document/types.js';

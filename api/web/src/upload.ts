@@ -1,0 +1,182 @@
+/**
+ * The upload dialog: a log file into a project (an existing one or a new
+ * one), with the import options of `POST …/dataset`, a progress bar for the
+ * upload (XMLHttpRequest's upload progress) and one for the import. The
+ * import has no total the service can tell in advance, so its bar runs
+ * without one and counts the batches the project's stream announces, then
+ * fills when the service answers with the import summary.
+ */
+import { ApiError, type Client, type Dataset, type Project, type UploadOptions } from './api.js';
+import { int } from './format.js';
+
+export type UploadPhase = 'idle' | 'uploading' | 'importing' | 'done' | 'error';
+
+export interface UploadHost {
+  client(): Client | undefined;
+  projects(): Project[];
+  currentProject(): string | undefined;
+  /** After an upload: the target project (new ones included), to refresh the list and maybe open it. */
+  finished(project: Project, open: boolean): Promise<void>;
+}
+
+const OPTION_FIELDS = ['name', 'format', 'lifecycle', 'classifier', 'caseColumn', 'activityColumn', 'timestampColumn', 'resourceColumn', 'startTimestampColumn', 'delimiter', 'timezone', 'caseNotion'] as const;
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+
+export class UploadDialog {
+  /** Every phase this dialog went through, in order (a test hook). */
+  readonly phases: UploadPhase[] = [];
+  private readonly dialog = $<HTMLDialogElement>('upload-dialog');
+  private readonly form = $<HTMLFormElement>('upload-form');
+  private readonly target = $<HTMLSelectElement>('upload-project');
+  private readonly newName = $<HTMLInputElement>('upload-new-name');
+  private readonly file = $<HTMLInputElement>('upload-file');
+  private readonly uploadBar = $<HTMLProgressElement>('upload-bar');
+  private readonly uploadText = $<HTMLElement>('upload-text');
+  private readonly importBar = $<HTMLProgressElement>('import-bar');
+  private readonly importText = $<HTMLElement>('import-text');
+  private readonly status = $<HTMLElement>('upload-status');
+  private readonly start = $<HTMLButtonElement>('upload-start');
+  private readonly open = $<HTMLButtonElement>('upload-open');
+  private running: { abort(): void } | undefined;
+  private watch: AbortController | undefined;
+  private lastProject: Project | undefined;
+
+  constructor(private readonly host: UploadHost) {
+    $<HTMLButtonElement>('open-upload').addEventListener('click', () => this.show());
+    $<HTMLButtonElement>('upload-close').addEventListener('click', () => this.close());
+    this.target.addEventListener('change', () => this.syncTarget());
+    this.form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      void this.run();
+    });
+    this.open.addEventListener('click', () => {
+      if (this.lastProject) void this.host.finished(this.lastProject, true);
+      this.close();
+    });
+    this.file.addEventListener('change', () => {
+      const f = this.file.files?.[0];
+      const name = $<HTMLInputElement>('opt-name');
+      if (f && !name.value) name.placeholder = f.name;
+    });
+    this.setPhase('idle');
+  }
+
+  show(): void {
+    const current = this.host.currentProject();
+    this.target.replaceChildren(
+      ...this.host.projects().map((p) => new Option(p.name, p.id, false, p.id === current)),
+      new Option('New project…', '', false, !current && !this.host.projects().length),
+    );
+    this.syncTarget();
+    if (!this.running) this.reset();
+    if (!this.dialog.open) this.dialog.showModal();
+  }
+
+  private close(): void {
+    this.running?.abort();
+    this.dialog.close();
+  }
+
+  private syncTarget(): void {
+    const isNew = this.target.value === '';
+    $<HTMLElement>('new-project-row').hidden = !isNew;
+    this.newName.required = isNew;
+  }
+
+  private reset(): void {
+    this.uploadBar.value = 0;
+    this.importBar.value = 0;
+    this.uploadText.textContent = '';
+    this.importText.textContent = '';
+    this.status.textContent = '';
+    this.open.hidden = true;
+    this.start.disabled = false;
+    this.setPhase('idle');
+  }
+
+  private setPhase(phase: UploadPhase): void {
+    if (this.phases[this.phases.length - 1] !== phase) this.phases.push(phase);
+    this.status.dataset.phase = phase;
+    this.form.dataset.phase = phase;
+  }
+
+  private async run(): Promise<void> {
+    const client = this.host.client();
+    const file = this.file.files?.[0];
+    if (!client || !file || this.running) return;
+    this.reset();
+    this.start.disabled = true;
+    const options: UploadOptions = {};
+    for (const f of OPTION_FIELDS) {
+      const el = document.getElementById(`opt-${f}`) as HTMLInputElement | HTMLSelectElement | null;
+      const v = el?.value.trim();
+      if (v) options[f] = v;
+    }
+    options.name ??= file.name.slice(0, 200);
+    try {
+      let project = this.host.projects().find((p) => p.id === this.target.value);
+      if (!project) {
+        this.status.textContent = 'Creating the project…';
+        project = await client.createProject(this.newName.value.trim());
+      }
+      this.lastProject = project;
+      this.watchImport(client, project.id);
+      this.setPhase('uploading');
+      this.status.textContent = `Uploading ${file.name} into ${project.name}…`;
+      const job = client.upload(project.id, file, options, (p) => {
+        if (p.phase === 'uploading') {
+          this.uploadBar.value = p.total ? p.sent / p.total : 0;
+          this.uploadText.textContent = `${int(p.sent / 1024)} of ${int(p.total / 1024)} KiB`;
+        } else {
+          this.uploadBar.value = 1;
+          this.uploadText.textContent = `${int(p.total / 1024)} KiB sent`;
+          // No total is known for the import: the bar runs without a value until the answer.
+          this.importBar.removeAttribute('value');
+          this.importText.textContent = 'importing…';
+          this.setPhase('importing');
+          this.status.textContent = 'The service is importing the file…';
+        }
+      });
+      this.running = job;
+      const dataset: Dataset = await job.done;
+      // A body small enough to leave in one go may skip the progress events: the bars still end full.
+      this.uploadBar.value = 1;
+      if (this.phases[this.phases.length - 1] === 'uploading') this.setPhase('importing');
+      this.importBar.value = 1;
+      const s = dataset.summary as Record<string, number | string>;
+      this.importText.textContent = 'done';
+      this.status.textContent = `Imported ${file.name}: ${int(Number(s.accepted ?? 0))} events stored of ${int(Number(s.cases ?? 0))} cases (${String(s.format ?? '?')}), ${int(Number(s.duplicates ?? 0))} duplicates, ${int(Number(s.rejected ?? 0))} rejected.`;
+      this.setPhase('done');
+      this.open.hidden = project.id === this.host.currentProject();
+      await this.host.finished(project, false);
+    } catch (error) {
+      this.setPhase('error');
+      this.importBar.value = 0;
+      this.status.textContent = error instanceof ApiError ? `${error.message} (${error.code})` : String(error);
+    } finally {
+      this.running = undefined;
+      this.watch?.abort();
+      this.start.disabled = false;
+    }
+  }
+
+  /** Counts the versions the target project announces while the import runs. */
+  private watchImport(client: Client, projectId: string): void {
+    this.watch?.abort();
+    const watch = new AbortController();
+    this.watch = watch;
+    let first: number | undefined;
+    void client
+      .stream(projectId, false, watch.signal, (event) => {
+        if (event.event !== 'version') return;
+        const v = (JSON.parse(event.data) as { dataVersion: number }).dataVersion;
+        if (first === undefined) {
+          first = v;
+          return;
+        }
+        if (this.phases[this.phases.length - 1] === 'importing') this.importText.textContent = `importing… ${int(v - first)} batch${v - first === 1 ? '' : 'es'} stored (data version ${v})`;
+      })
+      .catch(() => undefined);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The graph document as a Graphviz DOT digraph: one node per document node,
+ * one edge per document edge, ranked left to right. Nodes carry their label
+ * and cases, edges their cases; an edge's kind is its style (and its `class`),
+ * start and end are marked, and nodes are filled by stage (the stages are not
+ * clusters: on dense logs clusters make Graphviz's ranking fail, "trouble in
+ * init_rank"). Render it with `dot -Tsvg map.dot -o map.svg`.
+ */
+import type { EdgeKind, GraphDocument } from '../document/types.js';
+import { casesText, hours, pct } from './format.js';
+
+/** A DOT double-quoted string: backslashes and quotes escaped, line breaks as \n. */
+export function dotString(text: string): string {
+  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n')}"`;
+}
+
+/** The look of each edge kind, in DOT attributes (rework does not pull ranks backwards). */
+export const dotEdgeStyle: Record<EdgeKind, Record<string, string>> = {
+  normal: { style: 'solid', color: '"#3b4a63"' },
+  allowed: { style: 'solid', color: '"#8a96a8"' },
+  rework: { style: 'dashed', color: '"#d97706"', fontcolor: '"#d97706"', constraint: 'false' },
+  skip: { style: 'dotted', color: '"#2563eb"', fontcolor: '"#2563eb"' },
+  exception: { style: 'dashed', color: '"#c62828"', fontcolor: '"#c62828"' },
+  escalation: { style: 'bold', color: '"#7c3aed"', fontcolor: '"#7c3aed"' },
+};
+
+/** Fills of the stages, in stage order (the HTML page's too). */
+export const stagePalette = ['#e3ecfa', '#e5f4e8', '#fbeedd', '#f1e6f8', '#e0f2f4', '#f9e3e6'];
+
+const attrs = (a: Record<string, string>) =>
+  `[${Object.entries(a)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(', ')}]`;
+
+export function renderDot(doc: GraphDocument): string {
+  const s = doc.source;
+  const lines: string[] = [
+    `// Process map of a process context graph document: ${s.cases} cases, ${s.events} events, data version ${s.data_version}.`,
+    '// Render with: dot -Tsvg map.dot -o map.svg',
+    'digraph process {',
+    `  graph ${attrs({ rankdir: 'LR', fontname: '"Helvetica"', fontsize: '12', nodesep: '0.35', ranksep: '0.6', labelloc: 't', label: dotString(`${s.cases} cases, ${s.period_start} to ${s.period_end}`) })};`,
+    ...doc.stages.map((st, i) => `  // stage ${i + 1} (${stagePalette[i % stagePalette.length]}): ${st.name.replace(/\r?\n/g, ' ')}`),
+    `  node ${attrs({ shape: 'box', style: '"rounded,filled"', fillcolor: '"#eef3fb"', color: '"#3b4a63"', fontname: '"Helvetica"', fontsize: '11' })};`,
+    `  edge ${attrs({ fontname: '"Helvetica"', fontsize: '9', arrowsize: '0.7' })};`,
+  ];
+  const stageIndex = new Map(doc.stages.map((st, i) => [st.id, i]));
+  const stageName = new Map(doc.stages.map((st) => [st.id, st.name]));
+  const nodeLine = (n: GraphDocument['nodes'][number], indent: string) => {
+    const stage = stageIndex.get(n.stage);
+    const base: Record<string, string> = {
+      label: dotString(n.kind === 'activity' ? `${n.label}\n${casesText(n.cases)}` : `${n.label}\n${n.cases}`),
+      class: dotString(n.kind),
+      tooltip: dotString(
+        n.kind === 'activity'
+          ? `${n.label}: ${casesText(n.cases)}, ${n.events} events, ${n.cases_repeating} repeating, median ${hours(n.median_hours_to_next)} to the next step` +
+              (stage !== undefined ? `; stage ${stageName.get(n.stage)}` : '')
+          : `${n.label}: ${casesText(n.cases)}`,
+      ),
+      ...(stage !== undefined ? { fillcolor: dotString(stagePalette[stage % stagePalette.length]!) } : {}),
+    };
+    if (n.kind === 'start') Object.assign(base, { shape: 'circle', style: 'filled', fillcolor: '"#2e7d32"', fontcolor: 'white', color: '"#2e7d32"' });
+    if (n.kind === 'end') Object.assign(base, { shape: 'doublecircle', style: 'filled', fillcolor: '"#c62828"', fontcolor: 'white', color: '"#c62828"' });
+    return `${indent}${dotString(n.id)} ${attrs(base)};`;
+  };
+
+  for (const n of doc.nodes) lines.push(nodeLine(n, '  '));
+  const starts = doc.nodes.filter((n) => n.kind === 'start');
+  const ends = doc.nodes.filter((n) => n.kind === 'end');
+  if (starts.length) lines.push(`  { rank=source; ${starts.map((n) => `${dotString(n.id)};`).join(' ')} }`);
+  if (ends.length) lines.push(`  { rank=sink; ${ends.map((n) => `${dotString(n.id)};`).join(' ')} }`);
+
+  const most = Math.max(1, ...doc.edges.map((e) => e.cases));
+  const labels = new Map(doc.nodes.map((n) => [n.id, n.label]));
+  for (const e of doc.edges) {
+    const a: Record<string, string> = {
+      label: dotString(String(e.cases)),
+      class: dotString(e.kind),
+      penwidth: String(Math.round((1 + (4 * e.cases) / most) * 100) / 100),
+      ...dotEdgeStyle[e.kind],
+      tooltip: dotString(
+        `${labels.get(e.from) ?? e.from} → ${labels.get(e.to) ?? e.to} (${e.kind}): ${casesText(e.cases)}, ${pct(e.share_of_from)} of the cases leaving ${labels.get(e.from) ?? e.from}` +
+          (e.median_wait_hours || e.slow_wait_hours ? `; wait median ${hours(e.median_wait_hours)}, 90th percentile ${hours(e.slow_wait_hours)}` : ''),
+      ),
+    };
+    lines.push(`  ${dotString(e.from)} -> ${dotString(e.to)} ${attrs(a)};`);
+  }
+  lines.push('}');
+  return `${lines.join('\n')}\n`;
+}

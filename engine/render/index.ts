@@ -1,0 +1,30 @@
+/** Renderers of a graph document: pure functions from a GraphDocument to text. */
+export { renderMarkdown } from './markdown.js';
+export { renderDot, dotString } from './dot.js';
+export { renderHtml, renderSvg, escapeHtml } from './html.js';
+export { layoutDocument, nodeOrder, type Layout, type PlacedEdge, type PlacedNode } from './layout.js';
+export { buildReport, type Report, type Section, type Block } from './report.js';
+export { diffDocuments, renderDiffText, diffSections, compared, type DocumentDiff, type SectionDiff } from './diff.js';
+export { pct, hours, whenText, conditionText, pathText, plainText, mainVariant } from './format.js';
+
+import type { GraphDocument } from '../document/types.js';
+import { renderDot } from './dot.js';
+import { renderHtml } from './html.js';
+import { renderMarkdown } from './markdown.js';
+
+export const documentFormats = ['json', 'md', 'dot', 'html'] as const;
+export type DocumentFormat = (typeof documentFormats)[number];
+
+/** The document in one of the formats `pcg graph --format` writes (json as `pcg graph` always printed it). */
+export function renderDocument(doc: GraphDocument, format: DocumentFormat): string {
+  switch (format) {
+    case 'json':
+      return `${JSON.stringify(doc, null, 2)}\n`;
+    case 'md':
+      return renderMarkdown(doc);
+    case 'dot':
+      return renderDot(doc);
+    case 'html':
+      return renderHtml(doc);
+  }
+}

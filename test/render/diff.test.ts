@@ -1,0 +1,87 @@
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { GraphDocument } from '../../engine/document/types.js';
+import { diffDocuments, diffSections, renderDiffText } from '../../engine/render/index.js';
+import { documentOf, scratchDir, simulatedLog, withExtraActivity } from './helpers.js';
+
+describe('document diff', () => {
+  let before: GraphDocument;
+  let after: GraphDocument;
+  const dir = scratchDir();
+  beforeAll(async () => {
+    const log = await simulatedLog(dir);
+    const more = join(dir, 'more.ndjson');
+    withExtraActivity(log, more, 'Archive Order');
+    before = await documentOf(log);
+    after = await documentOf(more);
+  });
+
+  it('finds nothing between a document and itself', () => {
+    const d = diffDocuments(before, structuredClone(before));
+    expect(d.same).toBe(true);
+    for (const s of diffSections) {
+      expect(d.sections[s]).toMatchObject({ added: [], removed: [], changed: [] });
+      expect(d.summary[s]).toEqual({ added: 0, removed: 0, changed: 0, unchanged: d.sections[s].unchanged });
+    }
+    expect(d.summary.nodes.unchanged).toBe(before.nodes.length);
+    expect(d.summary.edges.unchanged).toBe(before.edges.length);
+    expect(d.summary.variants.unchanged).toBe(before.variants.length);
+    expect(renderDiffText(d).trim().split('\n').at(-1)).toBe('No differences.');
+  });
+
+  it('reports the node of one more activity as added, with its edges and cases', () => {
+    const d = diffDocuments(before, after);
+    expect(d.same).toBe(false);
+    const node = after.nodes.find((n) => n.label === 'Archive Order')!;
+    expect(node.cases).toBe(100); // every fourth of the 400 cases
+    expect(d.sections.nodes.added).toEqual([{ key: node.id, label: 'Archive Order', fields: expect.objectContaining({ kind: 'activity', cases: 100 }) }]);
+    expect(d.sections.nodes.removed).toEqual([]);
+    const newEdges = after.edges.filter((e) => e.from === node.id || e.to === node.id);
+    expect(d.sections.edges.added.map((e) => e.key).sort()).toEqual(newEdges.map((e) => e.id).sort());
+    for (const e of newEdges) expect(d.sections.edges.added.find((a) => a.key === e.id)!.fields).toEqual({ kind: e.kind, cases: e.cases });
+    // Cases that now go on to Archive Order no longer end at Close Order.
+    const closeEnd = d.sections.edges.changed.find((c) => c.key === 'close-order->end')!;
+    expect(closeEnd.changes.cases).toEqual({
+      before: before.edges.find((e) => e.id === 'close-order->end')!.cases,
+      after: after.edges.find((e) => e.id === 'close-order->end')!.cases,
+    });
+    expect(d.sections.outcomes.added.map((o) => o.key)).toContain('Archive Order');
+    expect(d.sections.sequence_rules.added.length).toBeGreaterThan(0);
+    expect(d.before.events).toBe(before.source.events);
+    expect(d.after.events).toBe(before.source.events + 100);
+
+    const text = renderDiffText(d, { before: 'a.json', after: 'b.json' });
+    expect(text).toContain(`nodes: 1 added, 0 removed, ${d.summary.nodes.changed} changed, ${d.summary.nodes.unchanged} unchanged`);
+    expect(text).toContain('  + Archive Order (100 cases)');
+    expect(text).toContain(`  ~ Close Order → end: cases ${closeEnd.changes.cases!.before} → ${closeEnd.changes.cases!.after}`);
+    expect(text).toContain(`source: events ${before.source.events} → ${before.source.events + 100}`);
+  });
+
+  it('reads the other way as removed', () => {
+    const d = diffDocuments(after, before);
+    expect(d.sections.nodes.removed.map((n) => n.label)).toEqual(['Archive Order']);
+    expect(d.sections.nodes.added).toEqual([]);
+    expect(renderDiffText(d)).toContain('  - Archive Order (100 cases)');
+  });
+
+  it('keeps a stable shape for agents', () => {
+    const d = diffDocuments(before, after);
+    expect(Object.keys(d)).toEqual(['schema', 'version', 'same', 'before', 'after', 'summary', 'sections']);
+    expect(d.schema).toBe('pcg.document-diff');
+    expect(d.version).toBe(1);
+    expect(Object.keys(d.summary)).toEqual([...diffSections]);
+    expect(Object.keys(d.sections)).toEqual([...diffSections]);
+    expect(Object.keys(d.before)).toEqual(['data_version', 'log_digest', 'cases', 'events', 'period_end']);
+    for (const s of diffSections) expect(Object.keys(d.sections[s])).toEqual(['added', 'removed', 'changed', 'unchanged']);
+    // JSON round trip: nothing but plain values.
+    expect(JSON.parse(JSON.stringify(d))).toEqual(d);
+  });
+
+  it('matches variants by path and stage by name, not by position', () => {
+    const moved = structuredClone(before);
+    moved.variants.reverse();
+    moved.stages = moved.stages.map((s, i) => ({ ...s, id: `stage-${i + 7}` }));
+    for (const n of moved.nodes) if (n.stage) n.stage = n.stage.replace(/\d+$/, (k) => String(Number(k) + 6));
+    expect(diffDocuments(before, moved).same).toBe(true);
+  });
+});

@@ -1,0 +1,104 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { GraphDocument } from '../../engine/document/types.js';
+import { renderMarkdown } from '../../engine/render/index.js';
+import { documentOf, figuresOf, scratchDir, simulatedLog } from './helpers.js';
+
+/** The percentage a share reads as: one decimal at most, as written independently of the renderer. */
+const asPercent = (share: number) => `${Math.round(share * 1000) / 10}%`;
+
+describe('Markdown report', () => {
+  let doc: GraphDocument;
+  let md: string;
+  const dir = scratchDir();
+  beforeAll(async () => {
+    doc = await documentOf(await simulatedLog(dir));
+    md = renderMarkdown(doc);
+  });
+
+  it('has the sections in reading order', () => {
+    const headings = md.split('\n').filter((l) => l.startsWith('## '));
+    expect(headings).toEqual([
+      '## What a case is',
+      '## Outcomes',
+      '## Stages',
+      '## Main path',
+      '## Top variants',
+      '## Decisions',
+      '## Sequence rules',
+      '## Policies',
+      '## Exceptions',
+      '## Escalations',
+      '## Roles',
+      '## Data quality and assumptions',
+    ]);
+    expect(md.startsWith('# Process report\n')).toBe(true);
+    expect(md).toContain(`${doc.source.cases} cases and ${doc.source.events} events from ${doc.source.period_start} to ${doc.source.period_end}`);
+  });
+
+  it('states what a case is and the main path as the document has them', () => {
+    expect(md).toContain(`A case is ${doc.process.case_represents}.`);
+    const main = doc.variants.find((v) => v.class === 'main')!;
+    expect(main).toBeDefined();
+    const lines = md.split('\n');
+    const at = lines.indexOf('## Main path');
+    expect(lines[at + 2]).toBe(main.path.join(' → '));
+    expect(md).toContain(`The commonest path: ${main.cases} cases (${asPercent(main.share)} of all cases), variant ${main.id}.`);
+    expect(md).toContain(`The mined process tree accepts ${asPercent(doc.model.cases_it_accepts)} of the cases.`);
+    expect(md).toContain(`\`\`\`\n${doc.model.process_tree}\n\`\`\``);
+  });
+
+  it("lists the top variants with the document's cases and shares", () => {
+    const top = doc.variants[0]!;
+    expect(md).toContain(`| 1 | ${top.class} | ${top.cases} | ${asPercent(top.share)} | ${top.path.join(' → ')} |`);
+    const shown = Math.min(10, doc.variants.length);
+    for (let i = 0; i < shown; i++) {
+      const v = doc.variants[i]!;
+      expect(md).toContain(`| ${i + 1} | ${v.class} | ${v.cases} | ${asPercent(v.share)} |`);
+    }
+    if (doc.variants.length > 10) expect(md).toContain(`The first 10 of the ${doc.variants.length} variants the document lists.`);
+  });
+
+  it("writes each decision's rules as the document states them", () => {
+    const withRules = doc.decisions.filter((d) => d.rules.length > 0);
+    // order-to-cash decides at Check Credit on orderAmount (the simulator's ground truth).
+    expect(withRules.map((d) => d.at)).toContain('Check Credit');
+    for (const d of withRules) {
+      expect(md).toContain(`### At ${d.at}`);
+      for (const r of d.rules) {
+        const when = r.when
+          .map((c) => {
+            const w = c as { attribute: string; op: string; value: unknown };
+            return `${w.attribute} ${w.op} ${Array.isArray(w.value) ? `[${w.value.join(', ')}]` : String(w.value)}`;
+          })
+          .join(' and ');
+        expect(md).toContain(`- if ${when} then ${r.then}: ${r.cases} cases, holds in ${asPercent(r.holds)} (${r.evidence.strength})`);
+      }
+    }
+    const credit = withRules.find((d) => d.at === 'Check Credit')!;
+    expect(md).toMatch(/- if orderAmount < [\d.]+ then Auto Approval: \d+ cases/);
+    expect(md).toContain(`Always guessing the commonest branch is right for ${asPercent(credit.baseline_share)}; the rules explain the choice`);
+  });
+
+  it('lists outcomes, stages, policies, exceptions and open questions from the document', () => {
+    for (const o of doc.outcomes) expect(md).toContain(`| ${o.end_activity} | ${o.kind} | ${o.cases} | ${asPercent(o.share)} |`);
+    const stageLines = md.split('\n').filter((l) => /^\d+\. /.test(l));
+    expect(stageLines).toEqual(doc.stages.map((s, i) => `${i + 1}. ${s.name}: ${s.activities.join(', ')}`));
+    for (const p of doc.policies) expect(md).toContain(`| ${p.kind} | ${p.statement} | ${asPercent(p.share_met)} | ${p.evidence.strength} |`);
+    for (const e of doc.exceptions) expect(md).toContain(`| ${e.name} | ${e.cases} | ${e.trigger} |`);
+    for (const r of doc.sequence_rules) expect(md).toContain(`- ${r.statement} Holds in ${asPercent(r.holds)}`);
+    for (const q of doc.open_questions) expect(md).toContain((q as { question: string }).question);
+    for (const a of doc.assumptions) if (typeof a === 'string') expect(md).toContain(`- ${a}`);
+  });
+
+  it('invents no figure: every percentage and case count comes from the document', () => {
+    const { numbers, texts } = figuresOf(doc);
+    const percents = new Set([...numbers].map((n) => `${Math.round(n * 1000) / 10}%`));
+    for (const t of texts) for (const m of t.matchAll(/(\d+(?:\.\d+)?)%/g)) percents.add(`${m[1]}%`);
+    const found = [...md.matchAll(/(?<![\d.])(\d+(?:\.\d+)?)%/g)].map((m) => `${m[1]}%`);
+    expect(found.length).toBeGreaterThan(20);
+    expect(found.filter((p) => !percents.has(p))).toEqual([]);
+    const counts = [...md.matchAll(/(?<![\d.])(\d+) cases?\b/g)].map((m) => Number(m[1]));
+    const textCounts = new Set(texts.flatMap((t) => [...t.matchAll(/\d+/g)].map((m) => Number(m[0]))));
+    expect(counts.filter((n) => !numbers.has(n) && !textCounts.has(n))).toEqual([]);
+  });
+});
