@@ -9,6 +9,8 @@ const GLOBAL = 'bench-global-key-0123456789';
 /** A `pcg serve` of its own for a benchmark: a fresh data directory, a random port on 127.0.0.1, rate limits off. */
 export interface BenchServer {
   base: string;
+  /** The server's data directory. */
+  dir: string;
   api(method: string, path: string, key: string, body?: unknown): Promise<any>;
   /** A tenant, a member with read and write, its key and one project; the project's API path. */
   project(name: string): Promise<{ key: string; path: string }>;
@@ -48,6 +50,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
   }
   return {
     base,
+    dir,
     api,
     async project(name) {
       const tenant = await api('POST', '/api/tenant', GLOBAL, { name: 'bench' });
