@@ -4,7 +4,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { Auth } from './auth.js';
 import { Catalog } from './catalog/index.js';
-import type { Config } from './config.js';
+import { eventLimitsOf, type Config } from './config.js';
 import type { AppContext } from './context.js';
 import { clientError, frameworkError, installErrorBoundary } from './errors.js';
 import { ensureGlobalKey, type GlobalKeySource } from './global-key.js';
@@ -14,6 +14,7 @@ import { RateLimiter } from './rate-limit.js';
 import { registerRoutes, type RouteDef } from './route.js';
 import { apiKeyRoutes } from './routes/apikeys.js';
 import { datasetRoutes } from './routes/datasets.js';
+import { DatasetImports } from './datasets.js';
 import { graphRoutes } from './routes/graph.js';
 import { pingRoutes } from './routes/ping.js';
 import { projectRoutes } from './routes/projects.js';
@@ -56,10 +57,15 @@ export function createApp(options: AppOptions): PcgApp {
   const { config } = options;
   const logger = options.logger ?? pino({ level: config.logLevel });
   const catalog =
-    options.catalog ?? Catalog.open(join(config.dataDir, 'catalog.sqlite'), config.sourceSecretKey ? { secrets: new SecretBox(config.sourceSecretKey) } : {});
+    options.catalog ??
+    Catalog.open(join(config.dataDir, 'catalog.sqlite'), {
+      ...(config.sourceSecretKey ? { secrets: new SecretBox(config.sourceSecretKey) } : {}),
+      graphVersions: { keep: config.limitGraphVersions, maxBytes: config.limitGraphVersionsBytes },
+    });
   // Metrics (made below, once the context exists) observe every applied batch.
   let observe: ApplyObserver | undefined;
-  const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, observe: (...args) => observe?.(...args) });
+  // The event limits reach every store the registry opens: HTTP ingestion, dataset uploads and the demo feed all apply through it.
+  const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, limits: eventLimitsOf(config), observe: (...args) => observe?.(...args) });
   const context: AppContext = { config, catalog, states, logger };
   const globalKey = ensureGlobalKey(config, catalog);
 
@@ -111,6 +117,8 @@ export function createApp(options: AppOptions): PcgApp {
       return state === 'running' ? true : `the source thread ${says[state]}`;
     });
   }
+  // Dataset imports a stopped server left are resumed (or rolled back) once the app is up.
+  const datasetImports = new DatasetImports(context);
   const routes: RouteDef[] = [
     ...pingRoutes(context),
     ...healthRoutes(config, health, metrics),
@@ -118,7 +126,7 @@ export function createApp(options: AppOptions): PcgApp {
     ...userRoutes(context),
     ...apiKeyRoutes(context),
     ...projectRoutes(context),
-    ...datasetRoutes(context),
+    ...datasetRoutes(context, datasetImports),
     ...graphRoutes(context, graphs),
     ...analysisRoutes(context, graphs),
     ...sourceRoutes(context, () => sources?.reconcile()),
@@ -129,7 +137,10 @@ export function createApp(options: AppOptions): PcgApp {
   // The MCP server for agents at /mcp, with the same keys and permissions (api/mcp/).
   mountMcp(app, context, graphs);
 
+  const resumed = datasetImports.resume().catch((error: unknown) => logger.error({ err: error }, 'resuming dataset imports failed'));
   app.addHook('onClose', async () => {
+    await datasetImports.close();
+    await resumed;
     await sources?.close();
     await pool?.close();
     states.close();

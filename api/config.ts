@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, eventLimits, type EventLimits } from '../engine/event.js';
 
 /**
  * The server's configuration: read once at start from the environment, with
@@ -40,6 +41,29 @@ export const configSchema = z.object({
   metricsToken: z.string().min(16, 'the metrics token must have at least 16 characters').optional(),
   /** On SIGTERM/SIGINT, how long requests in flight may take to finish before open connections are closed. */
   shutdownGraceMs: intIn(0, 600_000).default(10_000),
+  // Limits (PCG_LIMIT_*): each refusal names its setting. The first four bound one event on every ingest path
+  // (HTTP, dataset uploads, Kafka, the demo feed): an event over one is a dead letter, the rest of its batch goes on.
+  /**
+   * UTF-8 bytes of an id or a name: caseId, eventId, resource, object ids, types and qualifiers, attribute names.
+   * At least 64: the event ids importers make (`<12 hex>:<ordinal>`) must fit.
+   */
+  limitIdBytes: intIn(64, 1 << 20).default(DEFAULT_EVENT_LIMITS.idBytes),
+  /** UTF-8 bytes of an activity name. */
+  limitActivityBytes: intIn(16, 1 << 24).default(DEFAULT_EVENT_LIMITS.activityBytes),
+  /** UTF-8 bytes of a text attribute value. */
+  limitAttributeValueBytes: intIn(16, 1 << 30).default(DEFAULT_EVENT_LIMITS.attributeValueBytes),
+  /** Attributes of one event. */
+  limitAttributesPerEvent: intIn(0, 1_000_000).default(DEFAULT_EVENT_LIMITS.attributesPerEvent),
+  /** Events (lines of NDJSON included) in one ingestion request: more is 413. */
+  limitEventsPerRequest: intIn(1, 10_000_000).default(100_000),
+  /** Projects of one tenant: one more is 422 limit_exceeded. */
+  limitProjectsPerTenant: intIn(1, 10_000_000).default(1000),
+  /** Stream sources of one project: one more is 422 limit_exceeded. */
+  limitSourcesPerProject: intIn(1, 10_000).default(20),
+  /** Served graph documents kept per project for `?version=` (the newest). */
+  limitGraphVersions: intIn(1, 1_000_000).default(500),
+  /** Bytes of the graph documents kept per project: the oldest go first; a larger document alone is served but not kept. */
+  limitGraphVersionsBytes: intIn(1024, 2 ** 40).default(256 * 1024 * 1024),
 });
 
 export type Config = Readonly<z.output<typeof configSchema>>;
@@ -63,9 +87,50 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   sources: 'PCG_SOURCES',
   metricsToken: 'PCG_METRICS_TOKEN',
   shutdownGraceMs: 'PCG_SHUTDOWN_GRACE_MS',
+  limitIdBytes: EVENT_LIMIT_NAMES.idBytes,
+  limitActivityBytes: EVENT_LIMIT_NAMES.activityBytes,
+  limitAttributeValueBytes: EVENT_LIMIT_NAMES.attributeValueBytes,
+  limitAttributesPerEvent: EVENT_LIMIT_NAMES.attributesPerEvent,
+  limitEventsPerRequest: 'PCG_LIMIT_EVENTS_PER_REQUEST',
+  limitProjectsPerTenant: 'PCG_LIMIT_PROJECTS_PER_TENANT',
+  limitSourcesPerProject: 'PCG_LIMIT_SOURCES_PER_PROJECT',
+  limitGraphVersions: 'PCG_LIMIT_GRAPH_VERSIONS',
+  limitGraphVersionsBytes: 'PCG_LIMIT_GRAPH_VERSIONS_BYTES',
 };
 
+/** The setting's name, for messages that name a limit ("limit PCG_LIMIT_PROJECTS_PER_TENANT: …"). */
+export const limitName = (key: keyof ConfigInput): string => configEnv[key];
+
+/** The engine's bounds on one event, from the configuration (frozen; handed to every project registry). */
+export function eventLimitsOf(config: Pick<Config, 'limitIdBytes' | 'limitActivityBytes' | 'limitAttributeValueBytes' | 'limitAttributesPerEvent'>): EventLimits {
+  return eventLimits({
+    idBytes: config.limitIdBytes,
+    activityBytes: config.limitActivityBytes,
+    attributeValueBytes: config.limitAttributeValueBytes,
+    attributesPerEvent: config.limitAttributesPerEvent,
+  });
+}
+
 export class ConfigError extends Error {}
+
+const eventLimitKeys = { limitIdBytes: true, limitActivityBytes: true, limitAttributeValueBytes: true, limitAttributesPerEvent: true } as const;
+
+/** The event limits alone from the environment (`pcg worker`, which reads no other setting of the server). */
+export function readEventLimits(env: NodeJS.ProcessEnv = process.env): EventLimits {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(eventLimitKeys) as (keyof typeof eventLimitKeys)[]) {
+    const value = env[configEnv[key]];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = configSchema.pick(eventLimitKeys).safeParse(raw);
+  if (!parsed.success) throw new ConfigError(describeIssues(parsed.error.issues));
+  return eventLimitsOf(parsed.data);
+}
+
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  const names = configEnv as Record<string, string>;
+  return issues.map((i) => `${names[String(i.path[0])] ?? String(i.path[0])}: ${i.message}`).join('; ');
+}
 
 /** Environment first, then `overrides` (flags); empty strings count as unset. */
 export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Record<keyof ConfigInput, unknown>> = {}): Config {
@@ -76,11 +141,6 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   }
   for (const [key, value] of Object.entries(overrides)) if (value !== undefined && value !== '') raw[key] = value;
   const parsed = configSchema.safeParse(raw);
-  if (!parsed.success) {
-    const names = configEnv as Record<string, string>;
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${names[String(i.path[0])] ?? String(i.path[0])}: ${i.message}`).join('; '),
-    );
-  }
+  if (!parsed.success) throw new ConfigError(describeIssues(parsed.error.issues));
   return Object.freeze(parsed.data);
 }

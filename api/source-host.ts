@@ -2,12 +2,15 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
 import { SecretBox, SourceSupervisor, type KafkaLog } from '../connectors/kafka/index.js';
+import { eventLimits, type EventLimits } from '../engine/index.js';
 import { ProjectRegistry, type ApplyObserver } from '../engine/projects/index.js';
 import { Catalog } from './catalog/index.js';
 
 export interface SourceHostOptions {
   dataDir: string;
   sourceSecretKey?: string | undefined;
+  /** Bounds on one event (PCG_LIMIT_*; default the engine's): a message over one is a dead letter naming the limit. */
+  limits?: Partial<EventLimits> | undefined;
   log?: KafkaLog;
   /** Told of every applied chunk (a source thread forwards them to the API's thread, which announces and counts them). */
   observe?: ApplyObserver;
@@ -17,6 +20,8 @@ export interface SourceHostOptions {
 
 export interface SourceHost {
   supervisor: SourceSupervisor;
+  /** The partition states it writes (its stores hold every message to the event limits). */
+  registry: ProjectRegistry;
   workerId: string;
   close(): Promise<void>;
 }
@@ -29,7 +34,7 @@ export interface SourceHost {
 export function hostSources(options: SourceHostOptions): SourceHost {
   const file = join(options.dataDir, 'catalog.sqlite');
   const catalog = Catalog.open(file, options.sourceSecretKey ? { secrets: new SecretBox(options.sourceSecretKey) } : {});
-  const registry = new ProjectRegistry(options.dataDir, options.observe ? { observe: options.observe } : {});
+  const registry = new ProjectRegistry(options.dataDir, { limits: eventLimits(options.limits ?? {}), ...(options.observe ? { observe: options.observe } : {}) });
   const workerId = `${hostname()}:${process.pid}${threadId ? `:${threadId}` : ''}`;
   const supervisor = new SourceSupervisor(catalog.sources, registry, {
     workerId,
@@ -39,6 +44,7 @@ export function hostSources(options: SourceHostOptions): SourceHost {
   supervisor.start();
   return {
     supervisor,
+    registry,
     workerId,
     async close() {
       await supervisor.stop();

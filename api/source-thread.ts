@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import type { ApplyResult } from '../engine/index.js';
 import type { ApplyObserver, ProjectRegistry } from '../engine/projects/index.js';
-import type { Config } from './config.js';
+import { eventLimitsOf, type Config } from './config.js';
 
 export interface SourceThread {
   /** Re-reads the catalog now (a source was added, changed, paused or deleted). */
@@ -22,7 +22,7 @@ const STOP_MS = 15_000;
  */
 export function startSourceThread(config: Config, registry: ProjectRegistry, logger: Logger, observe?: ApplyObserver): SourceThread {
   const worker = new Worker(new URL('./workers/sources.mjs', import.meta.url), {
-    workerData: { dataDir: config.dataDir, sourceSecretKey: config.sourceSecretKey },
+    workerData: { dataDir: config.dataDir, sourceSecretKey: config.sourceSecretKey, limits: { ...eventLimitsOf(config) } },
   });
   const pending = new Set<string>();
   let flushing = false;

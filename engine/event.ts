@@ -3,16 +3,72 @@ import { z } from 'zod';
 import { parseIsoMillis } from './time.js';
 
 /**
- * The wire event: the one JSON form events take everywhere (HTTP ingestion,
- * Kafka, NDJSON files). Everything that enters the engine passes here.
+ * Bounds on one event, checked wherever events enter (every store applies
+ * them): an event over one is refused like any invalid event, with a reason
+ * naming the limit. The API sets them from its configuration (PCG_LIMIT_*);
+ * the names below are those settings' names, so a reason says which to raise.
  */
-export const attributeValueSchema = z.union([z.string(), z.number().refine(Number.isFinite, 'must be finite'), z.boolean()]);
+export interface EventLimits {
+  /** UTF-8 bytes of an id or a name: caseId, eventId, resource, an object's id, type and qualifier, an attribute's name. */
+  readonly idBytes: number;
+  /** UTF-8 bytes of an activity name. */
+  readonly activityBytes: number;
+  /** UTF-8 bytes of a text attribute value. */
+  readonly attributeValueBytes: number;
+  /** Attributes of one event. */
+  readonly attributesPerEvent: number;
+}
 
-export const objectRefSchema = z.strictObject({
-  id: z.string().min(1),
-  type: z.string().min(1),
-  qualifier: z.string().optional(),
+export const DEFAULT_EVENT_LIMITS: EventLimits = Object.freeze({ idBytes: 512, activityBytes: 1024, attributeValueBytes: 64 * 1024, attributesPerEvent: 1000 });
+
+/** No bounds at all: for events that were accepted once already (a scoped view replays stored events). */
+export const UNBOUNDED_EVENT_LIMITS: EventLimits = Object.freeze({
+  idBytes: Number.MAX_SAFE_INTEGER,
+  activityBytes: Number.MAX_SAFE_INTEGER,
+  attributeValueBytes: Number.MAX_SAFE_INTEGER,
+  attributesPerEvent: Number.MAX_SAFE_INTEGER,
 });
+
+/** The setting that sets each limit (named in every refusal). */
+export const EVENT_LIMIT_NAMES: Readonly<Record<keyof EventLimits, string>> = Object.freeze({
+  idBytes: 'PCG_LIMIT_ID_BYTES',
+  activityBytes: 'PCG_LIMIT_ACTIVITY_BYTES',
+  attributeValueBytes: 'PCG_LIMIT_ATTRIBUTE_VALUE_BYTES',
+  attributesPerEvent: 'PCG_LIMIT_ATTRIBUTES_PER_EVENT',
+});
+
+/** Limits with the defaults filled in, frozen (checked: each a non-negative integer). */
+export function eventLimits(given: Partial<EventLimits> = {}): EventLimits {
+  const limits = { ...DEFAULT_EVENT_LIMITS };
+  for (const key of Object.keys(EVENT_LIMIT_NAMES) as (keyof EventLimits)[]) {
+    const v = given[key];
+    if (v === undefined) continue;
+    if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`${EVENT_LIMIT_NAMES[key]} must be a non-negative integer, not ${v}`);
+    limits[key] = v;
+  }
+  return Object.freeze(limits);
+}
+
+/** Whether `s` has at most `max` UTF-8 bytes; measured only when its length leaves a doubt (a UTF-16 unit is 1 to 3 bytes). */
+export function withinBytes(s: string, max: number): boolean {
+  if (s.length > max) return false;
+  return s.length * 3 <= max || Buffer.byteLength(s, 'utf8') <= max;
+}
+
+const limitMessage = (limit: keyof EventLimits, what: string, max: number, has: string) =>
+  `limit ${EVENT_LIMIT_NAMES[limit]}: ${what} may have at most ${max} ${limit === 'attributesPerEvent' ? 'attributes' : 'bytes'} (this one has ${has})`;
+
+/** A text bounded in UTF-8 bytes, the refusal naming the limit. */
+function boundedText(base: z.ZodString, limit: 'idBytes' | 'activityBytes' | 'attributeValueBytes', what: string, max: number) {
+  return base.superRefine((s, ctx) => {
+    if (!withinBytes(s, max)) ctx.addIssue({ code: 'custom', message: limitMessage(limit, what, max, String(Buffer.byteLength(s, 'utf8'))) });
+  });
+}
+
+const finiteNumber = z.number().refine(Number.isFinite, 'must be finite');
+
+/** The wire form's attribute values, unbounded (see wireEventSchemaFor for the bounded one). */
+export const attributeValueSchema = z.union([z.string(), finiteNumber, z.boolean()]);
 
 const MIN_TIME = Date.UTC(1, 0, 1);
 const MAX_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -26,19 +82,77 @@ export const timestampSchema = z.union([z.string(), z.number()]).transform((valu
   return millis;
 });
 
-const nonBlank = z.string().refine((s) => s.trim().length > 0, 'must not be empty');
+const nonBlank = () => z.string().refine((s) => s.trim().length > 0, 'must not be empty');
 
-export const wireEventSchema = z.strictObject({
-  caseId: nonBlank,
-  activity: nonBlank,
-  timestamp: timestampSchema,
-  eventId: nonBlank.optional(),
-  resource: z.string().optional(),
-  attributes: z.record(z.string(), attributeValueSchema).optional(),
-  objects: z.array(objectRefSchema).optional(),
+const schemas = new WeakMap<EventLimits, ReturnType<typeof buildWireEventSchema>>();
+
+/**
+ * The wire event: the one JSON form events take everywhere (HTTP ingestion,
+ * Kafka, NDJSON files). Everything that enters the engine passes here. Its
+ * schema under the given limits (one schema per limits object, made once).
+ */
+export function wireEventSchemaFor(limits: EventLimits = DEFAULT_EVENT_LIMITS) {
+  let schema = schemas.get(limits);
+  if (!schema) schemas.set(limits, (schema = buildWireEventSchema(limits)));
+  return schema;
+}
+
+function buildWireEventSchema(limits: EventLimits) {
+  const id = (base: z.ZodString, what: string) => boundedText(base, 'idBytes', what, limits.idBytes);
+  const objectRef = z.strictObject({
+    id: id(z.string().min(1), 'an object id'),
+    type: id(z.string().min(1), 'an object type'),
+    qualifier: id(z.string(), 'a qualifier').optional(),
+  });
+  // Refined after the union: a refusal inside one of its options would be worded as "Invalid input".
+  const value = attributeValueSchema.superRefine((v, ctx) => {
+    if (typeof v === 'string' && !withinBytes(v, limits.attributeValueBytes)) {
+      ctx.addIssue({ code: 'custom', message: limitMessage('attributeValueBytes', 'an attribute value', limits.attributeValueBytes, String(Buffer.byteLength(v, 'utf8'))) });
+    }
+  });
+  // Counted (and the names measured) before the record is parsed: 200k attributes are refused without parsing them.
+  const attributes = z.preprocess((input, ctx) => {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return input;
+    const names = Object.keys(input);
+    if (names.length > limits.attributesPerEvent) {
+      ctx.addIssue({ code: 'custom', message: limitMessage('attributesPerEvent', 'an event', limits.attributesPerEvent, String(names.length)) });
+    } else {
+      const long = names.find((n) => !withinBytes(n, limits.idBytes));
+      if (long !== undefined) ctx.addIssue({ code: 'custom', message: limitMessage('idBytes', 'an attribute name', limits.idBytes, String(Buffer.byteLength(long, 'utf8'))) });
+    }
+    return input;
+  }, z.record(z.string(), value));
+  return z.strictObject({
+    caseId: id(nonBlank(), 'a case id'),
+    activity: boundedText(nonBlank(), 'activityBytes', 'an activity name', limits.activityBytes),
+    timestamp: timestampSchema,
+    eventId: id(nonBlank(), 'an event id').optional(),
+    resource: id(z.string(), 'a resource').optional(),
+    attributes: attributes.optional(),
+    objects: z.array(objectRef).optional(),
+  });
+}
+
+/** The wire event under the default limits (what the OpenAPI document shows). */
+export const wireEventSchema = wireEventSchemaFor(DEFAULT_EVENT_LIMITS);
+
+/** An object reference's shape, unbounded (the type of `ObjectRef`; events are checked by wireEventSchemaFor). */
+export const objectRefSchema = z.strictObject({
+  id: z.string().min(1),
+  type: z.string().min(1),
+  qualifier: z.string().optional(),
 });
 
-export type WireEvent = z.input<typeof wireEventSchema>;
+/** An event in the wire form (what the schema reads). */
+export type WireEvent = {
+  caseId: string;
+  activity: string;
+  timestamp: string | number;
+  eventId?: string | undefined;
+  resource?: string | undefined;
+  attributes?: Record<string, AttributeValue> | undefined;
+  objects?: { id: string; type: string; qualifier?: string | undefined }[] | undefined;
+};
 export type AttributeValue = z.infer<typeof attributeValueSchema>;
 export type ObjectRef = z.infer<typeof objectRefSchema>;
 
@@ -59,15 +173,15 @@ export interface Event {
 
 export type EventCheck = { ok: true; event: Event } | { ok: false; reason: string };
 
-/** `unknown` in, a typed event or the reason it was refused out. Never throws. */
-export function checkEvent(input: unknown): EventCheck {
-  const quick = quickParse(input);
-  return quick ? { ok: true, event: makeEvent(quick) } : checkEventWithSchema(input);
+/** `unknown` in, a typed event or the reason it was refused out (an event over a limit is refused). Never throws. */
+export function checkEvent(input: unknown, limits: EventLimits = DEFAULT_EVENT_LIMITS): EventCheck {
+  const quick = quickParse(input, limits);
+  return quick ? { ok: true, event: makeEvent(quick) } : checkEventWithSchema(input, limits);
 }
 
 /** checkEvent through the zod schema alone: the definition quickParse must agree with (tests hold them equal). */
-export function checkEventWithSchema(input: unknown): EventCheck {
-  const parsed = wireEventSchema.safeParse(input);
+export function checkEventWithSchema(input: unknown, limits: EventLimits = DEFAULT_EVENT_LIMITS): EventCheck {
+  const parsed = wireEventSchemaFor(limits).safeParse(input);
   if (!parsed.success) {
     const reason = parsed.error.issues
       .map((issue) => `${issue.path.length ? issue.path.join('.') : 'event'}: ${issue.message}`)
@@ -103,24 +217,32 @@ function wireTime(v: unknown): number | undefined {
  * zod costs more than all the rest of validating an event, and this runs for
  * every event of every import and stream. It only ever accepts what the schema
  * accepts, with the same result; anything else (including every invalid
- * event) is left to the schema, which also words the reasons.
+ * event, and every event over a limit) is left to the schema, which also
+ * words the reasons.
  */
-function quickParse(input: unknown): EventFields | undefined {
+function quickParse(input: unknown, limits: EventLimits = DEFAULT_EVENT_LIMITS): EventFields | undefined {
   if (!isRecord(input)) return undefined;
   for (const key in input) if (!WIRE_KEYS.has(key) || !Object.hasOwn(input, key)) return undefined;
   const { caseId, activity, eventId, resource, attributes, objects } = input;
   const timestamp = wireTime(input.timestamp);
   if (!isNonBlank(caseId) || !isNonBlank(activity) || timestamp === undefined) return undefined;
   if ((eventId !== undefined && !isNonBlank(eventId)) || (resource !== undefined && typeof resource !== 'string')) return undefined;
+  const { idBytes } = limits;
+  if (!withinBytes(caseId, idBytes) || !withinBytes(activity, limits.activityBytes)) return undefined;
+  if ((eventId !== undefined && !withinBytes(eventId, idBytes)) || (resource !== undefined && !withinBytes(resource, idBytes))) return undefined;
   const fields: EventFields = { caseId, activity, timestamp };
   if (eventId !== undefined) fields.eventId = eventId;
   if (resource !== undefined) fields.resource = resource;
   if (attributes !== undefined) {
     if (!isRecord(attributes)) return undefined;
+    let count = 0;
     for (const name in attributes) {
       const v = attributes[name];
       if (name === '__proto__' || !Object.hasOwn(attributes, name)) return undefined;
-      if (typeof v !== 'string' && typeof v !== 'boolean' && !(typeof v === 'number' && Number.isFinite(v))) return undefined;
+      if (++count > limits.attributesPerEvent || !withinBytes(name, idBytes)) return undefined;
+      if (typeof v === 'string') {
+        if (!withinBytes(v, limits.attributeValueBytes)) return undefined;
+      } else if (typeof v !== 'boolean' && !(typeof v === 'number' && Number.isFinite(v))) return undefined;
     }
     fields.attributes = attributes as Record<string, AttributeValue>;
   }
@@ -129,6 +251,7 @@ function quickParse(input: unknown): EventFields | undefined {
     for (const o of objects as unknown[]) {
       if (!isRecord(o) || typeof o.id !== 'string' || !o.id || typeof o.type !== 'string' || !o.type) return undefined;
       if (o.qualifier !== undefined && typeof o.qualifier !== 'string') return undefined;
+      if (!withinBytes(o.id, idBytes) || !withinBytes(o.type, idBytes) || (o.qualifier !== undefined && !withinBytes(o.qualifier, idBytes))) return undefined;
       for (const key in o) if ((key !== 'id' && key !== 'type' && key !== 'qualifier') || !Object.hasOwn(o, key)) return undefined;
     }
     fields.objects = objects as ObjectRef[];

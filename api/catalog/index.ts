@@ -6,6 +6,8 @@ import { Identity } from './identity.js';
 import { Keys } from './keys.js';
 import { GraphVersions, Projects, RecordTable } from './records.js';
 
+export { DEFAULT_KEEP_VERSIONS, DEFAULT_VERSION_BYTES } from './records.js';
+
 export { CatalogTooNewError } from './database.js';
 export { grants, normalizePermissions, type Membership, type Permission, type Tenant, type User } from './identity.js';
 export { newSecret, type GlobalKeyInfo, type TenantKeyInfo } from './keys.js';
@@ -15,6 +17,8 @@ export type { SourceRecord, WorkerStatus } from './sources.js';
 export interface CatalogOptions {
   /** Seals stream sources' secrets; default: the key in `source-secret-key` beside the catalog (made on first use). */
   secrets?: SecretBox;
+  /** Served graph documents kept per project: how many and how many bytes (PCG_LIMIT_GRAPH_VERSIONS, PCG_LIMIT_GRAPH_VERSIONS_BYTES). */
+  graphVersions?: { keep?: number; maxBytes?: number };
 }
 
 /**
@@ -36,10 +40,10 @@ export class Catalog {
 
   static open(file: string, options: CatalogOptions = {}): Catalog {
     let box = options.secrets;
-    return new Catalog(openCatalogDb(file), () => (box ??= SecretBox.fromConfig(undefined, join(dirname(file), 'source-secret-key'))));
+    return new Catalog(openCatalogDb(file), () => (box ??= SecretBox.fromConfig(undefined, join(dirname(file), 'source-secret-key'))), options.graphVersions);
   }
 
-  constructor(db: Db, secrets: () => SecretBox = () => new SecretBox('in-memory catalog')) {
+  constructor(db: Db, secrets: () => SecretBox = () => new SecretBox('in-memory catalog'), versions: CatalogOptions['graphVersions'] = {}) {
     this.db = db;
     this.identity = new Identity(db);
     this.keys = new Keys(db);
@@ -49,7 +53,7 @@ export class Catalog {
     this.notebooks = new RecordTable(db, 'notebook');
     this.blocks = new RecordTable(db, 'block');
     this.dashboards = new RecordTable(db, 'dashboard');
-    this.graphVersions = new GraphVersions(db);
+    this.graphVersions = new GraphVersions(db, versions.keep, versions.maxBytes);
     this.sources = new Sources(db, secrets);
   }
 

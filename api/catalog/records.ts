@@ -82,6 +82,7 @@ export class Projects {
       get: db.prepare<[string, string], Project>(`SELECT ${projectCols} FROM project WHERE tenant_id = ? AND id = ?`),
       list: db.prepare<[string], Project>(`SELECT ${projectCols} FROM project WHERE tenant_id = ? ORDER BY created_at, id`),
       ofTenant: db.prepare<[string], { id: string }>('SELECT id FROM project WHERE tenant_id = ?'),
+      count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM project WHERE tenant_id = ?'),
       update: db.prepare('UPDATE project SET name = ?, description = ?, updated_at = ? WHERE tenant_id = ? AND id = ?'),
       delete: db.prepare('DELETE FROM project WHERE tenant_id = ? AND id = ?'),
     };
@@ -97,6 +98,9 @@ export class Projects {
   }
   list(tenantId: string): Project[] {
     return this.q.list.all(tenantId);
+  }
+  countOf(tenantId: string): number {
+    return this.q.count.get(tenantId)!.n;
   }
   idsOfTenant(tenantId: string): string[] {
     return this.q.ofTenant.all(tenantId).map((r) => r.id);
@@ -117,35 +121,64 @@ export interface GraphVersionInfo {
   createdAt: string;
 }
 
+/** Served documents kept per project by default: the newest 500 ... */
+export const DEFAULT_KEEP_VERSIONS = 500;
+/** ... within 256 MiB per project. */
+export const DEFAULT_VERSION_BYTES = 256 * 1024 * 1024;
+
 /**
  * Every graph document served, by data_version, so `?version=V` answers the
  * same bytes again. A live project serves a new version every few seconds, so
- * only the newest `keep` per project are retained.
+ * only the newest are retained per project: at most `keep` of them and at most
+ * `maxBytes` together, the oldest pruned first beyond either. A document larger
+ * than `maxBytes` alone is not kept at all (it was served; `?version=` of it is
+ * then 404).
  */
 export class GraphVersions {
   private readonly q;
   constructor(
     db: Db,
-    readonly keep = 500,
+    readonly keep = DEFAULT_KEEP_VERSIONS,
+    readonly maxBytes = DEFAULT_VERSION_BYTES,
   ) {
     this.q = {
       put: db.prepare('INSERT OR IGNORE INTO graph_version (project_id, data_version, document, created_at) VALUES (?, ?, ?, ?)'),
       prune: db.prepare(
         'DELETE FROM graph_version WHERE project_id = ? AND data_version <= (SELECT data_version FROM graph_version WHERE project_id = ? ORDER BY data_version DESC LIMIT 1 OFFSET ?)',
       ),
+      // Newest first, a running total of the documents' sizes (octet_length reads the size from the row header, not the text):
+      // the first version past the budget goes, with every older one.
+      pruneBytes: db.prepare(
+        `DELETE FROM graph_version WHERE project_id = @project AND data_version <= (
+           SELECT data_version FROM (
+             SELECT data_version, sum(octet_length(document)) OVER (ORDER BY data_version DESC ROWS UNBOUNDED PRECEDING) AS total
+             FROM graph_version WHERE project_id = @project)
+           WHERE total > @budget ORDER BY data_version DESC LIMIT 1)`,
+      ),
+      bytes: db.prepare<[string], { n: number | null }>('SELECT sum(octet_length(document)) AS n FROM graph_version WHERE project_id = ?'),
       get: db.prepare<[string, number], { document: string }>('SELECT document FROM graph_version WHERE project_id = ? AND data_version = ?'),
       list: db.prepare<[string], GraphVersionInfo>(
         'SELECT data_version AS dataVersion, created_at AS createdAt FROM graph_version WHERE project_id = ? ORDER BY data_version',
       ),
     };
   }
-  put(projectId: string, dataVersion: number, document: string): void {
-    if (this.q.put.run(projectId, dataVersion, document, now()).changes) this.q.prune.run(projectId, projectId, this.keep);
+  /** Keeps a served document; false when it alone is larger than the byte budget (then it is not kept). */
+  put(projectId: string, dataVersion: number, document: string): boolean {
+    if (document.length > this.maxBytes || Buffer.byteLength(document, 'utf8') > this.maxBytes) return false;
+    if (this.q.put.run(projectId, dataVersion, document, now()).changes) {
+      this.q.prune.run(projectId, projectId, this.keep);
+      this.q.pruneBytes.run({ project: projectId, budget: this.maxBytes });
+    }
+    return true;
   }
   get(projectId: string, dataVersion: number): string | undefined {
     return this.q.get.get(projectId, dataVersion)?.document;
   }
   list(projectId: string): GraphVersionInfo[] {
     return this.q.list.all(projectId);
+  }
+  /** Bytes of the documents kept for a project. */
+  bytes(projectId: string): number {
+    return this.q.bytes.get(projectId)?.n ?? 0;
   }
 }

@@ -13,6 +13,8 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   serve: () => import('./serve.js'),
   worker: () => import('./worker.js'),
   mcp: () => import('./mcp.js'),
+  backup: () => import('./backup.js'),
+  restore: () => import('./restore.js'),
 };
 
 async function loadable(): Promise<[string, Command][]> {

@@ -66,10 +66,10 @@ Options:
       const dir = resolve(dataDir!);
       const file = join(dir, 'catalog.sqlite');
       if (!existsSync(file)) throw new UsageError(`no catalog in ${dir} (${file} is missing): is this a data directory of pcg serve?`);
-      const { readConfig, ConfigError } = await import('../config.js');
-      let maxOpenStores;
+      const { readConfig, ConfigError, eventLimitsOf } = await import('../config.js');
+      let config;
       try {
-        maxOpenStores = readConfig(process.env, { dataDir: dir }).maxOpenStores;
+        config = readConfig(process.env, { dataDir: dir });
       } catch (error) {
         if (error instanceof ConfigError) throw new UsageError(error.message);
         throw error;
@@ -79,8 +79,8 @@ Options:
       const { RateLimiter } = await import('../rate-limit.js');
       const { buildInProcess, Graphs, ProjectRegistry } = await import('../../engine/projects/index.js');
       const { LocalBackend } = await import('../mcp/local.js');
-      const catalog = Catalog.open(file);
-      const states = new ProjectRegistry(dir, { maxOpen: maxOpenStores });
+      const catalog = Catalog.open(file, { graphVersions: { keep: config.limitGraphVersions, maxBytes: config.limitGraphVersionsBytes } });
+      const states = new ProjectRegistry(dir, { maxOpen: config.maxOpenStores, limits: eventLimitsOf(config) });
       closers.push(() => states.close(), () => catalog.close());
       const auth = new Auth(catalog, new RateLimiter(0, 0));
       // Auth reads the Bearer header of a request: the key is checked again on every call, so a revoked key stops at once.

@@ -29,6 +29,9 @@ One pcg serve per data directory: it holds <data-dir>/serve.lock while it runs
 (requests in flight get PCG_SHUTDOWN_GRACE_MS, default 10000 ms; sources finish
 their batch); a second signal exits at once with code 130. Probes: GET
 /health/live, /health/ready; metrics: GET /metrics with PCG_METRICS_TOKEN.
+Limits (PCG_LIMIT_ID_BYTES, _ACTIVITY_BYTES, _ATTRIBUTE_VALUE_BYTES,
+_ATTRIBUTES_PER_EVENT, _EVENTS_PER_REQUEST, _PROJECTS_PER_TENANT,
+_SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
 `,
   options: {
     'data-dir': { type: 'string' },

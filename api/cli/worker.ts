@@ -12,6 +12,9 @@ states, exactly once, until SIGINT or SIGTERM. Workers on the same data
 directory join each source's consumer group and share its partitions; when one
 stops or dies, the others take its partitions over from their stored offsets.
 Run the API with PCG_SOURCES=off when workers consume, or both will.
+Messages are held to the event limits of PCG_LIMIT_ID_BYTES,
+PCG_LIMIT_ACTIVITY_BYTES, PCG_LIMIT_ATTRIBUTE_VALUE_BYTES and
+PCG_LIMIT_ATTRIBUTES_PER_EVENT, as in pcg serve.
 
 Options:
   --data-dir <dir>          the data directory (PCG_DATA_DIR, default ./data)
@@ -29,10 +32,19 @@ Options:
     if (!existsSync(join(dataDir, 'catalog.sqlite'))) throw new UsageError(`no catalog in ${dataDir}: start pcg serve on it first, or pass --data-dir`);
     const key = (values['source-secret-key'] as string | undefined) ?? process.env.PCG_SOURCE_SECRET_KEY;
     const quiet = Boolean(values.quiet);
-    const { hostSources } = await import('../source-host.js');
+    const [{ hostSources }, { ConfigError, readEventLimits }] = await Promise.all([import('../source-host.js'), import('../config.js')]);
+    let limits;
+    try {
+      // The same PCG_LIMIT_* settings as pcg serve: a message over one is a dead letter naming it.
+      limits = readEventLimits(process.env);
+    } catch (error) {
+      if (error instanceof ConfigError) throw new UsageError(error.message);
+      throw error;
+    }
     const host = hostSources({
       dataDir,
       sourceSecretKey: key || undefined,
+      limits,
       log: (level, message) => {
         if (level === 'error' || (!quiet && level === 'warn')) io.err(`pcg worker: ${level}: ${message}\n`);
       },

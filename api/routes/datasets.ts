@@ -1,5 +1,4 @@
-import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { createWriteStream, rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
@@ -7,7 +6,7 @@ import { z } from 'zod';
 import type { ProjectRecord } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
-import { importLog } from '../../connectors/files/index.js';
+import { DatasetImports, fileError, type DatasetBody } from '../datasets.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
 import { guid, listOf, name, projectParams } from '../schemas.js';
@@ -30,6 +29,7 @@ const uploadQuery = z
     delimiter: z.string().min(1).max(8).optional(),
     timezone: column.optional(),
     caseNotion: column.optional(),
+    partial: z.enum(['keep']).optional().describe('keep: import the complete events of a damaged file (a .gz cut short, XML ending inside an element, a torn last line) instead of refusing it'),
   })
   .strict();
 
@@ -38,9 +38,10 @@ export const datasetSchema = z
     id: guid,
     projectId: guid,
     name: z.string(),
+    state: z.enum(['importing', 'ready', 'deleting']).describe('importing until its last batch is applied (a restart resumes it), then ready; deleting while its events are taken back'),
     bytes: z.number().int(),
     options: z.record(z.string(), z.string()),
-    summary: z.record(z.string(), z.unknown()),
+    summary: z.record(z.string(), z.unknown()).describe("the dataset's own counts: accepted, duplicates, rejected, events and cases it holds, its first rejections"),
     createdAt: z.string(),
   })
   .meta({ id: 'Dataset' });
@@ -51,6 +52,7 @@ const view = (r: ProjectRecord) => ({
   id: r.id,
   projectId: r.projectId,
   name: r.name,
+  state: (r.body as unknown as DatasetBody).state ?? 'ready',
   bytes: Number(r.body.bytes ?? 0),
   options: (r.body.options ?? {}) as Record<string, string>,
   summary: (r.body.summary ?? {}) as Record<string, unknown>,
@@ -69,15 +71,18 @@ function limited(max: number): Transform & { seen: number } {
   return t;
 }
 
-/** Datasets: a log file uploaded as the raw body, kept under the project's folder, and imported into its state. */
-export function datasetRoutes(ctx: AppContext) {
+/**
+ * Datasets: a log file uploaded as the raw body, kept under the project's folder, checked whole,
+ * and imported into its state as one unit under its own source (see api/datasets.ts).
+ */
+export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new DatasetImports(ctx)) {
   const { datasets } = ctx.catalog;
-  const fileOf = (projectId: string, id: string) => join(ctx.states.dirOf(projectId), 'datasets', id);
   return [
     route({
       method: 'POST',
       url: '/api/:tenantId/project/:projectId/dataset',
-      summary: 'Upload an XES, CSV, NDJSON or OCEL file (Content-Type application/octet-stream) and import it; options in the query',
+      summary:
+        'Upload an XES, CSV, NDJSON or OCEL file (Content-Type application/octet-stream) and import it; options in the query. A damaged file is refused unless partial=keep',
       tag: 'datasets',
       access: { tenant: 'write' },
       params: projectParams,
@@ -86,27 +91,36 @@ export function datasetRoutes(ctx: AppContext) {
       status: 201,
       response: datasetSchema,
       handler: async ({ params, query, body }) => {
-        projectOr404(ctx, params.tenantId, params.projectId);
-        const { name: given, ...options } = query;
-        const record = datasets.create(params.tenantId, params.projectId, null, given ?? 'upload', { options, bytes: 0, summary: {} });
-        const file = fileOf(params.projectId, record.id);
+        const { tenantId, projectId } = params;
+        projectOr404(ctx, tenantId, projectId);
+        const { name: given, partial, ...options } = query;
+        const shown = given ?? 'upload';
+        // 1. Staged: the bytes on disk, then the whole file read once; nothing is applied of a file that fails here.
+        const staged = jobs.stagingFile(projectId);
+        let bytes: number;
+        let damage;
         try {
-          mkdirSync(join(ctx.states.dirOf(params.projectId), 'datasets'), { recursive: true });
           const counter = limited(ctx.config.uploadLimitBytes);
-          await pipeline(body as Readable, counter, createWriteStream(file));
-          const bytes = counter.seen;
-          const summary = (await importLog(ctx.states.target(params.projectId), file, { ...options })) as unknown as Record<string, unknown>;
-          return view(datasets.update(params.tenantId, params.projectId, record.id, { body: { options, bytes, summary } })!);
+          await pipeline(body as Readable, counter, createWriteStream(staged));
+          bytes = counter.seen;
+          damage = await jobs.check(staged, options, partial, shown);
         } catch (error) {
-          datasets.delete(params.tenantId, params.projectId, record.id);
-          rmSync(file, { force: true });
-          if (error instanceof ApiError) throw error;
-          const e = error as { name?: string; code?: string; message?: string };
-          // The readers' error classes (FileImportError, OcelError, XmlError, EngineError) describe the file, not the server.
-          if (['FileImportError', 'OcelError', 'XmlError'].includes(e.name ?? '') || e.code === 'invalid_argument' || e.code === 'invalid_event') {
-            throw new ApiError('validation_failed', `the file could not be imported (${e.code}): ${String(e.message).split(file).join(given ?? 'upload')}`);
+          rmSync(staged, { force: true });
+          throw fileError(error, [staged], shown);
+        }
+        // 2. The record (importing) before the first batch; 3. the batches under its own source; 4. ready, with its own counts.
+        const record = jobs.create(tenantId, projectId, shown, staged, { options, bytes, ...(partial ? { partial } : {}), ...(damage ? { damage } : {}) });
+        try {
+          return view(await jobs.import(record));
+        } catch (error) {
+          // Stopped from outside: the server is stopping (a restart resumes it) or the project is gone.
+          if (DatasetImports.interrupted(error)) throw error;
+          try {
+            jobs.rollback(record);
+          } catch (again) {
+            ctx.logger.error({ err: again, projectId, datasetId: record.id }, 'a failed upload could not be rolled back; it stays importing until the next start or its deletion');
           }
-          throw error;
+          throw fileError(error, [jobs.fileOf(projectId, record.id)], shown);
         }
       },
     }),
@@ -136,14 +150,13 @@ export function datasetRoutes(ctx: AppContext) {
     route({
       method: 'DELETE',
       url: '/api/:tenantId/project/:projectId/dataset/:datasetId',
-      summary: 'Delete a dataset and its file (events it brought stay in the project state)',
+      summary: 'Delete a dataset: its events leave the project state (those another source also sent stay), then its record and file go. 409 while it is importing',
       tag: 'datasets',
       access: { tenant: 'write' },
       params: datasetParams,
       status: 204,
       handler: ({ params }) => {
-        if (!datasets.delete(params.tenantId, params.projectId, params.datasetId)) notFound('dataset');
-        rmSync(fileOf(params.projectId, params.datasetId), { force: true });
+        jobs.remove(datasets.get(params.tenantId, params.projectId, params.datasetId) ?? notFound('dataset'));
       },
     }),
   ];

@@ -1,13 +1,12 @@
 import { z } from 'zod';
-import { readNdjson, wireEventSchema, type Rejection } from '../../engine/index.js';
+import { readNdjson, wireEventSchemaFor, type Rejection } from '../../engine/index.js';
 import type { Project } from '../catalog/index.js';
+import { limitName } from '../config.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
 import { description, listOf, name, projectParams, projectSchema, tenantParams } from '../schemas.js';
-
-const MAX_EVENTS = 100_000;
 
 export const ingestResultSchema = z
   .object({
@@ -30,6 +29,7 @@ export function eventsOf(body: unknown, ndjson: boolean): { records: unknown[]; 
 export function projectRoutes(ctx: AppContext) {
   const { projects } = ctx.catalog;
   const withVersion = (p: Project) => ({ ...p, dataVersion: ctx.states.state(p.id).dataVersion });
+  const { limitEventsPerRequest: maxEvents, limitProjectsPerTenant: maxProjects } = ctx.config;
   return [
     route({
       method: 'POST',
@@ -43,6 +43,9 @@ export function projectRoutes(ctx: AppContext) {
       response: projectSchema,
       handler: ({ params, body, principal }) => {
         if (principal?.kind === 'tenant' && principal.projectIds) throw new ApiError('forbidden', 'a project-scoped key cannot create projects');
+        if (projects.countOf(params.tenantId) >= maxProjects) {
+          throw new ApiError('limit_exceeded', `limit ${limitName('limitProjectsPerTenant')}: a tenant may have at most ${maxProjects} projects`);
+        }
         return withVersion(projects.create(params.tenantId, body));
       },
     }),
@@ -102,12 +105,17 @@ export function projectRoutes(ctx: AppContext) {
       params: projectParams,
       bodyKind: 'events',
       // Documents the wire event; records are checked one by one by the store so that one bad event does not sink the batch.
-      body: z.array(wireEventSchema).max(MAX_EVENTS).describe('wire events; invalid ones are rejected with their reason, the rest accepted'),
+      body: z
+        .array(wireEventSchemaFor(ctx.states.limits))
+        .max(maxEvents)
+        .describe(`wire events; invalid ones (an event over a PCG_LIMIT_* limit included) are rejected with their reason, the rest accepted; at most ${maxEvents} per request (${limitName('limitEventsPerRequest')})`),
       response: ingestResultSchema,
       handler: ({ params, body, request }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
         const batch = eventsOf(body, /ndjson/i.test(String(request.headers['content-type'] ?? '')));
-        if (batch.records.length + batch.rejected.length > MAX_EVENTS) throw new ApiError('payload_too_large', `at most ${MAX_EVENTS} events per request`);
+        if (batch.records.length + batch.rejected.length > maxEvents) {
+          throw new ApiError('payload_too_large', `limit ${limitName('limitEventsPerRequest')}: a request may carry at most ${maxEvents} events (this one has ${batch.records.length + batch.rejected.length})`);
+        }
         const result = ctx.states.ingest(params.projectId, batch);
         const { applied: _applied, ...answer } = result;
         return answer;

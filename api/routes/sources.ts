@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { compileMapping, groupIdOf, mappingSchema, FORMATS, sourceInputSchema } from '../../connectors/kafka/index.js';
 import type { SourceRecord } from '../catalog/index.js';
+import { limitName } from '../config.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -52,9 +53,6 @@ const deadLetterSchema = z
   })
   .meta({ id: 'DeadLetter' });
 
-/** Sources a project may have at most (each one is a consumer and a state file per partition). */
-export const MAX_SOURCES_PER_PROJECT = 20;
-
 export function view(r: SourceRecord): z.infer<typeof sourceSchema> {
   const { sasl, tls, ...input } = r.input;
   return {
@@ -89,6 +87,8 @@ export function view(r: SourceRecord): z.infer<typeof sourceSchema> {
  */
 export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefined) {
   const { sources } = ctx.catalog;
+  // Sources a project may have at most (each one is a consumer and a state file per partition).
+  const maxSources = ctx.config.limitSourcesPerProject;
   const base = '/api/:tenantId/project/:projectId/source';
   const one = (p: z.infer<typeof sourceParams>) => {
     projectOr404(ctx, p.tenantId, p.projectId);
@@ -108,7 +108,9 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
       response: sourceSchema,
       handler: ({ params, body }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
-        if (sources.countOf(params.projectId) >= MAX_SOURCES_PER_PROJECT) throw new ApiError('limit_exceeded', `a project may have at most ${MAX_SOURCES_PER_PROJECT} sources (limit: sources per project)`);
+        if (sources.countOf(params.projectId) >= maxSources) {
+          throw new ApiError('limit_exceeded', `limit ${limitName('limitSourcesPerProject')}: a project may have at most ${maxSources} sources (limit: sources per project)`);
+        }
         const created = sources.create(params.tenantId, params.projectId, body);
         changed();
         return view(created);

@@ -39,6 +39,14 @@ export class CsvSplitter {
     return undefined;
   }
 
+  /** The text after the last complete record, not read as a record (its line and text), and forgotten: a cut-off end. */
+  drop(): { line: number; rest: string } | undefined {
+    const rest = this.buf.slice(this.pos);
+    this.buf = '';
+    this.pos = 0;
+    return rest.trim() === '' ? undefined : { line: this.line, rest };
+  }
+
   private run(final: boolean): void {
     const buf = this.buf;
     for (;;) {

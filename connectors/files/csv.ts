@@ -5,7 +5,7 @@ import { CsvSplitter, sniffDelimiter } from './csv-splitter.js';
 import { FileImportError } from './errors.js';
 import { textChunks, type Input } from './input.js';
 import { parseTimestamp, type ZoneReader } from './timestamp.js';
-import type { ImportOptions } from './types.js';
+import type { FileDamage, ImportOptions } from './types.js';
 
 /**
  * CSV event logs: one row, one event. Columns are found by the usual names
@@ -24,6 +24,8 @@ export interface CsvOptions
   zone: ZoneReader;
   /** Leave out ids and attributes, which only the store needs (for inspect). */
   lean?: boolean;
+  /** Told where the file is damaged: a cut-off .gz, an unterminated quote at the end, a last line cut off. */
+  damaged?: (damage: FileDamage) => void;
 }
 
 export interface CsvMapping {
@@ -63,10 +65,20 @@ export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' 
 const numberPattern = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 export async function* csvBatches(input: Input, mapping: CsvMapping, options: CsvOptions): AsyncGenerator<Batch> {
-  const batcher = new Batcher(options.batchSize);
+  const rows = new Batcher(options.batchSize);
   const { header } = mapping;
   let headerSeen = false;
   let row = 0;
+  // The last row's rejection, if it was rejected: with no line end after it, the file was cut inside it.
+  let lastRejected: FileDamage | undefined;
+  let lastChar = '';
+  const batcher = {
+    reject(location: string, reason: string, payload: string) {
+      lastRejected = { location, reason };
+      rows.reject(location, reason, payload);
+    },
+    record: (record: unknown, location?: string) => rows.record(record, location),
+  };
   const onRow = (fields: string[], line: number) => {
     if (fields.length === 1 && fields[0]!.trim() === '') return; // blank line
     if (!headerSeen) {
@@ -74,6 +86,7 @@ export async function* csvBatches(input: Input, mapping: CsvMapping, options: Cs
       return;
     }
     row += 1;
+    lastRejected = undefined;
     const location = `line ${line}`;
     const payload = () => fields.join(mapping.delimiter);
     if (fields.length !== header.length) {
@@ -114,10 +127,25 @@ export async function* csvBatches(input: Input, mapping: CsvMapping, options: Cs
   const splitter = new CsvSplitter(mapping.delimiter, onRow);
   for await (const text of textChunks(input)) {
     splitter.write(text);
-    yield* batcher.take();
+    lastChar = text[text.length - 1]!;
+    yield* rows.take();
   }
-  const rest = splitter.end();
-  if (rest) batcher.reject(`line ${rest.line}`, 'unterminated quoted field at the end of the file', rest.rest.slice(0, 1000));
-  if (input.truncated) batcher.reject('end of file', 'the compressed file ends early (truncated .gz)', '');
-  yield* batcher.flush();
+  if (input.truncated) {
+    // The content stops where the .gz was cut: a last line without its end is not an event, whatever it reads as.
+    const cut = splitter.drop();
+    if (cut) batcher.reject(`line ${cut.line}`, 'cut off where the compressed file ends', cut.rest.slice(0, 1000));
+    const damage = { location: 'end of file', reason: 'the compressed file ends early (truncated .gz)' };
+    batcher.reject(damage.location, damage.reason, '');
+    options.damaged?.(damage);
+  } else {
+    const rest = splitter.end();
+    if (rest) {
+      const damage = { location: `line ${rest.line}`, reason: 'unterminated quoted field at the end of the file' };
+      batcher.reject(damage.location, damage.reason, rest.rest.slice(0, 1000));
+      options.damaged?.(damage);
+    } else if (lastRejected && lastChar !== '\n') {
+      options.damaged?.({ location: lastRejected.location, reason: `the last line is cut off (no line end): ${lastRejected.reason}` });
+    }
+  }
+  yield* rows.flush();
 }

@@ -9,7 +9,7 @@ import { inspectSource, type InspectSummary } from './inspect.js';
 import { ndjsonBatches } from './ndjson.js';
 import { checkOptions } from './options.js';
 import { zoneReader } from './timestamp.js';
-import type { ImportOptions, LogSource } from './types.js';
+import type { FileDamage, ImportOptions, LogSource } from './types.js';
 import { xesBatches, type XesFacts } from './xes.js';
 
 export { FileImportError, fileErrorCodes, type FileErrorCode } from './errors.js';
@@ -17,7 +17,7 @@ export { lightCheck, type InspectSummary } from './inspect.js';
 export { importOptionsSchema } from './options.js';
 export { parseTimestamp, zoneReader } from './timestamp.js';
 export { XmlError, XmlTokenizer, decodeEntities, type XmlHandler } from './xml-tokenizer.js';
-export type { ImportOptions, LogSource } from './types.js';
+export type { FileDamage, ImportOptions, LogSource } from './types.js';
 
 interface OcelModule {
   openOcel(path: string, options: ImportOptions): Promise<LogSource>;
@@ -62,6 +62,9 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
   const mappingKey = JSON.stringify([format, o.lifecycle ?? 'all', o.classifier ?? null, o.caseColumn ?? null, o.activityColumn ?? null, o.timestampColumn ?? null, o.resourceColumn ?? null, o.startTimestampColumn ?? null, o.delimiter ?? null, o.timezone ?? 'UTC']);
   const sourceId = createHash('sha256').update(input.digest).update(mappingKey).digest('hex').slice(0, 32);
   const idPrefix = sourceId.slice(0, 12);
+  // Where the content broke, found while the batches are read (reset by each read).
+  let damage: FileDamage | undefined;
+  const damaged = (d: FileDamage) => (damage ??= d);
 
   if (format === 'xes') {
     let facts: XesFacts = { classifiers: {}, filtered: 0 };
@@ -74,6 +77,7 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
         facts = { classifiers: {}, filtered: 0 };
         return xesBatches(input, { lifecycle: o.lifecycle ?? 'all', classifier: o.classifier, batchSize, idPrefix, zone, lean }, facts);
       },
+      damage: () => facts.damage,
       extra: () => ({
         lifecycle: o.lifecycle ?? 'all',
         ...(o.classifier ? { classifier: o.classifier } : {}),
@@ -90,7 +94,11 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
       caseNotion: mapping.header[mapping.case]!,
       caseNotionReason: `column "${mapping.header[mapping.case]}" ${o.caseColumn === undefined ? 'found by its name' : 'as given'}`,
       sourceId,
-      batches: () => csvBatches(input, mapping, { ...o, batchSize, idPrefix, zone, lean }),
+      batches: () => {
+        damage = undefined;
+        return csvBatches(input, mapping, { ...o, batchSize, idPrefix, zone, lean, damaged });
+      },
+      damage: () => damage,
       extra: () => ({
         delimiter: mapping.delimiter,
         columns: {
@@ -104,13 +112,59 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
       }),
     };
   }
-  return { format: 'ndjson', caseNotion: 'caseId', caseNotionReason: 'the caseId field of each event', sourceId, batches: () => ndjsonBatches(input, batchSize), extra: () => ({}) };
+  return {
+    format: 'ndjson',
+    caseNotion: 'caseId',
+    caseNotionReason: 'the caseId field of each event',
+    sourceId,
+    batches: () => {
+      damage = undefined;
+      return ndjsonBatches(input, batchSize, damaged);
+    },
+    extra: () => ({}),
+    damage: () => damage,
+  };
 }
 
 /** Counts a log without loading it anywhere: the JSON `pcg inspect` prints. */
 export async function inspectLog(path: string, options: ImportOptions = {}): Promise<InspectSummary> {
   const source = await openSource(path, options, true);
   return inspectSource(source, () => openSource(path, options, true));
+}
+
+/** What reading a whole log once, storing nothing, finds: an upload's check before any of it is applied. */
+export interface LogCheck {
+  format: string;
+  /** Records read (valid or not: the store validates them). */
+  records: number;
+  /** Records that could not be read (the damage, if any, among them). */
+  rejected: number;
+  /** Where the file stops early or breaks, if it does. */
+  damage: FileDamage | undefined;
+}
+
+/**
+ * Reads a whole log once without storing anything. Whole-file problems (empty, binary, a
+ * corrupt .gz, no case column…) throw as they would on import, so a caller that checks first
+ * applies nothing of a file that would fail half-way; damage that import would survive (a
+ * cut-off .gz, XML ending inside an element, a torn last line) is reported.
+ */
+export async function checkLog(path: string, options: ImportOptions = {}): Promise<LogCheck> {
+  const source = await openSource(path, options, true);
+  let records = 0;
+  let rejected = 0;
+  for await (const batch of source.batches()) {
+    records += batch.records.length;
+    rejected += batch.rejected?.length ?? 0;
+  }
+  return { format: source.format, records, rejected, damage: source.damage?.() };
+}
+
+/** How an import is run: under which source its batches are positioned, and a signal that stops it between batches. */
+export interface ImportRun {
+  /** The position source (default: the file's content digest and reading options, `source` of the summary). */
+  source?: string;
+  signal?: AbortSignal;
 }
 
 export interface ImportSummary {
@@ -137,8 +191,10 @@ export interface ImportSummary {
  * its end under the file's source id, so a second run, or a run after one
  * killed mid-way, skips what was applied and counts every event once.
  */
-export async function importLog(store: IngestTarget, path: string, options: ImportOptions = {}): Promise<ImportSummary> {
+export async function importLog(store: IngestTarget, path: string, options: ImportOptions = {}, run: ImportRun = {}): Promise<ImportSummary> {
+  run.signal?.throwIfAborted();
   const source = await openLog(path, options);
+  const positionSource = run.source ?? source.sourceId;
   store.setMeta('case_notion', source.caseNotion);
   // Written for every format, so a CSV imported after an OCEL log leaves no stale reason behind.
   store.setMeta('case_notion_reason', source.caseNotionReason ?? '');
@@ -149,7 +205,7 @@ export async function importLog(store: IngestTarget, path: string, options: Impo
   const summary: ImportSummary = {
     format: source.format,
     case_notion: source.caseNotion,
-    source: source.sourceId,
+    source: positionSource,
     accepted: 0,
     duplicates: 0,
     rejected: 0,
@@ -163,7 +219,8 @@ export async function importLog(store: IngestTarget, path: string, options: Impo
     // A batch carrying only objects still moves the position, so it is applied once too.
     const items = Math.max(1, batch.records.length + (batch.rejected?.length ?? 0));
     offset += items;
-    const result = store.apply(batch, { source: source.sourceId, partition: 0, offset });
+    run.signal?.throwIfAborted();
+    const result = store.apply(batch, { source: positionSource, partition: 0, offset });
     if (!result.applied) {
       summary.already_imported += items;
       continue;

@@ -1,13 +1,14 @@
 import { NdjsonReader, type Batch, type NdjsonPart } from '../../engine/index.js';
 import { Batcher } from './batcher.js';
 import { textChunks, type Input } from './input.js';
+import type { FileDamage } from './types.js';
 
 /**
  * NDJSON of the wire event format: each line one event, passed on as it is
  * (the store validates it like any stream's event). A line that is not JSON
  * is rejected with its number; blank lines are skipped.
  */
-export async function* ndjsonBatches(input: Input, batchSize: number): AsyncGenerator<Batch> {
+export async function* ndjsonBatches(input: Input, batchSize: number, damaged?: (damage: FileDamage) => void): AsyncGenerator<Batch> {
   const batcher = new Batcher(batchSize);
   // The line reader HTTP bodies use too; rejections keep their place among the records by line number.
   const reader = new NdjsonReader();
@@ -27,7 +28,14 @@ export async function* ndjsonBatches(input: Input, batchSize: number): AsyncGene
     take(reader.push(text));
     yield* batcher.take();
   }
-  take(reader.end());
-  if (input.truncated) batcher.reject('end of file', 'the compressed file ends early (truncated .gz)', '');
+  // The rest after the last line end: a line that is not JSON there was cut off.
+  const tail = reader.end();
+  take(tail);
+  if (input.truncated) {
+    batcher.reject('end of file', 'the compressed file ends early (truncated .gz)', '');
+    damaged?.({ location: 'end of file', reason: 'the compressed file ends early (truncated .gz)' });
+  }
+  const cut = tail.rejected[0];
+  if (cut) damaged?.({ location: cut.location, reason: `the last line is cut off (no line end): ${cut.reason}` });
   yield* batcher.flush();
 }

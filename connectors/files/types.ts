@@ -43,4 +43,16 @@ export interface LogSource {
   batches(): AsyncGenerator<Batch>;
   /** Extra facts for `pcg inspect` (OCEL: object types and relations with counts). */
   extra(): Record<string, unknown>;
+  /**
+   * Where the content stops early or breaks, once batches() has been read to the end: a .gz whose
+   * stream ends early, XML that ends inside an element, a last line cut off. (Its complete events
+   * are still in the batches, and the damage itself is one of their rejections.)
+   */
+  damage?(): FileDamage | undefined;
+}
+
+/** Damage to a file as a whole, with where reading stopped. */
+export interface FileDamage {
+  location: string;
+  reason: string;
 }

@@ -31,6 +31,8 @@ export interface XesFacts {
   classifiers: Record<string, string[]>;
   /** Events left out by `lifecycle: complete`. */
   filtered: number;
+  /** Where the XML broke or stopped early (a cut-off .gz, a file that ends inside an element). */
+  damage?: { location: string; reason: string };
 }
 
 const ATTRIBUTE_TAGS = new Set(['string', 'date', 'int', 'float', 'boolean', 'id', 'list', 'container']);
@@ -224,7 +226,8 @@ export async function* xesBatches(input: Input, options: XesOptions, facts: XesF
     event = undefined;
     const payload = tokenizer.pending();
     if (inTrace) finishTrace();
-    batcher.reject(`line ${tokenizer.line()}${where}`, reason, payload);
+    facts.damage = { location: `line ${tokenizer.line()}${where}`, reason };
+    batcher.reject(facts.damage.location, reason, payload);
   };
   try {
     for await (const chunk of input.chunks()) {

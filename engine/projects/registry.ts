@@ -1,7 +1,8 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import type { ApplyResult, Batch, Position, StoreOptions } from '../store/project-store.js';
+import type { ApplyResult, Batch, Position, RetractResult, StoreOptions } from '../store/project-store.js';
+import { DEFAULT_EVENT_LIMITS, type EventLimits } from '../event.js';
 import type { Tally } from '../tally.js';
 import { ProjectStore } from '../store/project-store.js';
 import { mergedState, storeState, type ProjectState } from './state.js';
@@ -26,6 +27,8 @@ export interface RegistryOptions {
   /** Stores open at once (default DEFAULT_MAX_OPEN). */
   maxOpen?: number;
   observe?: ApplyObserver;
+  /** Bounds on one event, handed to every store (project and partition) it opens (default DEFAULT_EVENT_LIMITS). */
+  limits?: EventLimits;
 }
 
 /** What a writer other than the store's owner needs of a project: apply batches, set meta, read the tally. */
@@ -58,6 +61,8 @@ export class ProjectRegistry {
 
   private readonly maxOpen: number;
   private readonly observe: ApplyObserver | undefined;
+  /** Bounds on one event: every store of the registry checks its batches against them, whatever the source. */
+  readonly limits: EventLimits;
 
   constructor(
     readonly dataDir: string,
@@ -65,6 +70,7 @@ export class ProjectRegistry {
   ) {
     this.maxOpen = options.maxOpen ?? DEFAULT_MAX_OPEN;
     this.observe = options.observe;
+    this.limits = options.limits ?? DEFAULT_EVENT_LIMITS;
     this.changes.setMaxListeners(0);
   }
 
@@ -86,7 +92,7 @@ export class ProjectRegistry {
       }
       this.open.delete(old);
     }
-    s = ProjectStore.open(file, options);
+    s = ProjectStore.open(file, { ...options, limits: this.limits });
     this.open.set(file, s);
     return s;
   }
@@ -169,6 +175,15 @@ export class ProjectRegistry {
     const started = performance.now();
     const result = store.apply(batch, position);
     this.observe?.(projectId, 'partition', result, (performance.now() - started) / 1000);
+    if (store.dataVersion !== before) this.announce(projectId);
+    return result;
+  }
+
+  /** Takes back from the project's own store every event of one source (a deleted dataset) and announces the change. */
+  retract(projectId: string, source: string): RetractResult {
+    const store = this.store(projectId);
+    const before = store.dataVersion;
+    const result = store.retractSource(source);
     if (store.dataVersion !== before) this.announce(projectId);
     return result;
   }

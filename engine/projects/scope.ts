@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toWire, type Event } from '../event.js';
+import { toWire, UNBOUNDED_EVENT_LIMITS, type Event } from '../event.js';
 import { ProjectStore, type ProjectSnapshot } from '../store/project-store.js';
 import type { ProjectState } from './state.js';
 
@@ -69,7 +69,8 @@ const derivedMeta = new Set(['data_version', 'log_digest', 'rejected', 'period_s
  * builder as the full one. The version is the source's, so caches key on it.
  */
 export function scopedSnapshot(state: ProjectState, scopes: readonly Scope[]): ProjectSnapshot {
-  const temp = ProjectStore.open(':memory:');
+  // Unbounded: these events were accepted once, under whatever limits held then.
+  const temp = ProjectStore.open(':memory:', { limits: UNBOUNDED_EVENT_LIMITS });
   try {
     for (const [key, value] of Object.entries(state.meta())) {
       if (!derivedMeta.has(key)) temp.setMeta(key, value);

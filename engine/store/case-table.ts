@@ -110,7 +110,13 @@ export class CaseTable {
   /** Every case id, stored or pending (a read, like pending()). */
   ids(): Set<string> {
     const ids = new Set<string>(this.q.caseIds.all());
-    if (this.log.pendingBatches() > 0) for (const [caseId, p] of this.pending()) if (p.ids !== '') ids.add(caseId);
+    if (this.log.pendingBatches() > 0) {
+      // An empty whole list is a case whose events were all retracted (ProjectStore.retractSource).
+      for (const [caseId, p] of this.pending()) {
+        if (p.ids !== '') ids.add(caseId);
+        else if (p.whole) ids.delete(caseId);
+      }
+    }
     return ids;
   }
 

@@ -18,6 +18,19 @@ interface CaseChange {
   replaced: Event[] | undefined;
 }
 
+/** What retracting a source takes away: the rows no other source holds. */
+export interface Released {
+  /** The source's ranges of appended rows (their rows other sources hold stay). */
+  readonly ranges: readonly [number, number][];
+  /** Rows outside its ranges that it alone held. */
+  readonly alone: readonly number[];
+  /** Every row to delete, ascending. */
+  readonly ids: Float64Array;
+  /** The cases of those rows. */
+  readonly cases: ReadonlySet<string>;
+  has(id: number): boolean;
+}
+
 /** What a batch did to the kept events, for the case updates that follow. */
 export interface BatchChanges {
   /** The log digest with the batch's changes. */
@@ -70,6 +83,22 @@ export class EventLog {
          ORDER BY c.case_id`,
       ),
       any: db.prepare('SELECT 1 FROM event LIMIT 1'),
+      lastRange: db.prepare<[], { first_id: number; last_id: number; source: string }>('SELECT first_id, last_id, source FROM source_rows ORDER BY first_id DESC LIMIT 1'),
+      extendRange: db.prepare('UPDATE source_rows SET last_id = ? WHERE first_id = ?'),
+      addRange: db.prepare('INSERT INTO source_rows (first_id, last_id, source) VALUES (?, ?, ?)'),
+      rangeOf: db.prepare<[number], { source: string; last_id: number }>('SELECT source, last_id FROM source_rows WHERE first_id <= ? ORDER BY first_id DESC LIMIT 1'),
+      hold: db.prepare('INSERT OR IGNORE INTO event_holder (source, id) VALUES (?, ?)'),
+      rangesOf: db.prepare<[string], [number, number]>('SELECT first_id, last_id FROM source_rows WHERE source = ? ORDER BY first_id').raw(),
+      heldBy: db.prepare<[string], number>('SELECT id FROM event_holder WHERE source = ? ORDER BY id').pluck(),
+      dropRanges: db.prepare('DELETE FROM source_rows WHERE source = ?'),
+      dropHeld: db.prepare('DELETE FROM event_holder WHERE source = ?'),
+      anyHolder: db.prepare<[number], number>('SELECT 1 FROM event_holder WHERE id = ? LIMIT 1').pluck(),
+      casesBetween: db.prepare<[number, number], { id: number; case_id: string; held: number | null }>(
+        'SELECT id, case_id, (SELECT 1 FROM event_holder h WHERE h.id = event.id LIMIT 1) AS held FROM event WHERE id BETWEEN ? AND ?',
+      ),
+      caseOf: db.prepare<[number], string>('SELECT case_id FROM event WHERE id = ?').pluck(),
+      deleteBetween: db.prepare('DELETE FROM event WHERE id BETWEEN ? AND ? AND NOT EXISTS (SELECT 1 FROM event_holder h WHERE h.id = event.id)'),
+      deleteRow: db.prepare('DELETE FROM event WHERE id = ?'),
     };
   }
 
@@ -77,8 +106,12 @@ export class EventLog {
     return this.q.any.get() === undefined;
   }
 
-  /** Writes a batch's new and winning events (one per key); a key already kept is a duplicate unless the new body has the smaller digest. */
-  write(incoming: Iterable<Event>, logDigest: string): BatchChanges {
+  /**
+   * Writes a batch's new and winning events (one per key); a key already kept is a duplicate unless the new body has
+   * the smaller digest. `source` (the batch's position source; '' without one) holds what it appended and what it sent
+   * again: see `release`.
+   */
+  write(incoming: Iterable<Event>, logDigest: string, source = ''): BatchChanges {
     const changes: BatchChanges = {
       digest: new DigestSum(logDigest),
       cases: new Map(),
@@ -93,12 +126,22 @@ export class EventLog {
       if (!c) changes.cases.set(caseId, (c = { added: [], ids: [], replaced: undefined }));
       return c;
     };
+    // The rows appended, as ranges of consecutive ids (one range: nothing else writes during the batch).
+    let first = 0;
+    let last = 0;
     for (const e of incoming) {
       const kept = this.find(e.key);
       let id: number;
       if (!kept) {
         id = this.append(e);
+        if (first !== 0 && id !== last + 1) {
+          this.noteRange(source, first, last);
+          first = 0;
+        }
+        if (first === 0) first = id;
+        last = id;
       } else {
+        this.hold(source, kept.id);
         if (kept.digest <= e.digest) {
           changes.duplicates += 1;
           continue;
@@ -118,7 +161,91 @@ export class EventLog {
       changes.addedMax = Math.max(changes.addedMax, e.time);
       changes.accepted += 1;
     }
+    if (first !== 0) this.noteRange(source, first, last);
     return changes;
+  }
+
+  /** Records that `source` appended rows first..last: the newest range grows when it is the same source's and ends just before. */
+  private noteRange(source: string, first: number, last: number): void {
+    const newest = this.q.lastRange.get();
+    if (newest && newest.source === source && newest.last_id === first - 1) this.q.extendRange.run(last, newest.first_id);
+    else this.q.addRange.run(first, last, source);
+  }
+
+  /** The source of the range holding row `id`, if any range does. */
+  private appenderOf(id: number): string | undefined {
+    const r = this.q.rangeOf.get(id);
+    return r && r.last_id >= id ? r.source : undefined;
+  }
+
+  /** Notes that `source` sent the event kept in row `id` too (nothing to note when it appended the row itself). */
+  private hold(source: string, id: number): void {
+    if (this.appenderOf(id) !== source) this.q.hold.run(source, id);
+  }
+
+  /**
+   * Takes a source's hold off the events it sent: its ranges and holder rows are deleted, and the
+   * rows no other source holds are returned (ids ascending, and their cases), for the caller to
+   * retract from their cases before `remove` deletes them. An event another source also sent
+   * stays, with the body it has (the smallest digest any source sent).
+   */
+  release(source: string): Released {
+    const ranges = this.q.rangesOf.all(source);
+    const held = this.q.heldBy.all(source);
+    this.q.dropRanges.run(source);
+    this.q.dropHeld.run(source);
+    const ids: number[] = [];
+    const cases = new Set<string>();
+    for (const [a, b] of ranges) {
+      for (const r of this.q.casesBetween.iterate(a, b)) {
+        if (r.held) continue;
+        ids.push(r.id);
+        cases.add(r.case_id);
+      }
+    }
+    const alone: number[] = [];
+    for (const id of held) {
+      if (this.appenderOf(id) !== undefined || this.q.anyHolder.get(id)) continue;
+      const caseId = this.q.caseOf.get(id);
+      if (caseId === undefined) continue;
+      alone.push(id);
+      cases.add(caseId);
+    }
+    const sorted = Float64Array.from(ids.concat(alone)).sort();
+    return {
+      ranges,
+      alone,
+      ids: sorted,
+      cases,
+      has(id: number): boolean {
+        let lo = 0;
+        let hi = sorted.length - 1;
+        while (lo <= hi) {
+          const mid = (lo + hi) >>> 1;
+          const v = sorted[mid]!;
+          if (v === id) return true;
+          if (v < id) lo = mid + 1;
+          else hi = mid - 1;
+        }
+        return false;
+      },
+    };
+  }
+
+  /** Deletes the rows `release` returned; the key index no longer matches the table and is rebuilt on the next lookup. */
+  remove(released: Released): void {
+    for (const [a, b] of released.ranges) this.q.deleteBetween.run(a, b);
+    for (const id of released.alone) this.q.deleteRow.run(id);
+    this.index = undefined;
+  }
+
+  /** The rows a source holds (appended or sent again), range by range: its own events, for its counts. */
+  *heldRows(source: string): Generator<{ id: number; case_id: string }> {
+    for (const [a, b] of this.q.rangesOf.all(source)) yield* this.q.casesBetween.iterate(a, b);
+    for (const id of this.q.heldBy.all(source)) {
+      const caseId = this.q.caseOf.get(id);
+      if (caseId !== undefined) yield { id, case_id: caseId };
+    }
   }
 
   /** The row kept under this key, if any. */

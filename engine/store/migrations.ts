@@ -132,4 +132,37 @@ export const migrations: readonly string[] = [
   ALTER TABLE dead_letter ADD COLUMN raw BLOB;
   CREATE INDEX dead_letter_source ON dead_letter (source, id);
   `,
+  `
+  -- Who holds which kept event, so that one source (a dataset) can be taken
+  -- back. A batch appends consecutive rows to the event log, and one source's
+  -- consecutive batches extend one range: source_rows lists, per range of row
+  -- ids, the source that appended them. An event another source also sent (a
+  -- duplicate, or a body that won under a known key) gets a row in
+  -- event_holder. An event is held by its range's source and its holders, and
+  -- retracting a source deletes the events no one else holds. Source '' is
+  -- every batch without a position (HTTP ingestion) and every row kept before
+  -- this migration: it is never retracted.
+  CREATE TABLE source_rows (
+    first_id INTEGER PRIMARY KEY,
+    last_id INTEGER NOT NULL,
+    source TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX source_rows_source ON source_rows (source);
+  INSERT INTO source_rows (first_id, last_id, source)
+    SELECT a, b, '' FROM (SELECT min(id) AS a, max(id) AS b FROM event) WHERE a IS NOT NULL;
+  CREATE TABLE event_holder (
+    source TEXT NOT NULL,
+    id INTEGER NOT NULL,
+    PRIMARY KEY (source, id)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX event_holder_id ON event_holder (id);
+
+  -- What each positioned source's batches did, summed: a dataset's own counts.
+  CREATE TABLE source_stat (
+    source TEXT PRIMARY KEY,
+    accepted INTEGER NOT NULL,
+    duplicates INTEGER NOT NULL,
+    rejected INTEGER NOT NULL
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];

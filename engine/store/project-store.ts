@@ -1,16 +1,17 @@
 import { contribute, COUNTING_VERSION, type CaseFold } from '../contribution.js';
 import { mergeCaseSample } from './case-sample.js';
 import { EngineError } from '../errors.js';
-import { checkEvent, compareEvents, type Event } from '../event.js';
+import { checkEvent, compareEvents, DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, withinBytes, type Event, type EventLimits } from '../event.js';
 import { type Tally } from '../tally.js';
-import type { ApplyResult, Batch, DeadLetter, Position, ProjectSnapshot, Remapped, ReplayResult, StoreOptions } from './types.js';
+import type { ApplyResult, Batch, DeadLetter, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Remapped, ReplayResult, StoreOptions } from './types.js';
 import { CaseCache } from './case-cache.js';
 import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
 import { CaseTable } from './case-table.js';
 import { CounterTable } from './counter-table.js';
+import type { Statement } from 'better-sqlite3';
 import { openDatabase, type Db } from './database.js';
-import { EMPTY_DIGEST } from './digest.js';
+import { DigestSum, EMPTY_DIGEST } from './digest.js';
 import { EventLog, type BatchChanges } from './event-log.js';
 import { unpackRow } from './trace-codec.js';
 
@@ -39,6 +40,8 @@ export class ProjectStore {
   /** The batch's counter changes: one sum reused batch after batch (sized by the book, it is too big to allocate per batch). */
   private scratch: Counters | undefined;
   private readonly maxCounterIds: number;
+  /** Bounds on one event, checked in `validate` for every batch whatever its source. */
+  readonly limits: EventLimits;
   private tally: Tally | undefined;
   private tallyVersion = -1;
   private readonly q;
@@ -54,6 +57,7 @@ export class ProjectStore {
     this.cases = new CaseTable(db, options.mergeAfter);
     this.cache = new CaseCache(options.cacheCases ?? 100_000);
     this.maxCounterIds = options.maxCounterIds ?? MAX_COUNTER_IDS;
+    this.limits = options.limits ?? DEFAULT_EVENT_LIMITS;
     this.q = {
       meta: db.prepare<[string], { value: string }>('SELECT value FROM meta WHERE key = ?'),
       setMeta: db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
@@ -156,11 +160,12 @@ export class ProjectStore {
           this.q.setPosition.run(position.source, position.partition, position.offset);
         }
         result.applied = true;
-        const incoming = this.validate(batch, deadLetterSource ?? position?.source ?? 'direct', result);
-        const changes = this.log.write(incoming.values(), this.getMeta('log_digest') ?? EMPTY_DIGEST);
+        const valid = this.validate(batch, deadLetterSource ?? position?.source ?? 'direct', result);
+        const changes = this.log.write(valid.incoming.values(), this.getMeta('log_digest') ?? EMPTY_DIGEST, position?.source);
         result.accepted += changes.accepted;
         result.duplicates += changes.duplicates;
-        const objectsChanged = this.putObjects(batch, incoming.values());
+        if (position) this.countSource(position.source, result);
+        const objectsChanged = this.putObjects(valid);
         if (changes.cases.size === 0 && !objectsChanged) return;
 
         if (this.scratch?.book === this.book) this.scratch.reset();
@@ -190,8 +195,11 @@ export class ProjectStore {
     return result;
   }
 
-  /** Validated events of the batch, one body per key (the smallest digest, as across batches); the rest dead-lettered. */
-  private validate(batch: Batch, source: string, result: ApplyResult): Map<string, Event> {
+  /**
+   * Validated events of the batch, one body per key (the smallest digest, as across batches), and its object
+   * records and relations within the id limit; the rest dead-lettered.
+   */
+  private validate(batch: Batch, source: string, result: ApplyResult): Validated {
     const reject = (location: string, reason: string, payload: string, raw: Uint8Array | undefined) => {
       result.rejected += 1;
       if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location, reason });
@@ -200,7 +208,7 @@ export class ProjectStore {
     for (const r of batch.rejected ?? []) reject(r.location, r.reason, r.payload, r.raw);
     const incoming = new Map<string, Event>();
     batch.records.forEach((record, i) => {
-      const checked = checkEvent(record);
+      const checked = checkEvent(record, this.limits);
       if (!checked.ok) {
         reject(batch.locations?.[i] ?? `record ${i + 1}`, checked.reason, safeJson(record), batch.raws?.[i]);
         return;
@@ -210,8 +218,17 @@ export class ProjectStore {
       if (seen) result.duplicates += 1;
       if (!seen || e.digest < seen.digest) incoming.set(e.key, e);
     });
+    // Object records and relations (an OCEL file's) hold ids too: one over the id limit is refused as an event would be.
+    const max = this.limits.idBytes;
+    const within = (location: string, what: string, item: object, ...texts: string[]) => {
+      if (texts.every((t) => withinBytes(t, max))) return true;
+      reject(location, `limit ${EVENT_LIMIT_NAMES.idBytes}: ${what} may have at most ${max} bytes`, safeJson(item), undefined);
+      return false;
+    };
+    const objects = (batch.objects ?? []).filter((o, i) => within(`object ${i + 1}`, 'an object id or type', o, o.id, o.type));
+    const relations = (batch.objectRelations ?? []).filter((r, i) => within(`object relation ${i + 1}`, 'each id and qualifier of an object relation', r, r.fromId, r.toId, r.qualifier));
     if (result.rejected) this.q.setMeta.run('rejected', String(Number(this.getMeta('rejected') ?? '0') + result.rejected));
-    return incoming;
+    return { incoming, objects, relations };
   }
 
   /** The case cache and key index are copies of the file; after a failure or another writer's change they are rebuilt from it. */
@@ -266,11 +283,11 @@ export class ProjectStore {
     if (!end || changes.addedMax > Number(end)) this.q.setMeta.run('period_end', String(changes.addedMax));
   }
 
-  private putObjects(batch: Batch, events: Iterable<Event>): boolean {
+  private putObjects(valid: Validated): boolean {
     let changed = 0;
-    for (const o of batch.objects ?? []) changed += this.q.putObject.run(o.id, o.type).changes;
-    for (const e of events) for (const o of e.objects) changed += this.q.putObject.run(o.id, o.type).changes;
-    for (const r of batch.objectRelations ?? []) changed += this.q.putRelation.run(r.fromId, r.toId, r.qualifier).changes;
+    for (const o of valid.objects) changed += this.q.putObject.run(o.id, o.type).changes;
+    for (const e of valid.incoming.values()) for (const o of e.objects) changed += this.q.putObject.run(o.id, o.type).changes;
+    for (const r of valid.relations) changed += this.q.putRelation.run(r.fromId, r.toId, r.qualifier).changes;
     return changed > 0;
   }
 
@@ -412,6 +429,166 @@ export class ProjectStore {
       relations: this.db.prepare<[], { fromId: string; toId: string; qualifier: string }>('SELECT from_id AS fromId, to_id AS toId, qualifier FROM object_relation').all(),
     }))();
   }
+
+  private sourceStat: Statement<[string, number, number, number]> | undefined;
+
+  /** Removes a source-level fact (a dataset's reading facts, when the dataset that set them is deleted): no version change. */
+  deleteMeta(key: string): void {
+    this.db.prepare('DELETE FROM meta WHERE key = ?').run(key);
+  }
+
+  /** Adds a positioned batch's counts to its source's (in the batch's transaction): a dataset's own summary. */
+  private countSource(source: string, result: ApplyResult): void {
+    this.sourceStat ??= this.db.prepare<[string, number, number, number]>(
+      `INSERT INTO source_stat (source, accepted, duplicates, rejected) VALUES (?, ?, ?, ?) ON CONFLICT (source) DO UPDATE SET
+       accepted = accepted + excluded.accepted, duplicates = duplicates + excluded.duplicates, rejected = rejected + excluded.rejected`,
+    );
+    this.sourceStat.run(source, result.accepted, result.duplicates, result.rejected);
+  }
+
+  /**
+   * What one source's batches did, summed (accepted, duplicates, rejected), and what it holds now: the
+   * events it sent that are kept, and their cases.
+   */
+  sourceCounts(source: string): SourceCounts {
+    return this.db.transaction(() => {
+      const stat = this.db
+        .prepare<[string], { accepted: number; duplicates: number; rejected: number }>('SELECT accepted, duplicates, rejected FROM source_stat WHERE source = ?')
+        .get(source);
+      let events = 0;
+      const cases = new Set<string>();
+      for (const r of this.log.heldRows(source)) {
+        events += 1;
+        cases.add(r.case_id);
+      }
+      return { accepted: stat?.accepted ?? 0, duplicates: stat?.duplicates ?? 0, rejected: stat?.rejected ?? 0, events, cases: cases.size };
+    })();
+  }
+
+  /**
+   * Takes back everything one source sent (a deleted dataset), in one transaction: the events no
+   * other source also sent are deleted and each case they belonged to is counted again without
+   * them (the path of a replaced body: the old contribution retracted, the new one added), the
+   * log digest, period and case sample follow, its dead letters go (and the rejected count with
+   * them), and its position and counts are cleared, so the same source may be applied again from
+   * the start. An event another source also sent stays. Source '' (batches without a position) is
+   * never taken back.
+   */
+  retractSource(source: string): RetractResult {
+    if (source === '') throw new EngineError('invalid_argument', 'events applied without a source position cannot be retracted');
+    const result: RetractResult = { removed: 0, cases: 0, deadLetters: 0, dataVersion: 0 };
+    if (this.book.size > this.maxCounterIds) {
+      this.book = new KeyBook();
+      this.cache.clear();
+    }
+    try {
+      this.db.transaction(() => {
+        result.dataVersion = this.dataVersion;
+        if (result.dataVersion !== this.writtenVersion) this.forgetCopies();
+        const released = this.log.release(source);
+        result.deadLetters = this.db.prepare('DELETE FROM dead_letter WHERE source = ?').run(source).changes;
+        if (result.deadLetters) {
+          const left = Math.max(0, Number(this.getMeta('rejected') ?? '0') - result.deadLetters);
+          if (left > 0) this.q.setMeta.run('rejected', String(left));
+          else this.db.prepare("DELETE FROM meta WHERE key = 'rejected'").run();
+        }
+        this.db.prepare('DELETE FROM position WHERE source = ?').run(source);
+        this.db.prepare('DELETE FROM source_stat WHERE source = ?').run(source);
+        result.removed = released.ids.length;
+        result.cases = released.cases.size;
+        if (result.removed === 0 && result.deadLetters === 0) return;
+
+        if (this.scratch?.book === this.book) this.scratch.reset();
+        else this.scratch = new Counters(this.book);
+        const delta = this.scratch;
+        // Cases a few thousand at a time: each batch of cases holds its removed events in memory, not the whole source's.
+        let digest = new DigestSum(this.getMeta('log_digest') ?? EMPTY_DIGEST);
+        let summed = 0;
+        const all = [...released.cases];
+        const emptied = new Set<string>();
+        for (let i = 0; i < all.length; i += RETRACT_CASES) {
+          const changes: BatchChanges = { digest, cases: new Map(), replacedKeys: new Set(), addedMin: Infinity, addedMax: -Infinity, accepted: 0, duplicates: 0 };
+          for (const caseId of all.slice(i, i + RETRACT_CASES)) {
+            const rows = this.log.rows(this.cases.rowIds(caseId));
+            const gone = rows.filter((r) => released.has(r.id));
+            if (gone.length === rows.length) emptied.add(caseId);
+            for (const r of gone) {
+              changes.replacedKeys.add(r.key);
+              digest.add(r.digest, -1);
+            }
+            summed += gone.length;
+            // Taken away as a replaced body is: listed in `replaced`, its key in `replacedKeys`.
+            changes.cases.set(caseId, { added: [], ids: [], replaced: gone.map(unpackRow) });
+          }
+          this.updateCases(changes, delta);
+          // DigestSum is exact for under 2^20 events: carried into its base now and then.
+          if (summed > 500_000) {
+            digest = new DigestSum(digest.toHex());
+            summed = 0;
+          }
+        }
+        this.cases.endBatch();
+        this.counters.add(delta);
+        this.log.remove(released);
+        const p = this.q.period.get()!;
+        this.q.setMeta.run('period_start', String(p.start ?? ''));
+        this.q.setMeta.run('period_end', String(p.end ?? ''));
+        const sample = JSON.parse(this.getMeta('case_id_sample') ?? '[]') as string[];
+        if (sample.some((c) => emptied.has(c))) {
+          const left = [...this.cases.ids()].filter((c) => !emptied.has(c));
+          this.q.setMeta.run('case_id_sample', JSON.stringify(mergeCaseSample([], left) ?? []));
+        }
+        result.dataVersion += 1;
+        this.q.setMeta.run('data_version', String(result.dataVersion));
+        this.q.setMeta.run('log_digest', digest.toHex());
+      }).immediate();
+    } catch (error) {
+      this.forgetCopies();
+      this.tally = undefined;
+      throw error;
+    }
+    // The key index and case folds still know the deleted rows: both are rebuilt as needed.
+    this.log.forget();
+    this.cache.clear();
+    this.tally = undefined;
+    this.writtenVersion = result.dataVersion;
+    return result;
+  }
+}
+
+/** Cases re-counted at a time when a source is retracted. */
+const RETRACT_CASES = 2000;
+
+/** A source's own counts: what its batches did, and what of it is kept now. */
+export interface SourceCounts {
+  /** Events it brought that the project did not have (or whose body won). */
+  accepted: number;
+  /** Records whose event the project already had. */
+  duplicates: number;
+  /** Records that could not be read or failed validation (its dead letters). */
+  rejected: number;
+  /** Kept events it sent (accepted by it, or also sent by it). */
+  events: number;
+  /** The cases of those events. */
+  cases: number;
+}
+
+/** What retracting a source did. */
+export interface RetractResult {
+  /** Events deleted (held by no other source). */
+  removed: number;
+  /** Cases counted again without them. */
+  cases: number;
+  /** Its dead letters deleted. */
+  deadLetters: number;
+  dataVersion: number;
+}
+
+/** A batch past validation: its events by key, and the object records and relations kept. */
+interface Validated {
+  incoming: Map<string, Event>;
+  objects: readonly ObjectRecord[];
+  relations: readonly ObjectRelation[];
 }
 
 interface DeadLetterRow {

@@ -1,3 +1,4 @@
+import type { EventLimits } from '../event.js';
 import type { Tally } from '../tally.js';
 
 /** The store's public shapes: what sources hand in and what readers get back. */
@@ -100,4 +101,6 @@ export interface StoreOptions {
   maxCounterIds?: number;
   /** Pending counter or case changes (rows of their batch logs) that trigger a merge into the counter and case tables (default 100k; see CounterTable). */
   mergeAfter?: number;
+  /** Bounds on one event (default DEFAULT_EVENT_LIMITS): an event over one is a dead letter whose reason names the limit. */
+  limits?: EventLimits;
 }

@@ -55,6 +55,36 @@ describe('catalog', () => {
     expect(versions.get(p.id, 1)).toBeUndefined();
   });
 
+  it('keeps a project\'s graph versions within a byte budget too, the oldest pruned first', () => {
+    const tenant = c.identity.createTenant({ name: 't' });
+    const [p, q] = [c.projects.create(tenant.id, { name: 'p' }), c.projects.create(tenant.id, { name: 'q' })];
+    const doc = (v: number, bytes: number) => `{"v":${v},"pad":"${'x'.repeat(bytes - 15 - String(v).length)}"}`;
+    expect(doc(1, 1000)).toHaveLength(1000);
+    const versions = new GraphVersions(c.db, 100, 2500);
+    for (let v = 1; v <= 4; v++) expect(versions.put(p.id, v, doc(v, 1000))).toBe(true);
+    // 4 × 1000 bytes in a budget of 2500: the newest two stay.
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([3, 4]);
+    expect(versions.bytes(p.id)).toBe(2000);
+    // Bytes, not characters: 400 three-byte characters are 1200 bytes.
+    expect(versions.put(p.id, 5, `"${'€'.repeat(400)}"`)).toBe(true);
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([4, 5]);
+    expect(versions.bytes(p.id)).toBe(2202);
+    // A document larger than the whole budget is not kept (it was served), and the kept ones stay.
+    expect(versions.put(p.id, 6, doc(6, 2501))).toBe(false);
+    expect(versions.get(p.id, 6)).toBeUndefined();
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([4, 5]);
+    // Exactly the budget fits, alone.
+    expect(versions.put(p.id, 7, doc(7, 2500))).toBe(true);
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([7]);
+    // Each project has its own budget; the count still holds.
+    const few = new GraphVersions(c.db, 2, 10_000);
+    for (let v = 1; v <= 3; v++) few.put(q.id, v, doc(v, 100));
+    expect(few.list(q.id).map((x) => x.dataVersion)).toEqual([2, 3]);
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([7]);
+    // The defaults: 500 versions, 256 MiB.
+    expect([c.graphVersions.keep, c.graphVersions.maxBytes]).toEqual([500, 256 * 1024 * 1024]);
+  });
+
   it('cascades a tenant delete to every record', () => {
     const tenant = c.identity.createTenant({ name: 't' });
     const p = c.projects.create(tenant.id, { name: 'p' });

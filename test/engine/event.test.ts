@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hash } from 'node:crypto';
-import { checkEvent, checkEventWithSchema, type Event } from '../../engine/event.js';
+import { checkEvent, checkEventWithSchema, DEFAULT_EVENT_LIMITS, eventLimits, type Event } from '../../engine/event.js';
 
 /**
  * checkEvent takes a hand-written path for ordinary events and the zod schema
@@ -88,5 +88,88 @@ describe('checkEvent', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('event limits', () => {
+  // Small limits, so that fuzzed inputs cross them (multi-byte characters included: the limits count UTF-8 bytes).
+  const small = eventLimits({ idBytes: 4, activityBytes: 6, attributeValueBytes: 3, attributesPerEvent: 2 });
+  const wide = fc.oneof(fc.constantFrom('', 'a', 'abc', 'abcd', 'abcde', 'abcdef', 'abcdefg', 'é', 'éé', 'ééé', '日本', '😀', 'a😀', ' '), fc.string({ maxLength: 8, unit: 'binary' }));
+  // Mostly within the limits, so that one field at a time crosses one.
+  const text = fc.oneof({ arbitrary: fc.constantFrom('a', 'ab'), weight: 5 }, { arbitrary: wide, weight: 1 });
+
+  it('checkEvent agrees with the zod schema on any input under any limits', () => {
+    const limited = fc.record(
+      {
+        caseId: text,
+        activity: text,
+        timestamp: fc.constant(0),
+        eventId: text,
+        resource: text,
+        attributes: fc.dictionary(text, fc.oneof(text, fc.integer(), fc.boolean()), { maxKeys: 3 }),
+        objects: fc.array(fc.record({ id: text, type: text, qualifier: text }, { requiredKeys: ['id', 'type'] }), { maxLength: 2 }),
+      },
+      { requiredKeys: ['caseId', 'activity', 'timestamp'] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(limited, limited, nearEvent, fc.anything()), (input) => {
+        expect(checkEvent(input, small)).toEqual(checkEventWithSchema(input, small));
+        expect(checkEvent(input)).toEqual(checkEventWithSchema(input));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  const base = { caseId: 'c1', activity: 'a', timestamp: 0 };
+  const refused = (input: object, limits = small) => {
+    const r = checkEvent(input, limits);
+    expect(r.ok).toBe(false);
+    return r.ok ? '' : r.reason;
+  };
+
+  it('refuses an event over each limit with a reason naming the limit, and accepts one at it', () => {
+    expect(checkEvent({ ...base, caseId: 'abcd', activity: 'abcdef' }, small).ok).toBe(true);
+    expect(refused({ ...base, caseId: 'abcde' })).toBe('caseId: limit PCG_LIMIT_ID_BYTES: a case id may have at most 4 bytes (this one has 5)');
+    // Three characters, six bytes: the limits count bytes, not characters.
+    expect(checkEvent({ ...base, activity: 'ééé' }, small).ok).toBe(true);
+    expect(refused({ ...base, activity: 'éééé' })).toBe('activity: limit PCG_LIMIT_ACTIVITY_BYTES: an activity name may have at most 6 bytes (this one has 8)');
+    expect(refused({ ...base, caseId: 'éé€' })).toMatch(/^caseId: limit PCG_LIMIT_ID_BYTES: .* \(this one has 7\)$/);
+    expect(refused({ ...base, eventId: 'e-12345' })).toMatch(/^eventId: limit PCG_LIMIT_ID_BYTES: an event id/);
+    expect(refused({ ...base, resource: 'annabel' })).toMatch(/^resource: limit PCG_LIMIT_ID_BYTES: a resource/);
+    expect(refused({ ...base, objects: [{ id: 'order-1', type: 'o' }] })).toMatch(/^objects\.0\.id: limit PCG_LIMIT_ID_BYTES: an object id/);
+    expect(refused({ ...base, objects: [{ id: 'o', type: 'order', qualifier: 'q' }] })).toMatch(/^objects\.0\.type: limit PCG_LIMIT_ID_BYTES: an object type/);
+    expect(refused({ ...base, attributes: { a: 'abcd' } })).toBe('attributes.a: limit PCG_LIMIT_ATTRIBUTE_VALUE_BYTES: an attribute value may have at most 3 bytes (this one has 4)');
+    expect(checkEvent({ ...base, attributes: { a: 'abc', b: 123456789 } }, small).ok).toBe(true);
+    expect(refused({ ...base, attributes: { a: 1, b: 2, c: 3 } })).toBe('attributes: limit PCG_LIMIT_ATTRIBUTES_PER_EVENT: an event may have at most 2 attributes (this one has 3)');
+    expect(refused({ ...base, attributes: { region: 1 } })).toBe('attributes: limit PCG_LIMIT_ID_BYTES: an attribute name may have at most 4 bytes (this one has 6)');
+  });
+
+  it('holds the defaults: 512-byte ids, 1024-byte activity names, 64 KiB values, 1000 attributes', () => {
+    expect(DEFAULT_EVENT_LIMITS).toEqual({ idBytes: 512, activityBytes: 1024, attributeValueBytes: 65536, attributesPerEvent: 1000 });
+    expect(Object.isFrozen(DEFAULT_EVENT_LIMITS)).toBe(true);
+    expect(checkEvent({ ...base, caseId: 'c'.repeat(512), activity: 'a'.repeat(1024), attributes: { v: 'v'.repeat(65536) } }).ok).toBe(true);
+    expect(refused({ ...base, caseId: 'c'.repeat(513) }, DEFAULT_EVENT_LIMITS)).toMatch(/limit PCG_LIMIT_ID_BYTES/);
+    expect(refused({ ...base, activity: 'a'.repeat(1025) }, DEFAULT_EVENT_LIMITS)).toMatch(/limit PCG_LIMIT_ACTIVITY_BYTES: an activity name may have at most 1024 bytes/);
+    expect(refused({ ...base, attributes: { v: 'v'.repeat(65537) } }, DEFAULT_EVENT_LIMITS)).toMatch(/limit PCG_LIMIT_ATTRIBUTE_VALUE_BYTES/);
+    const many = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`a${i}`, i]));
+    expect(refused({ ...base, attributes: many }, DEFAULT_EVENT_LIMITS)).toMatch(/limit PCG_LIMIT_ATTRIBUTES_PER_EVENT: an event may have at most 1000 attributes \(this one has 1001\)/);
+  });
+
+  it('refuses a 10 MB activity name and 200k attributes quickly', () => {
+    let started = performance.now();
+    expect(refused({ ...base, activity: 'x'.repeat(10 * 1024 * 1024) }, DEFAULT_EVENT_LIMITS)).toMatch(/this one has 10485760/);
+    expect(performance.now() - started).toBeLessThan(1000);
+    const attributes: Record<string, number> = {};
+    for (let i = 0; i < 200_000; i++) attributes[`a${i}`] = i;
+    started = performance.now();
+    expect(refused({ ...base, attributes }, DEFAULT_EVENT_LIMITS)).toMatch(/this one has 200000/);
+    // The names are counted, never parsed one by one (about 0.1 s; the unbounded check took seconds).
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  it('builds limits with defaults and refuses nonsense', () => {
+    expect(eventLimits({ activityBytes: 50 })).toEqual({ ...DEFAULT_EVENT_LIMITS, activityBytes: 50 });
+    expect(() => eventLimits({ idBytes: -1 })).toThrow(/PCG_LIMIT_ID_BYTES/);
+    expect(() => eventLimits({ attributesPerEvent: 1.5 })).toThrow(/PCG_LIMIT_ATTRIBUTES_PER_EVENT/);
   });
 });

@@ -70,6 +70,7 @@ export async function openOcel(path: string, options: ImportOptions = {}): Promi
       }
     },
     extra: () => ({ ...flat.extra, format: ocelFormat }),
+    damage: () => log.fault,
   };
 }
 

@@ -103,7 +103,7 @@ function idOf(raw: unknown): string | undefined {
 
 function logOf(json: LooseJson): OcelLog {
   const log = emptyLog();
-  if (json.fault) log.problems.push({ location: `line ${json.fault.line}`, reason: `JSON: ${json.fault.reason}; what came before is kept` });
+  if (json.fault) log.problems.push((log.fault = { location: `line ${json.fault.line}`, reason: `JSON: ${json.fault.reason}; what came before is kept` }));
   return log;
 }
 

@@ -30,6 +30,8 @@ export interface OcelLog {
   objectObjects: OcelRelation[];
   /** Damage found while reading that did not stop the read (truncated XML, say). */
   problems: { location: string; reason: string }[];
+  /** Of those, the one that ended the read early: the file is cut off or broken there. */
+  fault?: { location: string; reason: string };
 }
 
 export function emptyLog(): OcelLog {

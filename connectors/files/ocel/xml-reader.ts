@@ -81,7 +81,7 @@ function parse(text: string): { root: XmlElement; log: OcelLog; done: (log: Ocel
   if (doc.root.name !== 'log') throw new OcelError('ocel_not_ocel', `XML: the root element is <${doc.root.name}>, not <log>`);
   const log = emptyLog();
   const fault = doc.fault;
-  if (fault) log.problems.push({ location: `line ${fault.line}`, reason: `XML: ${fault.reason}; what came before is kept` });
+  if (fault) log.problems.push((log.fault = { location: `line ${fault.line}`, reason: `XML: ${fault.reason}; what came before is kept` }));
   const done = (l: OcelLog) => {
     if (fault) assertSurvivable(l, `XML: ${fault.reason} (line ${fault.line})`);
     return l;
