@@ -26,6 +26,8 @@ export interface DatasetBody {
   /** Where the file was damaged, when it was imported anyway. */
   damage?: FileDamage;
   bytes: number;
+  /** Records and rejections the check pass read: the import's total, for its progress. */
+  items?: number;
   summary: Record<string, unknown>;
   /** The project's reading facts (READING_META) just before this dataset's import set them: given back when it goes and no other dataset set them since. */
   before?: ReadingMeta;
@@ -55,6 +57,13 @@ const STAGED = '.upload-';
  */
 export class DatasetImports {
   private readonly running = new Map<string, Promise<ProjectRecord>>();
+  /** How far each import under way in this process has got: items applied of the items the check pass read. */
+  private readonly progress = new Map<string, { items: number; total: number }>();
+
+  /** The progress of a dataset importing in this process, if it is. */
+  progressOf(id: string): { items: number; total: number } | undefined {
+    return this.progress.get(id);
+  }
   private readonly stopping = new AbortController();
 
   constructor(private readonly ctx: AppContext) {}
@@ -78,19 +87,19 @@ export class DatasetImports {
    * and so is a damaged one (a .gz cut short, XML ending inside an element, a torn last line)
    * unless `partial` is `keep`; then the damage is returned, to be shown in the summary.
    */
-  async check(staged: string, options: ImportOptions, partial: 'keep' | undefined, shown: string): Promise<FileDamage | undefined> {
-    const { damage } = await checkLog(staged, options);
+  async check(staged: string, options: ImportOptions, partial: 'keep' | undefined, shown: string): Promise<{ damage: FileDamage | undefined; items: number }> {
+    const { damage, records, rejected } = await checkLog(staged, options);
     if (damage && partial !== 'keep') {
       throw new ApiError(
         'validation_failed',
         `the file is damaged at ${damage.location}: ${hidePath(damage.reason, [staged], shown)}; nothing was imported (add partial=keep to the query to import its complete events)`,
       );
     }
-    return damage;
+    return { damage, items: records + rejected };
   }
 
   /** The dataset's record, importing, with the staged file moved to the dataset's name: from here on a restart resumes it. */
-  create(tenantId: string, projectId: string, name: string, staged: string, body: Pick<DatasetBody, 'options' | 'bytes' | 'partial' | 'damage'>): ProjectRecord {
+  create(tenantId: string, projectId: string, name: string, staged: string, body: Pick<DatasetBody, 'options' | 'bytes' | 'partial' | 'damage' | 'items'>): ProjectRecord {
     const { datasets } = this.ctx.catalog;
     const before = this.readingOf(projectId);
     const made = datasets.create(tenantId, projectId, null, name, { ...body, state: 'importing', summary: {}, before });
@@ -126,7 +135,13 @@ export class DatasetImports {
     this.stopping.signal.addEventListener('abort', onStop);
     this.ctx.states.changes.on(deleted, onDeleted);
     try {
-      const read = await importLog(this.ctx.states.target(projectId), this.fileOf(projectId, id), body.options as ImportOptions, { source, signal: stop.signal });
+      const total = body.items ?? 0;
+      this.progress.set(id, { items: 0, total });
+      const read = await importLog(this.ctx.states.target(projectId), this.fileOf(projectId, id), body.options as ImportOptions, {
+        source,
+        signal: stop.signal,
+        onProgress: (items) => this.progress.set(id, { items, total: Math.max(total, items) }),
+      });
       const store = this.ctx.states.store(projectId);
       const summary = {
         format: read.format,
@@ -142,6 +157,7 @@ export class DatasetImports {
       if (!done) throw new ApiError('not_found', 'dataset not found');
       return done;
     } finally {
+      this.progress.delete(id);
       this.stopping.signal.removeEventListener('abort', onStop);
       this.ctx.states.changes.off(deleted, onDeleted);
     }

@@ -42,13 +42,17 @@ export const datasetSchema = z
     bytes: z.number().int(),
     options: z.record(z.string(), z.string()),
     summary: z.record(z.string(), z.unknown()).describe("the dataset's own counts: accepted, duplicates, rejected, events and cases it holds, its first rejections"),
+    progress: z
+      .object({ items: z.number().int(), total: z.number().int() })
+      .nullable()
+      .describe('while importing in this server: records (and rejected lines) applied of those the file holds; null otherwise'),
     createdAt: z.string(),
   })
   .meta({ id: 'Dataset' });
 
 const datasetParams = z.object({ tenantId: guid, projectId: guid, datasetId: guid });
 
-const view = (r: ProjectRecord) => ({
+const view = (r: ProjectRecord, progress: { items: number; total: number } | undefined = undefined) => ({
   id: r.id,
   projectId: r.projectId,
   name: r.name,
@@ -56,6 +60,7 @@ const view = (r: ProjectRecord) => ({
   bytes: Number(r.body.bytes ?? 0),
   options: (r.body.options ?? {}) as Record<string, string>,
   summary: (r.body.summary ?? {}) as Record<string, unknown>,
+  progress: progress ?? null,
   createdAt: r.createdAt,
 });
 
@@ -99,17 +104,18 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new Datase
         const staged = jobs.stagingFile(projectId);
         let bytes: number;
         let damage;
+        let items: number;
         try {
           const counter = limited(ctx.config.uploadLimitBytes);
           await pipeline(body as Readable, counter, createWriteStream(staged));
           bytes = counter.seen;
-          damage = await jobs.check(staged, options, partial, shown);
+          ({ damage, items } = await jobs.check(staged, options, partial, shown));
         } catch (error) {
           rmSync(staged, { force: true });
           throw fileError(error, [staged], shown);
         }
         // 2. The record (importing) before the first batch; 3. the batches under its own source; 4. ready, with its own counts.
-        const record = jobs.create(tenantId, projectId, shown, staged, { options, bytes, ...(partial ? { partial } : {}), ...(damage ? { damage } : {}) });
+        const record = jobs.create(tenantId, projectId, shown, staged, { options, bytes, items, ...(partial ? { partial } : {}), ...(damage ? { damage } : {}) });
         try {
           return view(await jobs.import(record));
         } catch (error) {
@@ -134,7 +140,7 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new Datase
       response: listOf(datasetSchema),
       handler: ({ params }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
-        return { items: datasets.list(params.tenantId, params.projectId).map(view) };
+        return { items: datasets.list(params.tenantId, params.projectId).map((r) => view(r, jobs.progressOf(r.id))) };
       },
     }),
     route({
@@ -145,7 +151,10 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new Datase
       access: { tenant: 'read' },
       params: datasetParams,
       response: datasetSchema,
-      handler: ({ params }) => view(datasets.get(params.tenantId, params.projectId, params.datasetId) ?? notFound('dataset')),
+      handler: ({ params }) => {
+        const r = datasets.get(params.tenantId, params.projectId, params.datasetId) ?? notFound('dataset');
+        return view(r, jobs.progressOf(r.id));
+      },
     }),
     route({
       method: 'DELETE',

@@ -165,6 +165,8 @@ export interface ImportRun {
   /** The position source (default: the file's content digest and reading options, `source` of the summary). */
   source?: string;
   signal?: AbortSignal;
+  /** Told after each batch how many items (records and rejections) of the file are applied or were already. */
+  onProgress?: (items: number) => void;
 }
 
 export interface ImportSummary {
@@ -221,6 +223,7 @@ export async function importLog(store: IngestTarget, path: string, options: Impo
     offset += items;
     run.signal?.throwIfAborted();
     const result = store.apply(batch, { source: positionSource, partition: 0, offset });
+    run.onProgress?.(offset);
     if (!result.applied) {
       summary.already_imported += items;
       continue;

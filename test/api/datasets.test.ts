@@ -59,6 +59,33 @@ describe('dataset uploads', () => {
   });
   afterAll(() => t.close());
 
+  it("shows an import's progress while it runs: records applied of those the file holds", async () => {
+    const big = join(files, 'progress.csv');
+    await writeSimulation({ model: 'order-to-cash', cases: 3000, seed: 12 }, 'csv', big);
+    const rows = readFileSync(big, 'utf8').trim().split('\n').length - 1;
+    const project = (await call(t.app, 'POST', `/api/${a.tenantId}/project`, a.admin, { name: 'progress' })).body.id;
+    const base = `/api/${a.tenantId}/project/${project}/dataset`;
+    const upload = call(t.app, 'POST', `${base}?name=big`, a.admin, readFileSync(big), octet);
+    const seen: { items: number; total: number }[] = [];
+    let done = false;
+    void upload.then(() => (done = true));
+    while (!done) {
+      const list = (await call(t.app, 'GET', base, a.reader)).body.items as { state: string; progress: { items: number; total: number } | null }[];
+      for (const d of list) if (d.state === 'importing' && d.progress) seen.push(d.progress);
+      await new Promise((r) => setImmediate(r));
+    }
+    const answer = await upload;
+    expect(answer.status).toBe(201);
+    expect(answer.body.progress).toBeNull();
+    // Seen part-way, against the file's own count of records, never past it.
+    expect(seen.some((p) => p.items > 0 && p.items < p.total)).toBe(true);
+    for (const p of seen) {
+      expect(p.total).toBe(rows);
+      expect(p.items).toBeLessThanOrEqual(p.total);
+    }
+    expect((await call(t.app, 'GET', `${base}/${answer.body.id}`, a.reader)).body.progress).toBeNull();
+  });
+
   const base = (projectId: string) => `/api/${a.tenantId}/project/${projectId}`;
   const newProject = async (name: string): Promise<string> => (await call(t.app, 'POST', `/api/${a.tenantId}/project`, a.admin, { name })).body.id;
   const upload = (projectId: string, body: Buffer | string, query = '') => call(t.app, 'POST', `${base(projectId)}/dataset${query}`, a.admin, body, octet);

@@ -28,8 +28,11 @@ export interface Project {
 export interface Dataset {
   id: string;
   name: string;
+  state?: 'importing' | 'ready' | 'deleting';
   bytes: number;
   summary: Record<string, unknown>;
+  /** While importing: records applied of those the file holds. */
+  progress?: { items: number; total: number } | null;
 }
 
 export interface VersionEvent {
@@ -103,6 +106,10 @@ export class Client {
 
   async projects(): Promise<Project[]> {
     return (await this.json<{ items: Project[] }>('GET', '/project')).items;
+  }
+
+  async datasets(projectId: string): Promise<Dataset[]> {
+    return (await this.json<{ items: Dataset[] }>('GET', `/project/${encodeURIComponent(projectId)}/dataset`)).items;
   }
 
   createProject(name: string): Promise<Project> {

@@ -1,10 +1,11 @@
 /**
  * The upload dialog: a log file into a project (an existing one or a new
  * one), with the import options of `POST …/dataset`, a progress bar for the
- * upload (XMLHttpRequest's upload progress) and one for the import. The
- * import has no total the service can tell in advance, so its bar runs
- * without one and counts the batches the project's stream announces, then
- * fills when the service answers with the import summary.
+ * upload (XMLHttpRequest's upload progress) and one for the import: while
+ * the service imports, the dataset's record tells how many of the file's
+ * records are applied (`progress`, counted by the check pass that reads the
+ * whole file first), polled every quarter second; the bar fills when the
+ * service answers with the import summary.
  */
 import { ApiError, type Client, type Dataset, type Project, type UploadOptions } from './api.js';
 import { int } from './format.js';
@@ -86,6 +87,7 @@ export class UploadDialog {
 
   private reset(): void {
     this.uploadBar.value = 0;
+    this.importBar.max = 1;
     this.importBar.value = 0;
     this.uploadText.textContent = '';
     this.importText.textContent = '';
@@ -121,7 +123,7 @@ export class UploadDialog {
         project = await client.createProject(this.newName.value.trim());
       }
       this.lastProject = project;
-      this.watchImport(client, project.id);
+      this.watchImport(client, project.id, options.name);
       this.setPhase('uploading');
       this.status.textContent = `Uploading ${file.name} into ${project.name}…`;
       const job = client.upload(project.id, file, options, (p) => {
@@ -131,7 +133,7 @@ export class UploadDialog {
         } else {
           this.uploadBar.value = 1;
           this.uploadText.textContent = `${int(p.total / 1024)} KiB sent`;
-          // No total is known for the import: the bar runs without a value until the answer.
+          // Indeterminate until the first poll of the dataset record answers with its progress.
           this.importBar.removeAttribute('value');
           this.importText.textContent = 'importing…';
           this.setPhase('importing');
@@ -143,6 +145,7 @@ export class UploadDialog {
       // A body small enough to leave in one go may skip the progress events: the bars still end full.
       this.uploadBar.value = 1;
       if (this.phases[this.phases.length - 1] === 'uploading') this.setPhase('importing');
+      this.importBar.max = 1;
       this.importBar.value = 1;
       const s = dataset.summary as Record<string, number | string>;
       this.importText.textContent = 'done';
@@ -161,22 +164,27 @@ export class UploadDialog {
     }
   }
 
-  /** Counts the versions the target project announces while the import runs. */
-  private watchImport(client: Client, projectId: string): void {
+  /** Follows the import's progress in its dataset record (items applied of the file's) while the service imports. */
+  private watchImport(client: Client, projectId: string, name: string): void {
     this.watch?.abort();
     const watch = new AbortController();
     this.watch = watch;
-    let first: number | undefined;
-    void client
-      .stream(projectId, false, watch.signal, (event) => {
-        if (event.event !== 'version') return;
-        const v = (JSON.parse(event.data) as { dataVersion: number }).dataVersion;
-        if (first === undefined) {
-          first = v;
-          return;
+    const poll = async () => {
+      while (!watch.signal.aborted) {
+        await new Promise((r) => setTimeout(r, 250));
+        if (watch.signal.aborted || this.phases[this.phases.length - 1] !== 'importing') continue;
+        try {
+          const importing = (await client.datasets(projectId)).find((d) => d.state === 'importing' && d.name === name && d.progress);
+          if (!importing?.progress || watch.signal.aborted || this.phases[this.phases.length - 1] !== 'importing') continue;
+          const { items, total } = importing.progress;
+          this.importBar.max = Math.max(1, total);
+          this.importBar.value = items;
+          this.importText.textContent = `importing… ${int(items)} of ${int(total)} records`;
+        } catch {
+          // A failed poll is tried again; the upload's own answer settles the dialog.
         }
-        if (this.phases[this.phases.length - 1] === 'importing') this.importText.textContent = `importing… ${int(v - first)} batch${v - first === 1 ? '' : 'es'} stored (data version ${v})`;
-      })
-      .catch(() => undefined);
+      }
+    };
+    void poll();
   }
 }
