@@ -108,6 +108,13 @@ export class ProjectStore {
     return this.q.meta.get(key)?.value;
   }
 
+  /** Starts a fresh KeyBook between batches once it numbers too many counters; cached folds hold ids of the old book, so they go too. */
+  private renewBookIfFull(): void {
+    if (this.book.size <= this.maxCounterIds) return;
+    this.book = new KeyBook();
+    this.cache.clear();
+  }
+
   /** Source-level facts (case notion, format, time zone): not counted, so no version change. */
   setMeta(key: string, value: string): void {
     this.q.setMeta.run(key, value);
@@ -141,11 +148,7 @@ export class ProjectStore {
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
     let delta: Counters | undefined;
     let folds = new Map<string, CaseFold>();
-    if (this.book.size > this.maxCounterIds) {
-      // Cached folds hold ids of the old book.
-      this.book = new KeyBook();
-      this.cache.clear();
-    }
+    this.renewBookIfFull();
     try {
       // Immediate: a writer takes the write lock before reading the stored position, so two writers on one file serialise instead of failing at commit.
       this.db.transaction(() => {
@@ -477,10 +480,7 @@ export class ProjectStore {
   retractSource(source: string): RetractResult {
     if (source === '') throw new EngineError('invalid_argument', 'events applied without a source position cannot be retracted');
     const result: RetractResult = { removed: 0, cases: 0, deadLetters: 0, dataVersion: 0 };
-    if (this.book.size > this.maxCounterIds) {
-      this.book = new KeyBook();
-      this.cache.clear();
-    }
+    this.renewBookIfFull();
     try {
       this.db.transaction(() => {
         result.dataVersion = this.dataVersion;

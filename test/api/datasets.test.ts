@@ -1,8 +1,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
-import { createGunzip, gzipSync } from 'node:zlib';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type PcgApp } from '../../api/app.js';
 import { readConfig } from '../../api/config.js';
@@ -12,6 +11,7 @@ import { simulate, writeSimulation } from '../../connectors/simulator/index.js';
 import { buildDocument } from '../../engine/document/index.js';
 import type { IngestTarget } from '../../engine/projects/index.js';
 import { MemoryProject } from '../../engine/store/memory-project.js';
+import { gunzipPrefix } from '../files/helpers.js';
 import { call, expectError, GLOBAL, makeTenant, testApp, type TestApp, type World } from './helpers.js';
 
 /**
@@ -36,16 +36,6 @@ async function graphOfFile(file: string): Promise<Record<string, unknown>> {
   return buildDocument(memory.snapshot()) as unknown as Record<string, unknown>;
 }
 
-/** What a streaming gunzip gives of a cut .gz before it fails: the content the reader sees. */
-async function gunzipPrefix(gz: Buffer): Promise<string> {
-  const out: Buffer[] = [];
-  try {
-    for await (const chunk of Readable.from([gz]).pipe(createGunzip())) out.push(chunk as Buffer);
-  } catch {
-    // the cut
-  }
-  return Buffer.concat(out).toString('utf8');
-}
 
 describe('dataset uploads', () => {
   let t: TestApp;

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { importLog } from '../../connectors/files/index.js';
 import { simulate, writeSimulation } from '../../connectors/simulator/index.js';
 import { buildDocument } from '../../engine/document/index.js';
-import { ProjectStore, type Batch } from '../../engine/index.js';
+import { checkEvent, ProjectStore, type Batch } from '../../engine/index.js';
 import { MemoryProject } from '../../engine/store/memory-project.js';
 
 const dirs: string[] = [];
@@ -45,13 +45,27 @@ describe('MemoryProject (pcg graph FILE without a store)', () => {
     const batches: Batch[] = [];
     for (let i = 0; i < events.length; i += 700) batches.push({ records: events.slice(i, i + 700) });
     // A later body under a known id (it wins when its digest is smaller) and records that fail.
-    const first = events[0] as Record<string, unknown>;
+    // An event under an explicit id, sent first; later bodies under that id replace it when their digest is smaller.
+    const first = { ...(events[0] as Record<string, unknown>), eventId: 'fixed-id', caseId: 'replaced-case' };
+    batches.unshift({ records: [first] });
+    // A body that wins over the kept one (a smaller digest under the same id), so the replacement path runs, and one that loses.
+    const digestOf = (r: unknown) => (checkEvent(r) as { ok: true; event: { digest: string } }).event.digest;
+    const bodies = Array.from({ length: 20 }, (_, i) => ({ ...first, resource: `someone ${i}` }));
+    const winner = bodies.find((b) => digestOf(b) < digestOf(first))!;
+    const loser = bodies.find((b) => digestOf(b) > digestOf(first))!;
+    expect(winner && loser).toBeTruthy();
     batches.push({
-      records: [{ ...first, resource: 'someone else' }, { ...first, resource: 'a third' }, { caseId: '', activity: 'x', timestamp: 'never' }],
+      records: [winner, loser, { caseId: '', activity: 'x', timestamp: 'never' }],
       rejected: [{ location: 'line 9', reason: 'not JSON', payload: '{' }],
     });
     const [memory, stored] = both(batches, { case_notion: 'order', format: 'ndjson' });
     expect(memory).toBe(stored);
+    // The replacement ran: the winner was taken over the kept body, the loser counted a duplicate.
+    const probe = new MemoryProject();
+    probe.apply({ records: [first] });
+    expect(probe.apply({ records: [winner, loser] })).toMatchObject({ accepted: 1, duplicates: 1 });
+    expect(probe.snapshot().tally.resources.size).toBe(1);
+    expect([...probe.snapshot().tally.resources.keys()][0]).toContain(String(winner.resource));
   });
 
   it('gives the same objects and relations as the store', () => {

@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { Rng } from '../../connectors/simulator/random.js';
 import { describe, expect, it } from 'vitest';
 import { simulate } from '../../connectors/simulator/index.js';
 import { buildDocument } from '../../engine/document/index.js';
@@ -13,16 +14,10 @@ import { freshDir, freshStore } from './helpers.js';
  * but the data version, which only grows).
  */
 
-/** A seeded generator (mulberry32). */
+/** A seeded generator: the simulator's own (connectors/simulator/random.ts). */
 function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const r = new Rng(seed);
+  return () => r.next();
 }
 
 /** The document without its data version: what must come back after a retraction. */

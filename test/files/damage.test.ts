@@ -1,9 +1,8 @@
-import { createGunzip, gzipSync } from 'node:zlib';
-import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { checkLog, openLog } from '../../connectors/files/index.js';
 import { simulate, writeSimulation } from '../../connectors/simulator/index.js';
-import { collect, scratch } from './helpers.js';
+import { collect, gunzipPrefix, scratch } from './helpers.js';
 import { readFileSync } from 'node:fs';
 
 /**
@@ -12,16 +11,6 @@ import { readFileSync } from 'node:fs';
  * short, XML ending inside an element, a last line torn off.
  */
 
-/** What a streaming gunzip gives of a cut .gz before it fails: the content the reader sees. */
-async function gunzipPrefix(gz: Buffer): Promise<string> {
-  const out: Buffer[] = [];
-  try {
-    for await (const chunk of Readable.from([gz]).pipe(createGunzip())) out.push(chunk as Buffer);
-  } catch {
-    // the cut
-  }
-  return Buffer.concat(out).toString('utf8');
-}
 
 const csv = 'case,activity,time,amount\n1,a,2024-01-01T00:00:00Z,10\n1,b,2024-01-01T01:00:00Z,20\n2,a,2024-01-02T00:00:00Z,30\n';
 

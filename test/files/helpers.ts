@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { createGunzip, gzipSync } from 'node:zlib';
 import { afterEach } from 'vitest';
 import { ProjectStore, type Rejection } from '../../engine/index.js';
 import type { LogSource } from '../../connectors/files/index.js';
@@ -56,3 +57,14 @@ export async function collect(source: LogSource): Promise<Collected> {
 }
 
 export const utc = (text: string) => Date.parse(text);
+
+/** What a streaming gunzip gives of a cut .gz before it fails: the content the reader sees. */
+export async function gunzipPrefix(gz: Buffer): Promise<string> {
+  const out: Buffer[] = [];
+  try {
+    for await (const chunk of Readable.from([gz]).pipe(createGunzip())) out.push(chunk as Buffer);
+  } catch {
+    // the cut
+  }
+  return Buffer.concat(out).toString('utf8');
+}
