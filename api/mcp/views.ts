@@ -1,4 +1,5 @@
 import type { Decision, GraphDocument, Plain } from '../../engine/document/types.js';
+import { TYPICAL_PATH_SHARE } from '../../engine/render/index.js';
 import { ApiError } from '../errors.js';
 
 /**
@@ -88,7 +89,8 @@ export function summarize(doc: GraphDocument) {
     },
     process: { case_represents: doc.process.case_represents, objective: doc.process.objective },
     counts: countsOf(doc),
-    main_path: main ? { variant: main.id, path: main.path, cases: main.cases, share: main.share } : null,
+    // The commonest variant, marked when it is not what a case typically does (an agent would otherwise repeat it as the process).
+    main_path: main ? { variant: main.id, path: main.path, cases: main.cases, share: main.share, typical: main.share >= TYPICAL_PATH_SHARE } : null,
     top_variants: [...doc.variants]
       .sort((a, b) => b.cases - a.cases)
       .slice(0, TOP)

@@ -3,7 +3,7 @@ export { renderMarkdown } from './markdown.js';
 export { renderDot, dotString } from './dot.js';
 export { renderHtml, renderSvg, escapeHtml } from './html.js';
 export { layoutDocument, nodeOrder, type Layout, type PlacedEdge, type PlacedNode } from './layout.js';
-export { buildReport, type Report, type Section, type Block } from './report.js';
+export { buildReport, TYPICAL_PATH_SHARE, type Report, type Section, type Block } from './report.js';
 export { diffDocuments, renderDiffText, diffSections, compared, type DocumentDiff, type SectionDiff } from './diff.js';
 export { pct, hours, whenText, conditionText, pathText, plainText, mainVariant } from './format.js';
 

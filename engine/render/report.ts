@@ -103,18 +103,24 @@ function stagesSection(doc: GraphDocument): Section {
   };
 }
 
+/** Below this share the commonest path is not what a case typically does, and the report says so rather than call it the main path. */
+export const TYPICAL_PATH_SHARE = 0.2;
+
 function mainPathSection(doc: GraphDocument): Section {
   const main = mainVariant(doc);
   const blocks: Block[] = main
     ? [
         { kind: 'p', text: pathText(main.path) },
         { kind: 'p', text: `The commonest path: ${casesText(main.cases)} (${pct(main.share)} of all cases), variant ${main.id}.` },
+        ...(main.share < TYPICAL_PATH_SHARE
+          ? [{ kind: 'p' as const, text: `Cases rarely share a whole path (the commonest covers ${pct(main.share)}): it is not what a case typically does; the stages give the usual order.` }]
+          : []),
       ]
     : [{ kind: 'p', text: 'The document names no main path.' }];
   blocks.push({ kind: 'h3', text: 'Process tree' });
   blocks.push({ kind: 'p', text: `The mined process tree accepts ${pct(doc.model.cases_it_accepts)} of the cases.` });
   blocks.push({ kind: 'code', text: doc.model.process_tree });
-  return { id: 'main-path', title: 'Main path', blocks };
+  return { id: 'main-path', title: main && main.share < TYPICAL_PATH_SHARE ? 'Commonest path' : 'Main path', blocks };
 }
 
 function variantsSection(doc: GraphDocument): Section {

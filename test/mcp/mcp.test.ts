@@ -133,6 +133,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     });
     expect(s.source.cases).toBe(30);
     expect(s.main_path.path).toEqual(['a', 'b', 'c']);
+    expect(s.main_path.typical).toBe(s.main_path.share >= 0.2);
     expect(s.top_variants.map((v: any) => v.id)).toEqual(doc.variants.map((v: any) => v.id));
     expect(s.top_decisions[0].id).toBe(doc.decisions[0].id);
 

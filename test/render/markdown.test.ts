@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDocument } from '../../engine/document/types.js';
-import { renderMarkdown } from '../../engine/render/index.js';
+import { renderMarkdown, TYPICAL_PATH_SHARE } from '../../engine/render/index.js';
 import { documentOf, figuresOf, scratchDir, simulatedLog } from './helpers.js';
 
 /** The percentage a share reads as: one decimal at most, as written independently of the renderer. */
@@ -40,7 +40,9 @@ describe('Markdown report', () => {
     const main = doc.variants.find((v) => v.class === 'main')!;
     expect(main).toBeDefined();
     const lines = md.split('\n');
-    const at = lines.indexOf('## Main path');
+    // "Main path" only when the commonest path is typical; otherwise the report says it is not.
+    const at = lines.indexOf(main.share >= TYPICAL_PATH_SHARE ? '## Main path' : '## Commonest path');
+    expect(at).toBeGreaterThan(0);
     expect(lines[at + 2]).toBe(main.path.join(' → '));
     expect(md).toContain(`The commonest path: ${main.cases} cases (${asPercent(main.share)} of all cases), variant ${main.id}.`);
     expect(md).toContain(`The mined process tree accepts ${asPercent(doc.model.cases_it_accepts)} of the cases.`);
@@ -100,5 +102,13 @@ describe('Markdown report', () => {
     const counts = [...md.matchAll(/(?<![\d.])(\d+) cases?\b/g)].map((m) => Number(m[1]));
     const textCounts = new Set(texts.flatMap((t) => [...t.matchAll(/\d+/g)].map((m) => Number(m[0]))));
     expect(counts.filter((n) => !numbers.has(n) && !textCounts.has(n))).toEqual([]);
+  });
+
+  it('does not call a rare commonest path the main path', () => {
+    const rare = { ...doc, variants: doc.variants.map((v) => (v.class === 'main' ? { ...v, share: 0.013 } : v)) } as GraphDocument;
+    const text = renderMarkdown(rare);
+    expect(text).not.toContain('## Main path');
+    expect(text).toContain('## Commonest path');
+    expect(text).toContain('Cases rarely share a whole path (the commonest covers 1.3%)');
   });
 });
