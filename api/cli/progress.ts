@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { IngestTarget } from '../../engine/projects/index.js';
+import { isPrepared } from '../../engine/store/prepare.js';
 import { processIo, type Io } from './command.js';
 
 /** Where a progress bar is drawn: a terminal stream (process.stderr in the binary). */
@@ -93,12 +94,13 @@ export function fileProgress(name: string, file: string, stream: ProgressStream,
       return {
         apply(batch, position) {
           const result = target.apply(batch, position);
-          events += batch.records.length;
+          events += isPrepared(batch) ? batch.records : batch.records.length;
           if (Date.now() - last >= 200) draw();
           return result;
         },
         setMeta: (key, value) => target.setMeta(key, value),
         currentTally: () => target.currentTally(),
+        limits: target.limits,
       };
     },
     tick: draw,

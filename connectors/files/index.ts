@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import { isPrepared, type Batch, type PreparedBatch } from '../../engine/index.js';
 import type { IngestTarget } from '../../engine/projects/index.js';
+import { openLogOnThread, worthAThread } from './reader-thread.js';
 import { batchSizeOf } from './batcher.js';
 import { csvBatches, csvMapping } from './csv.js';
 import { detectFormat, mayBeOcel, type OcelDetector } from './detect.js';
@@ -165,6 +167,11 @@ export interface ImportRun {
   /** The position source (default: the file's content digest and reading options, `source` of the summary). */
   source?: string;
   signal?: AbortSignal;
+  /**
+   * Read and prepare the batches on a thread of their own while this one writes (default: for files of
+   * THREAD_MIN_BYTES or more). The result is the same either way.
+   */
+  thread?: boolean;
   /** Told after each batch how many items (records and rejections) of the file are applied or were already. */
   onProgress?: (items: number) => void;
 }
@@ -195,7 +202,10 @@ export interface ImportSummary {
  */
 export async function importLog(store: IngestTarget, path: string, options: ImportOptions = {}, run: ImportRun = {}): Promise<ImportSummary> {
   run.signal?.throwIfAborted();
-  const source = await openLog(path, options);
+  const thread = run.thread ?? worthAThread(path);
+  const source: Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'sourceId'> & { batches(): AsyncGenerator<Batch | PreparedBatch> } = thread
+    ? await openLogOnThread(path, options, store.limits)
+    : await openLog(path, options);
   const positionSource = run.source ?? source.sourceId;
   store.setMeta('case_notion', source.caseNotion);
   // Written for every format, so a CSV imported after an OCEL log leaves no stale reason behind.
@@ -219,7 +229,7 @@ export async function importLog(store: IngestTarget, path: string, options: Impo
   let offset = 0;
   for await (const batch of source.batches()) {
     // A batch carrying only objects still moves the position, so it is applied once too.
-    const items = Math.max(1, batch.records.length + (batch.rejected?.length ?? 0));
+    const items = Math.max(1, isPrepared(batch) ? batch.items : batch.records.length + (batch.rejected?.length ?? 0));
     offset += items;
     run.signal?.throwIfAborted();
     const result = store.apply(batch, { source: positionSource, partition: 0, offset });

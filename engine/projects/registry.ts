@@ -6,6 +6,7 @@ import { DEFAULT_EVENT_LIMITS, type EventLimits } from '../event.js';
 import type { Tally } from '../tally.js';
 import { ProjectStore } from '../store/project-store.js';
 import { mergedState, storeState, type ProjectState } from './state.js';
+import type { PreparedBatch } from '../store/prepare.js';
 
 /** A stream partition's state file: `<source id>.<partition>.sqlite` under the project's `parts/` folder. */
 /**
@@ -33,7 +34,10 @@ export interface RegistryOptions {
 
 /** What a writer other than the store's owner needs of a project: apply batches, set meta, read the tally. */
 export interface IngestTarget {
-  apply(batch: Batch, position?: Position): ApplyResult;
+  /** A batch, or one prepared under `limits` (by `prepareBatch`, say on a reader thread). */
+  apply(batch: Batch | PreparedBatch, position?: Position): ApplyResult;
+  /** The bounds a prepared batch must have been checked against. */
+  readonly limits: EventLimits;
   setMeta(key: string, value: string): void;
   currentTally(): Tally;
 }
@@ -157,7 +161,7 @@ export class ProjectRegistry {
   }
 
   /** Applies a batch to the project (exactly once per position) and announces the new data version, if there is one. */
-  ingest(projectId: string, batch: Batch, position?: Position): ApplyResult {
+  ingest(projectId: string, batch: Batch | PreparedBatch, position?: Position): ApplyResult {
     const store = this.store(projectId);
     const before = store.dataVersion;
     const started = performance.now();
@@ -169,7 +173,7 @@ export class ProjectRegistry {
   }
 
   /** Applies a batch of one stream partition to that partition's state, exactly once per position, and announces the change. */
-  ingestPart(projectId: string, batch: Batch, position: Position): ApplyResult {
+  ingestPart(projectId: string, batch: Batch | PreparedBatch, position: Position): ApplyResult {
     const store = this.part(projectId, position.source, position.partition);
     const before = store.dataVersion;
     const started = performance.now();
@@ -225,6 +229,7 @@ export class ProjectRegistry {
     // The store is looked up at each call: between two batches the LRU may have closed it.
     return {
       apply: (batch, position) => this.ingest(projectId, batch, position),
+      limits: this.limits,
       setMeta: (key, value) => this.store(projectId).setMeta(key, value),
       currentTally: () => this.store(projectId).currentTally(),
     };

@@ -1,10 +1,11 @@
 import { contribute, COUNTING_VERSION } from '../contribution.js';
-import { checkEvent, cmp, compareEvents, type Event } from '../event.js';
+import { cmp, compareEvents, DEFAULT_EVENT_LIMITS, type Event, type EventLimits } from '../event.js';
 import type { Tally } from '../tally.js';
 import { CASE_ID_SAMPLE } from './case-sample.js';
 import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
 import { DigestSum, EMPTY_DIGEST } from './digest.js';
+import { isPrepared, prepareBatch, type PreparedBatch } from './prepare.js';
 import type { ApplyResult, Batch, Position, ProjectSnapshot } from './types.js';
 
 const REJECTIONS_SHOWN = 20;
@@ -33,7 +34,14 @@ export class MemoryProject {
     this.meta.set(key, value);
   }
 
-  apply(batch: Batch, position?: Position): ApplyResult {
+  /** The bounds every event is checked against (a prepared batch must have been checked against these). */
+  readonly limits: EventLimits;
+
+  constructor(limits: EventLimits = DEFAULT_EVENT_LIMITS) {
+    this.limits = limits;
+  }
+
+  apply(batch: Batch | PreparedBatch, position?: Position): ApplyResult {
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: this.dataVersion };
     if (position) {
       const at = `${position.source}\u0000${position.partition}`;
@@ -43,22 +51,15 @@ export class MemoryProject {
     }
     result.applied = true;
     this.tally = undefined;
-    const reject = (location: string, reason: string) => {
-      result.rejected += 1;
-      if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location, reason });
-    };
-    for (const r of batch.rejected ?? []) reject(r.location, r.reason);
-    const incoming = new Map<string, Event>();
-    batch.records.forEach((record, i) => {
-      const checked = checkEvent(record);
-      if (!checked.ok) return reject(batch.locations?.[i] ?? `record ${i + 1}`, checked.reason);
-      const e = checked.event;
-      const seen = incoming.get(e.key);
-      if (seen) result.duplicates += 1;
-      if (!seen || e.digest < seen.digest) incoming.set(e.key, e);
-    });
+    // The store's rules, from the same prepared form (bodies are not kept here, so not packed).
+    const prepared = isPrepared(batch) ? batch : prepareBatch(batch, this.limits, false);
+    result.duplicates += prepared.duplicates;
+    for (const r of prepared.rejected) {
+      if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location: r.location, reason: r.reason });
+    }
+    result.rejected = prepared.rejected.length;
     this.rejected += result.rejected;
-    for (const e of incoming.values()) {
+    for (const e of prepared.events) {
       const kept = this.events.get(e.key);
       if (kept && kept.digest <= e.digest) {
         result.duplicates += 1;
@@ -74,9 +75,9 @@ export class MemoryProject {
       this.objectTypes.set(id, type);
       objectsChanged = true;
     };
-    for (const o of batch.objects ?? []) putObject(o.id, o.type);
-    for (const e of incoming.values()) for (const o of e.objects) putObject(o.id, o.type);
-    for (const r of batch.objectRelations ?? []) {
+    for (const o of prepared.objects) putObject(o.id, o.type);
+    for (const e of prepared.events) for (const o of e.objects) putObject(o.id, o.type);
+    for (const r of prepared.relations) {
       const key = JSON.stringify([r.fromId, r.toId, r.qualifier]);
       if (!this.relations.has(key)) {
         this.relations.add(key);

@@ -1,9 +1,9 @@
 import { contribute, COUNTING_VERSION, type CaseFold } from '../contribution.js';
 import { mergeCaseSample } from './case-sample.js';
 import { EngineError } from '../errors.js';
-import { checkEvent, compareEvents, DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, withinBytes, type Event, type EventLimits } from '../event.js';
+import { compareEvents, DEFAULT_EVENT_LIMITS, type Event, type EventLimits } from '../event.js';
 import { type Tally } from '../tally.js';
-import type { ApplyResult, Batch, DeadLetter, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Remapped, ReplayResult, StoreOptions } from './types.js';
+import type { ApplyResult, Batch, DeadLetter, Position, ProjectSnapshot, Remapped, ReplayResult, StoreOptions } from './types.js';
 import { CaseCache } from './case-cache.js';
 import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
@@ -14,6 +14,7 @@ import { openDatabase, type Db } from './database.js';
 import { DigestSum, EMPTY_DIGEST } from './digest.js';
 import { EventLog, type BatchChanges } from './event-log.js';
 import { unpackRow } from './trace-codec.js';
+import { isPrepared, prepareBatch, type PreparedBatch } from './prepare.js';
 
 export type { ApplyResult, Batch, DeadLetter, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, Remapped, ReplayResult, StoreOptions } from './types.js';
 
@@ -144,7 +145,12 @@ export class ProjectStore {
     return this.q.position.get(source, partition)?.offset;
   }
 
-  apply(batch: Batch, position?: Position, deadLetterSource?: string): ApplyResult {
+  /**
+   * Applies a batch (validated here, or already prepared by `prepareBatch` under this store's limits, say on another
+   * thread) with its position: everything in one immediate transaction.
+   */
+  apply(batch: Batch | PreparedBatch, position?: Position, deadLetterSource?: string): ApplyResult {
+    const prepared = isPrepared(batch) ? batch : prepareBatch(batch, this.limits);
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
     let delta: Counters | undefined;
     let folds = new Map<string, CaseFold>();
@@ -163,12 +169,12 @@ export class ProjectStore {
           this.q.setPosition.run(position.source, position.partition, position.offset);
         }
         result.applied = true;
-        const valid = this.validate(batch, deadLetterSource ?? position?.source ?? 'direct', result);
-        const changes = this.log.write(valid.incoming.values(), this.getMeta('log_digest') ?? EMPTY_DIGEST, position?.source);
+        this.deadLetter(prepared, deadLetterSource ?? position?.source ?? 'direct', result);
+        const changes = this.log.write(prepared.events, prepared.bodies, this.getMeta('log_digest') ?? EMPTY_DIGEST, position?.source);
         result.accepted += changes.accepted;
         result.duplicates += changes.duplicates;
         if (position) this.countSource(position.source, result);
-        const objectsChanged = this.putObjects(valid);
+        const objectsChanged = this.putObjects(prepared);
         if (changes.cases.size === 0 && !objectsChanged) return;
 
         if (this.scratch?.book === this.book) this.scratch.reset();
@@ -198,40 +204,17 @@ export class ProjectStore {
     return result;
   }
 
-  /**
-   * Validated events of the batch, one body per key (the smallest digest, as across batches), and its object
-   * records and relations within the id limit; the rest dead-lettered.
-   */
-  private validate(batch: Batch, source: string, result: ApplyResult): Validated {
-    const reject = (location: string, reason: string, payload: string, raw: Uint8Array | undefined) => {
-      result.rejected += 1;
-      if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location, reason });
-      this.q.deadLetter.run(source, location, reason, payload.slice(0, MAX_RAW_BYTES), Date.now(), raw ? bounded(raw) : null);
-    };
-    for (const r of batch.rejected ?? []) reject(r.location, r.reason, r.payload, r.raw);
-    const incoming = new Map<string, Event>();
-    batch.records.forEach((record, i) => {
-      const checked = checkEvent(record, this.limits);
-      if (!checked.ok) {
-        reject(batch.locations?.[i] ?? `record ${i + 1}`, checked.reason, safeJson(record), batch.raws?.[i]);
-        return;
-      }
-      const e = checked.event;
-      const seen = incoming.get(e.key);
-      if (seen) result.duplicates += 1;
-      if (!seen || e.digest < seen.digest) incoming.set(e.key, e);
-    });
-    // Object records and relations (an OCEL file's) hold ids too: one over the id limit is refused as an event would be.
-    const max = this.limits.idBytes;
-    const within = (location: string, what: string, item: object, ...texts: string[]) => {
-      if (texts.every((t) => withinBytes(t, max))) return true;
-      reject(location, `limit ${EVENT_LIMIT_NAMES.idBytes}: ${what} may have at most ${max} bytes`, safeJson(item), undefined);
-      return false;
-    };
-    const objects = (batch.objects ?? []).filter((o, i) => within(`object ${i + 1}`, 'an object id or type', o, o.id, o.type));
-    const relations = (batch.objectRelations ?? []).filter((r, i) => within(`object relation ${i + 1}`, 'each id and qualifier of an object relation', r, r.fromId, r.toId, r.qualifier));
-    if (result.rejected) this.q.setMeta.run('rejected', String(Number(this.getMeta('rejected') ?? '0') + result.rejected));
-    return { incoming, objects, relations };
+  /** The batch's refused records become dead letters of `source`; the first few are told in the result. */
+  private deadLetter(prepared: PreparedBatch, source: string, result: ApplyResult): void {
+    result.duplicates += prepared.duplicates;
+    if (prepared.rejected.length === 0) return;
+    const now = Date.now();
+    for (const r of prepared.rejected) {
+      if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location: r.location, reason: r.reason });
+      this.q.deadLetter.run(source, r.location, r.reason, r.payload.slice(0, MAX_RAW_BYTES), now, r.raw ? bounded(r.raw) : null);
+    }
+    result.rejected += prepared.rejected.length;
+    this.q.setMeta.run('rejected', String(Number(this.getMeta('rejected') ?? '0') + result.rejected));
   }
 
   /** The case cache and key index are copies of the file; after a failure or another writer's change they are rebuilt from it. */
@@ -286,11 +269,11 @@ export class ProjectStore {
     if (!end || changes.addedMax > Number(end)) this.q.setMeta.run('period_end', String(changes.addedMax));
   }
 
-  private putObjects(valid: Validated): boolean {
+  private putObjects(prepared: PreparedBatch): boolean {
     let changed = 0;
-    for (const o of valid.objects) changed += this.q.putObject.run(o.id, o.type).changes;
-    for (const e of valid.incoming.values()) for (const o of e.objects) changed += this.q.putObject.run(o.id, o.type).changes;
-    for (const r of valid.relations) changed += this.q.putRelation.run(r.fromId, r.toId, r.qualifier).changes;
+    for (const o of prepared.objects) changed += this.q.putObject.run(o.id, o.type).changes;
+    for (const e of prepared.events) for (const o of e.objects) changed += this.q.putObject.run(o.id, o.type).changes;
+    for (const r of prepared.relations) changed += this.q.putRelation.run(r.fromId, r.toId, r.qualifier).changes;
     return changed > 0;
   }
 
@@ -584,13 +567,6 @@ export interface RetractResult {
   dataVersion: number;
 }
 
-/** A batch past validation: its events by key, and the object records and relations kept. */
-interface Validated {
-  incoming: Map<string, Event>;
-  objects: readonly ObjectRecord[];
-  relations: readonly ObjectRelation[];
-}
-
 interface DeadLetterRow {
   id: number;
   source: string;
@@ -608,12 +584,3 @@ function bounded(raw: Uint8Array): Uint8Array {
 function metaNumber(value: string | undefined): number | null {
   return value ? Number(value) : null;
 }
-
-function safeJson(value: unknown): string {
-  try {
-    return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  } catch {
-    return String(value);
-  }
-}
-

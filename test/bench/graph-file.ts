@@ -8,35 +8,20 @@
  *
  *   PCG_REAL_LOGS=../shared/logs node --import tsx test/bench/graph-file.ts [--log pm4py/bpic2012.xes.gz]
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { realLogs, runPm4py } from '../tools/pm4py.js';
+import { timedPcg, type TimedRun } from './child.js';
 
 const { values } = parseArgs({ options: { log: { type: 'string', default: 'pm4py/bpic2012.xes.gz' }, runs: { type: 'string', default: '3' } } });
 if (!realLogs) throw new Error('set PCG_REAL_LOGS to the folder of real logs');
 const file = join(realLogs, values.log!);
-const bin = fileURLToPath(new URL('../../api/bin.mjs', import.meta.url));
 const runs = Number(values.runs);
 
-interface Run {
-  wallS: number;
-  cpuS: number;
-  rssMb: number;
-}
-
-/** A command under /usr/bin/time: wall, user + system CPU, peak RSS. */
-function timed(args: string[]): Run {
-  const start = performance.now();
-  const r = spawnSync('/usr/bin/time', ['-f', '%U %S %M', process.execPath, bin, ...args], { encoding: 'utf8', maxBuffer: 1 << 28 });
-  const wallS = (performance.now() - start) / 1000;
-  if (r.status !== 0) throw new Error(`pcg ${args.join(' ')}: ${r.stderr}`);
-  const [user, sys, rss] = r.stderr.trim().split('\n').pop()!.split(' ').map(Number) as [number, number, number];
-  return { wallS, cpuS: user + sys, rssMb: Math.round(rss / 1024) };
-}
+type Run = TimedRun;
+const timed = timedPcg;
 
 const best = (xs: Run[]): Run => xs.reduce((a, b) => (b.wallS < a.wallS ? b : a));
 const dir = mkdtempSync(join(tmpdir(), 'pcg-graph-bench-'));

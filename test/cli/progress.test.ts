@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bytesRead, fileProgress } from '../../api/cli/progress.js';
+import { DEFAULT_EVENT_LIMITS, isPrepared } from '../../engine/index.js';
 import type { IngestTarget } from '../../engine/projects/index.js';
 import { scratchDir } from '../render/helpers.js';
 
@@ -14,11 +15,12 @@ function stream(isTTY: boolean) {
 const target = (): IngestTarget & { applied: number } => ({
   applied: 0,
   apply(batch) {
-    this.applied += batch.records.length;
+    this.applied += isPrepared(batch) ? batch.records : batch.records.length;
     return { applied: true } as ReturnType<IngestTarget['apply']>;
   },
   setMeta: () => {},
   currentTally: () => ({}) as ReturnType<IngestTarget['currentTally']>,
+  limits: DEFAULT_EVENT_LIMITS,
 });
 
 const linux = existsSync('/proc/self/fdinfo');

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip, gzipSync } from 'node:zlib';
 import { afterEach } from 'vitest';
-import { ProjectStore, type Rejection } from '../../engine/index.js';
+import { ProjectStore, type Rejection, type StoreOptions } from '../../engine/index.js';
 import type { LogSource } from '../../connectors/files/index.js';
 
 /** A fresh folder per test for log files and project state, removed after. */
@@ -29,8 +29,8 @@ export function scratch() {
       writeFileSync(path, options.gzip ? gzipSync(bytes) : bytes);
       return path;
     },
-    store(name = 'state.sqlite'): ProjectStore {
-      const s = ProjectStore.open(join(dir, name));
+    store(name = 'state.sqlite', options: StoreOptions = {}): ProjectStore {
+      const s = ProjectStore.open(join(dir, name), options);
       stores.push(s);
       return s;
     },
