@@ -8,12 +8,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeSimulation } from '../../connectors/simulator/index.js';
+import { Rng } from '../../connectors/simulator/random.js';
+import { keptKeys, storedOffset } from './crash-helpers.js';
 
 /**
  * A dataset upload in a real `pcg serve` child killed with SIGKILL, then a
  * new serve on the same data directory: the dataset ends ready with the
  * file's events counted once (the document `pcg graph FILE` prints), and a
- * kill while the body is still arriving leaves no record, no file, no event.
+ * kill while the body is still arriving leaves no record, no file, no event;
+ * killed again and again at seeded random moments while the restarted serves
+ * resume it, each kill leaves whole batches only and it still ends ready.
  */
 const BIN = fileURLToPath(new URL('../../api/bin.mjs', import.meta.url));
 const GLOBAL = 'dataset-crash-global-key-0123456789';
@@ -159,6 +163,79 @@ describe('a dataset upload through a killed pcg serve', () => {
     expect(served.source.data_version).toBe(printed.source.data_version);
     b.child.kill('SIGTERM');
     await b.exit;
+  }, 120_000);
+
+  it('SIGKILL at seeded random moments, restart after restart while it resumes: whole batches only, then ready with every event once', async () => {
+    const SEED = 14_003;
+    const KILLS = 6;
+    const rng = new Rng(SEED);
+    const dir = tempDir();
+    const file = join(dir, 'o2c.csv');
+    await writeSimulation({ model: 'order-to-cash', cases: 6000, seed: SEED }, 'csv', file);
+    const bytes = readFileSync(file);
+    const rows = bytes.toString('utf8').trimEnd().split('\n').length - 1;
+
+    let run = serve(dir);
+    let base = await run.url;
+    const p = await project(base);
+    const state = join(dir, 'projects', p.id, 'state.sqlite');
+    upload(base, `${p.path}/dataset?name=o2c.csv`, p.key, bytes);
+    let id: string | undefined;
+    for (let i = 0; i < 3000 && !id; i++) {
+      const items = (await api(base, 'GET', `${p.path}/dataset`, p.key)).items;
+      if (items.length === 1 && items[0].state === 'importing') id = items[0].id;
+      else await sleep(5);
+    }
+    expect(id).toBeDefined();
+
+    const kills: { kill: number; phase: string; delay: number; before: number; after: number; ready: boolean }[] = [];
+    for (let k = 0; k < KILLS; k++) {
+      const before = storedOffset(state);
+      // From the spawn (while it starts and resumes the import), or once it is seen applying batches of its own.
+      const phase = k === 0 ? 'applying' : rng.chance(0.3) ? 'start-up' : 'applying';
+      const delay = phase === 'start-up' ? rng.int(0, 2500) : rng.int(0, 300);
+      if (k > 0) run = serve(dir);
+      const alive = () => run.child.exitCode === null && run.child.signalCode === null;
+      if (phase === 'applying') while (alive() && storedOffset(state) <= before && before < rows) await sleep(5);
+      await sleep(delay);
+      run.child.kill('SIGKILL');
+      await run.exit;
+      const catalog = new Database(join(dir, 'catalog.sqlite'), { readonly: true });
+      const body = JSON.parse((catalog.prepare('SELECT body FROM dataset WHERE id = ?').get(id) as { body: string }).body);
+      catalog.close();
+      const after = storedOffset(state);
+      kills.push({ kill: k, phase, delay, before, after, ready: body.state === 'ready' });
+      const story = JSON.stringify(kills);
+      // Whole batches of 5000 rows (each row its own event), never fewer than before, none kept twice.
+      expect(after, story).toBeGreaterThanOrEqual(before);
+      if (after >= 0) expect(after % 5000 === 0 || after === rows, story).toBe(true);
+      const kept = keptKeys(state);
+      expect(kept.rows, story).toBe(kept.keys.size);
+      expect(kept.rows, story).toBe(Math.max(0, after));
+      if (body.state === 'ready') break;
+      expect(body.state, story).toBe('importing');
+    }
+    const story = JSON.stringify(kills);
+    expect(kills.filter((k) => k.after > 0 && k.after < rows).length, story).toBeGreaterThanOrEqual(2);
+
+    run = serve(dir);
+    base = await run.url;
+    let dataset: any;
+    for (let i = 0; i < 3000; i++) {
+      dataset = await api(base, 'GET', `${p.path}/dataset/${id}`, p.key);
+      if (dataset.state === 'ready') break;
+      await sleep(20);
+    }
+    expect(dataset, story).toMatchObject({ state: 'ready', name: 'o2c.csv', bytes: bytes.length, summary: { accepted: rows, duplicates: 0, rejected: 0, events: rows } });
+    const served = await api(base, 'GET', `${p.path}/graph`, p.key);
+    const g = pcg(['graph', file]);
+    await g.exit;
+    const printed = JSON.parse(g.out());
+    expect(served.source.events).toBe(rows);
+    expect(withoutVersion(served)).toBe(withoutVersion(printed));
+    expect(served.source.data_version, story).toBe(printed.source.data_version);
+    run.child.kill('SIGTERM');
+    await run.exit;
   }, 120_000);
 
   it('SIGKILL while the body is still arriving: no record, no file, no event after the restart', async () => {
