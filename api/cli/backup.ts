@@ -37,7 +37,7 @@ Restore with pcg restore --from <dir> --data-dir <new dir>.
     const out = values.out as string | undefined;
     if (!out) throw new UsageError('--out is required');
     const dataDir = resolve(String(values['data-dir'] ?? process.env.PCG_DATA_DIR ?? './data'));
-    const { backupDataDir, BackupError } = await import('../backup.js');
+    const { backupDataDir, BackupError } = await import('../backup/index.js');
     try {
       const result = await backupDataDir(dataDir, out);
       if (!values.quiet) {

@@ -153,7 +153,9 @@ async function graphInMemory(file: string, reading: Record<string, unknown>, for
   const project = new MemoryProject();
   const progress = importProgress('pcg graph', file, io);
   try {
-    await importLog(progress.target(project), file, reading);
+    // Read on this thread: with nothing to write, a reader thread would only add the copying of every event
+    // between threads (BPIC 2012: 3.3 s read this way, 4.1 s through a reader thread).
+    await importLog(progress.target(project), file, reading, { thread: false });
   } catch (error) {
     return reportFileError('graph', error, io);
   } finally {

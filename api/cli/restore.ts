@@ -32,7 +32,7 @@ Options:
     const dataDir = values['data-dir'] as string | undefined;
     if (!from) throw new UsageError('--from is required');
     if (!dataDir) throw new UsageError('--data-dir is required');
-    const { restoreDataDir, BackupError } = await import('../backup.js');
+    const { restoreDataDir, BackupError } = await import('../backup/index.js');
     try {
       const result = restoreDataDir(from, dataDir);
       if (!values.quiet) {

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { MessageChannel, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { prepareBatch, type EventLimits, type PreparedBatch } from '../../engine/index.js';
 import { FileImportError, type FileErrorCode } from './errors.js';
@@ -35,12 +35,29 @@ export interface PreparedLog extends Facts {
   batches(): AsyncGenerator<PreparedBatch>;
 }
 
-/** Whether `path` is worth a reader thread (a file of THREAD_MIN_BYTES or more). */
+/** Whether `path` is worth a reader thread: THREAD_MIN_BYTES or more of content (a gzip file's as its trailer gives it). */
 export function worthAThread(path: string): boolean {
   try {
-    return statSync(path).size >= THREAD_MIN_BYTES;
+    const size = statSync(path).size;
+    if (size >= THREAD_MIN_BYTES) return true;
+    return size >= 18 && gzippedSize(path) >= THREAD_MIN_BYTES;
   } catch {
     return false;
+  }
+}
+
+/** The uncompressed size a gzip file states in its last four bytes (modulo 2^32), or 0 for any other file. */
+function gzippedSize(path: string): number {
+  const fd = openSync(path, 'r');
+  try {
+    const head = Buffer.alloc(2);
+    readSync(fd, head, 0, 2, 0);
+    if (head[0] !== 0x1f || head[1] !== 0x8b) return 0;
+    const tail = Buffer.alloc(4);
+    readSync(fd, tail, 0, 4, fstatSync(fd).size - 4);
+    return tail.readUInt32LE(0);
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -9,4 +9,5 @@ export { compileMapping, type MessageMapper } from './mapping.js';
 export { SecretBox } from './secrets.js';
 export { clientOf, RETRY, type KafkaLog } from './client.js';
 export { CHUNK, FETCH_BYTES, SourceRunner, type PartitionStatus, type RunnerStatus } from './runner.js';
+export { chunkBatch, inlinePreparer, PreparerThread, type ChunkMessage, type ChunkPreparer, type Reading } from './preparer.js';
 export { SourceSupervisor, type SourceDirectory, type SupervisorOptions } from './supervisor.js';

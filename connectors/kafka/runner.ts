@@ -1,9 +1,10 @@
 import type { Admin, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { EngineError, type ApplyResult, type Batch, type Rejection } from '../../engine/index.js';
+import { EngineError, type ApplyResult, type Batch, type PreparedBatch } from '../../engine/index.js';
 import type { ProjectRegistry } from '../../engine/projects/index.js';
 import { clientOf, RETRY, type KafkaLog } from './client.js';
 import { groupIdOf, type SourceDefinition } from './definition.js';
 import { compileMapping, type MessageMapper } from './mapping.js';
+import { chunkBatch, inlinePreparer, type ChunkPreparer } from './preparer.js';
 
 /**
  * Fetch sizes: about 10 MB per request and per partition, so a backlog is read
@@ -48,6 +49,8 @@ export interface RunnerDeps {
   onChange?: () => void;
   /** Messages per transaction (default CHUNK). */
   chunk?: number;
+  /** Where chunks are mapped and validated (default: on the runner's own thread). */
+  preparer?: ChunkPreparer;
   /** The consumer crashed and will not restart itself (kafkajs gives up on errors it does not deem retriable): the supervisor starts a fresh runner. */
   onFailed?: (error: Error) => void;
 }
@@ -65,6 +68,7 @@ export class SourceRunner {
   private consumer: Consumer | undefined;
   private admin: Admin | undefined;
   private readonly map: MessageMapper;
+  private readonly preparer: ChunkPreparer;
   private readonly partitions = new Map<number, PartitionStatus>();
   private readonly chunkSize: number;
 
@@ -73,6 +77,7 @@ export class SourceRunner {
     private readonly deps: RunnerDeps,
   ) {
     this.map = compileMapping(source.format, source.mapping);
+    this.preparer = deps.preparer ?? inlinePreparer();
     this.chunkSize = deps.chunk ?? CHUNK;
   }
 
@@ -122,22 +127,40 @@ export class SourceRunner {
     this.setState('stopped');
   }
 
+  /**
+   * Applies a fetched batch chunk by chunk. Chunks are prepared (mapped and validated) one ahead of the one being
+   * applied, by the preparer's thread when there is one, so that preparing the next overlaps writing this one.
+   * Filtering by the stored offset before the chunk ahead is applied is right: the chunks are disjoint and
+   * increasing, and this runner is the only one moving the partition's offset meanwhile (another writer shows up
+   * as a position overlap, handled in `apply`).
+   */
   private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }: EachBatchPayload): Promise<void> {
     const { partition, messages } = batch;
     const status = this.partition(partition);
     status.highWatermark = Number(batch.highWatermark);
-    let stored = this.storedOffset(partition);
-    for (let i = 0; i < messages.length; i += this.chunkSize) {
+    const stored = this.storedOffset(partition);
+    const chunks: KafkaMessage[][] = [];
+    for (let i = 0; i < messages.length; i += this.chunkSize) chunks.push(messages.slice(i, i + this.chunkSize));
+    type Ahead = { fresh: KafkaMessage[]; prepared: Promise<PreparedBatch> };
+    const prepare = (chunk: KafkaMessage[]): Ahead | undefined => {
+      const fresh = chunk.filter((m) => Number(m.offset) > stored);
+      if (fresh.length === 0) return undefined;
+      const prepared = this.preparer.prepare(this.source, this.deps.registry.limits, batch.topic, partition, fresh);
+      // Settled even when this call leaves early, so that a failure of a chunk ahead is never left unhandled.
+      prepared.catch(() => undefined);
+      return { fresh, prepared };
+    };
+    let ahead = chunks.length ? prepare(chunks[0]!) : undefined;
+    for (let c = 0; c < chunks.length; c++) {
+      const chunk = chunks[c]!;
+      const current = ahead;
+      ahead = c + 1 < chunks.length ? prepare(chunks[c + 1]!) : undefined;
       if (!isRunning() || isStale()) return;
-      const chunk = messages.slice(i, i + this.chunkSize);
       const last = Number(chunk[chunk.length - 1]!.offset);
-      if (last > stored) {
-        const fresh = chunk.filter((m) => Number(m.offset) > stored);
-        this.apply(batch.topic, partition, fresh, last);
-        stored = last;
-      }
-      status.applied = stored;
-      status.lag = Math.max(0, status.highWatermark - stored - 1);
+      if (current) this.apply(batch.topic, partition, await current.prepared, current.fresh, last);
+      if (!isRunning() || isStale()) return;
+      status.applied = Math.max(status.applied ?? -1, last);
+      status.lag = Math.max(0, status.highWatermark - status.applied - 1);
       resolveOffset(chunk[chunk.length - 1]!.offset);
       this.current.updatedAt = new Date().toISOString();
       this.deps.onChange?.();
@@ -146,44 +169,32 @@ export class SourceRunner {
     await commitOffsetsIfNecessary();
   }
 
-  /** Maps the messages and applies them with the chunk's last offset; a stored position that moved (another writer) is re-read and the rest applied. */
-  private apply(topic: string, partition: number, messages: KafkaMessage[], last: number): void {
+  /**
+   * Applies a prepared chunk with its last offset. When the stored position moved meanwhile (another writer took the
+   * partition), the store refuses the overlap whole; the messages past the new stored offset are mapped again here
+   * and applied.
+   */
+  private apply(topic: string, partition: number, prepared: PreparedBatch, messages: KafkaMessage[], last: number): void {
     const { source, deps } = this;
+    let batch: Batch | PreparedBatch = prepared;
+    let first = Number(messages[0]!.offset);
     for (;;) {
-      const batch = this.batchOf(topic, partition, messages);
       let result: ApplyResult;
       try {
-        result = deps.registry.ingestPart(source.projectId, batch, { source: source.id, partition, offset: last, first: Number(messages[0]!.offset) });
+        result = deps.registry.ingestPart(source.projectId, batch, { source: source.id, partition, offset: last, first });
       } catch (error) {
         if (!(error instanceof EngineError && error.code === 'position_overlap')) throw error;
         const stored = this.storedOffset(partition);
-        messages = messages.filter((m) => Number(m.offset) > stored);
-        if (messages.length === 0) return;
+        const rest = messages.filter((m) => Number(m.offset) > stored);
+        if (rest.length === 0) return;
+        batch = chunkBatch(this.map, topic, partition, rest);
+        first = Number(rest[0]!.offset);
         continue;
       }
       this.current.eventsApplied += result.accepted;
       this.current.deadLetters += result.rejected;
       return;
     }
-  }
-
-  private batchOf(topic: string, partition: number, messages: KafkaMessage[]): Batch {
-    const records: unknown[] = [];
-    const locations: string[] = [];
-    const raws: (Buffer | undefined)[] = [];
-    const rejected: Rejection[] = [];
-    for (const m of messages) {
-      const location = `${topic}/${partition}@${m.offset}`;
-      const mapped = this.map(m.value);
-      if ('reason' in mapped) {
-        rejected.push({ location, reason: mapped.reason, payload: m.value === null ? '' : m.value.toString('utf8', 0, 4096), raw: m.value ?? undefined });
-        continue;
-      }
-      records.push(mapped.record);
-      locations.push(location);
-      raws.push(m.value ?? undefined);
-    }
-    return { records, locations, raws, rejected };
   }
 
   private storedOffset(partition: number): number {

@@ -1,6 +1,7 @@
 import type { ProjectRegistry } from '../../engine/projects/index.js';
 import type { KafkaLog } from './client.js';
 import type { SourceDefinition } from './definition.js';
+import type { ChunkPreparer } from './preparer.js';
 import { SourceRunner, type RunnerStatus } from './runner.js';
 
 /** Where the supervisor learns which sources to run and leaves their status (the catalog, in pcg). */
@@ -22,6 +23,8 @@ export interface SupervisorOptions {
   log?: KafkaLog;
   /** Messages per state transaction (runner default when unset). */
   chunk?: number;
+  /** Where every runner's chunks are mapped and validated (default: each runner's own thread). */
+  preparer?: ChunkPreparer;
 }
 
 /** An unchanged status is written again this often, so a report older than a few of these means its worker is gone. */
@@ -91,6 +94,7 @@ export class SourceSupervisor {
       workerId: this.options.workerId,
       ...(this.options.log ? { log: this.options.log } : {}),
       ...(this.options.chunk ? { chunk: this.options.chunk } : {}),
+      ...(this.options.preparer ? { preparer: this.options.preparer } : {}),
       onChange: () => this.dirty.add(def.id),
       // kafkajs gave up on this consumer: a fresh runner is started after a pause, as for one that failed to start.
       onFailed: (error) => {

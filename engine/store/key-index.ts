@@ -4,81 +4,83 @@
  * random page (keys have no relation to arrival order), so each batch would
  * dirty most of its pages; here an insert is a few array writes.
  *
- * Keys are held as two independent 32-bit hashes in an open-addressing table
- * (16 bytes a slot, at most half full). A hash match is only a candidate: the
- * caller reads the row and compares the key, so a collision can never merge
- * two events. Rows are never deleted from the event log (a replaced event
- * keeps its row), so entries are never deleted either.
+ * A key is held as one 32-bit hash beside its row id in an open-addressing
+ * table: 8 bytes a slot, at most MAX_LOAD full, so 11 to 23 bytes a key (a
+ * 10M-event project: about 134 MB; this was 32 to 64 bytes with a second hash
+ * and float ids). A hash match is only a candidate: the caller reads the row
+ * and compares the key, so a collision can never merge two events; with a
+ * full 32-bit hash compared, a probe meets a false candidate about once in
+ * 4 billion, so the second hash saved no reads worth its memory. Rows are
+ * never deleted from the event log (a replaced event keeps its row; a
+ * retraction drops the whole index), so entries are never deleted either.
  */
 export class KeyIndex {
-  private hi: Int32Array;
-  private lo: Int32Array;
-  /** Row ids; 0 marks an empty slot (SQLite row ids start at 1). */
-  private ids: Float64Array;
+  private hashes: Int32Array;
+  /** Row ids; 0 marks an empty slot (SQLite row ids start at 1). Float64 only once an id passes 2^32 - 1. */
+  private ids: Uint32Array | Float64Array;
   private used = 0;
 
   constructor(capacity = 1024) {
-    const size = 2 ** Math.ceil(Math.log2(Math.max(16, capacity * 2)));
-    this.hi = new Int32Array(size);
-    this.lo = new Int32Array(size);
-    this.ids = new Float64Array(size);
+    const size = 2 ** Math.ceil(Math.log2(Math.max(16, capacity / MAX_LOAD + 1)));
+    this.hashes = new Int32Array(size);
+    this.ids = new Uint32Array(size);
   }
 
   get size(): number {
     return this.used;
   }
 
+  /** Bytes the table holds (for the memory figures in BENCHMARKS.md). */
+  get bytes(): number {
+    return this.hashes.byteLength + this.ids.byteLength;
+  }
+
   /** The first row id whose key hashes like `key` and that `matches` (which reads the row and compares keys). */
   find(key: string, matches: (id: number) => boolean): number | undefined {
-    const [h1, h2] = keyHashes(key);
-    const mask = this.ids.length - 1;
-    for (let i = h1 & mask; this.ids[i] !== 0; i = (i + 1) & mask) {
-      if (this.hi[i] === h1 && this.lo[i] === h2 && matches(this.ids[i]!)) return this.ids[i];
+    const h = keyHash(key);
+    const { hashes, ids } = this;
+    const mask = ids.length - 1;
+    for (let i = h & mask; ids[i] !== 0; i = (i + 1) & mask) {
+      if (hashes[i] === h && matches(ids[i]!)) return ids[i];
     }
     return undefined;
   }
 
   add(key: string, id: number): void {
-    if ((this.used + 1) * 2 > this.ids.length) this.grow();
-    const [h1, h2] = keyHashes(key);
-    this.place(h1, h2, id);
+    if (this.used + 1 > this.ids.length * MAX_LOAD) this.resize(this.ids.length * 2, id);
+    else if (id > 0xffffffff && this.ids instanceof Uint32Array) this.resize(this.ids.length, id);
+    this.place(keyHash(key), id);
     this.used += 1;
   }
 
-  private place(h1: number, h2: number, id: number): void {
-    const mask = this.ids.length - 1;
-    let i = h1 & mask;
-    while (this.ids[i] !== 0) i = (i + 1) & mask;
-    this.hi[i] = h1;
-    this.lo[i] = h2;
-    this.ids[i] = id;
+  private place(h: number, id: number): void {
+    const { hashes, ids } = this;
+    const mask = ids.length - 1;
+    let i = h & mask;
+    while (ids[i] !== 0) i = (i + 1) & mask;
+    hashes[i] = h;
+    ids[i] = id;
   }
 
-  private grow(): void {
-    const { hi, lo, ids } = this;
-    this.hi = new Int32Array(ids.length * 2);
-    this.lo = new Int32Array(ids.length * 2);
-    this.ids = new Float64Array(ids.length * 2);
-    for (let i = 0; i < ids.length; i++) if (ids[i] !== 0) this.place(hi[i]!, lo[i]!, ids[i]!);
+  /** A table of `size` slots with every entry moved over; ids past 32 bits move it to float ids. */
+  private resize(size: number, nextId: number): void {
+    const { hashes, ids } = this;
+    this.hashes = new Int32Array(size);
+    this.ids = ids instanceof Float64Array || nextId > 0xffffffff ? new Float64Array(size) : new Uint32Array(size);
+    for (let i = 0; i < ids.length; i++) if (ids[i] !== 0) this.place(hashes[i]!, ids[i]!);
   }
 }
 
-const pair: [number, number] = [0, 0];
+/** Largest share of slots in use: linear probing stays short (about 2 probes to find, 6 to miss at this load). */
+const MAX_LOAD = 0.7;
 
-/**
- * Two 32-bit hashes of a key in one pass: FNV-1a and a multiply-xorshift mix.
- * The returned pair is reused between calls.
- */
-export function keyHashes(key: string): [number, number] {
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 15;
-  }
-  pair[0] = a | 0;
-  pair[1] = (b ^ key.length) | 0;
-  return pair;
+/** A 32-bit hash of a key: FNV-1a over its UTF-16 units, then MurmurHash3's finaliser so the low bits (the slot) mix well. */
+export function keyHash(key: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) | 0;
 }

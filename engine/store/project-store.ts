@@ -577,8 +577,10 @@ interface DeadLetterRow {
   receivedAt: number;
 }
 
-function bounded(raw: Uint8Array): Uint8Array {
-  return raw.byteLength > MAX_RAW_BYTES ? raw.subarray(0, MAX_RAW_BYTES) : raw;
+/** A message's bytes as SQLite binds a blob (a Buffer: bytes prepared on another thread arrive as a plain Uint8Array), at most MAX_RAW_BYTES. */
+function bounded(raw: Uint8Array): Buffer {
+  const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  return bytes.byteLength > MAX_RAW_BYTES ? bytes.subarray(0, MAX_RAW_BYTES) : bytes;
 }
 
 function metaNumber(value: string | undefined): number | null {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApp, type PcgApp } from '../../api/app.js';
-import { MANIFEST, readManifest, type Manifest } from '../../api/backup.js';
+import { MANIFEST, readManifest, type Manifest } from '../../api/backup/index.js';
 import { main } from '../../api/cli/main.js';
 import { readConfig } from '../../api/config.js';
 import { ensureDemo } from '../../api/demo.js';

@@ -27,3 +27,17 @@ describe('KeyIndex', () => {
     expect(index.find('h:abc', () => false)).toBeUndefined();
   });
 });
+
+describe('KeyIndex memory', () => {
+  it('holds 8 bytes a slot, at most 70% full, and moves to float ids past 2^32 - 1 without losing an entry', () => {
+    const index = new KeyIndex();
+    for (let i = 1; i <= 100_000; i++) index.add(`i:SO-${i}`, i);
+    // 100k keys: 2^18 slots (38% full) of 8 bytes.
+    expect(index.bytes).toBe(2 ** 18 * 8);
+    const big = 2 ** 32 + 5;
+    index.add('i:far', big);
+    expect(index.find('i:far', () => true)).toBe(big);
+    expect(index.bytes).toBe(2 ** 18 * 12);
+    for (let i = 1; i <= 100_000; i += 997) expect(index.find(`i:SO-${i}`, (id) => id === i)).toBe(i);
+  });
+});
