@@ -3,7 +3,7 @@ SHELL := /bin/bash
 # better-sqlite3 builds from source; node-gyp finds Node's headers under its install prefix.
 export npm_config_nodedir ?= $(shell node -p "require('path').resolve(process.execPath, '../..')")
 
-.PHONY: install run test test-kafka typecheck bench clean
+.PHONY: install run test test-kafka typecheck bench soak clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -43,6 +43,12 @@ bench: install
 	node --import tsx test/bench/reading-cost.ts
 	node --import tsx test/bench/isolation.ts
 	node --import tsx test/bench/kafka.ts
+
+# Soak (issue 14), bounded and not part of `make test`: `pcg serve` under MINUTES (default 10) of mixed load
+# from four tenants, one of them pathological; RSS, descriptors and the others' p99 latency must stay flat.
+MINUTES ?= 10
+soak: install
+	node --import tsx test/bench/soak.ts --minutes $(MINUTES)
 
 clean:
 	rm -rf node_modules data api/web/dist test/web/artifacts

@@ -30,6 +30,8 @@ export const configSchema = z.object({
   buildBudgetMs: intIn(1000, 3_600_000).default(120_000),
   /** Project state files open at once (each holds three file descriptors); the least recently used is closed past it. */
   maxOpenStores: intIn(8, 100_000).default(256),
+  /** Case folds all open project stores may cache together (each store keeps at most 100k): memory bounded whatever the number of busy projects. */
+  cachedCases: intIn(0, 100_000_000).default(300_000),
   /** Seals stream sources' SASL passwords and TLS keys in the catalog (default: a key generated into <dataDir>/source-secret-key). */
   sourceSecretKey: z.string().min(16, 'the source secret key must have at least 16 characters').optional(),
   /** Run the data directory's stream sources inside `pcg serve` (on a thread of their own); off when `pcg worker` processes run them. */
@@ -84,6 +86,7 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   buildBudgetMs: 'PCG_BUILD_BUDGET_MS',
   sourceSecretKey: 'PCG_SOURCE_SECRET_KEY',
   maxOpenStores: 'PCG_MAX_OPEN_STORES',
+  cachedCases: 'PCG_CACHED_CASES',
   sources: 'PCG_SOURCES',
   metricsToken: 'PCG_METRICS_TOKEN',
   shutdownGraceMs: 'PCG_SHUTDOWN_GRACE_MS',

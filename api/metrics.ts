@@ -74,6 +74,14 @@ export function createMetrics(ctx: AppContext): Metrics {
     },
   });
   new Gauge({
+    name: 'pcg_cached_case_folds',
+    help: 'Case folds the open project stores of the API process cache together; at most PCG_CACHED_CASES',
+    registers,
+    collect() {
+      this.set(ctx.states.folds.size);
+    },
+  });
+  new Gauge({
     name: 'pcg_max_open_project_stores',
     help: 'The cap on open project state files (PCG_MAX_OPEN_STORES; least recently used closed first)',
     registers,

@@ -5,6 +5,7 @@ import type { ApplyResult, Batch, Position, RetractResult, StoreOptions } from '
 import { DEFAULT_EVENT_LIMITS, type EventLimits } from '../event.js';
 import type { Tally } from '../tally.js';
 import { ProjectStore } from '../store/project-store.js';
+import { FoldBudget } from '../store/case-cache.js';
 import { mergedState, storeState, type ProjectState } from './state.js';
 import type { PreparedBatch } from '../store/prepare.js';
 
@@ -30,7 +31,12 @@ export interface RegistryOptions {
   observe?: ApplyObserver;
   /** Bounds on one event, handed to every store (project and partition) it opens (default DEFAULT_EVENT_LIMITS). */
   limits?: EventLimits;
+  /** Case folds all its open stores may cache together (default DEFAULT_CACHED_CASES). */
+  cachedCases?: number;
 }
+
+/** About 400 MB of folds at their usual 1 to 1.5 KB: the cases a few busy streams have open. */
+export const DEFAULT_CACHED_CASES = 300_000;
 
 /** What a writer other than the store's owner needs of a project: apply batches, set meta, read the tally. */
 export interface IngestTarget {
@@ -67,6 +73,8 @@ export class ProjectRegistry {
   private readonly observe: ApplyObserver | undefined;
   /** Bounds on one event: every store of the registry checks its batches against them, whatever the source. */
   readonly limits: EventLimits;
+  /** The case folds its stores cache, together: bounded whatever the number of open stores. */
+  readonly folds: FoldBudget;
 
   constructor(
     readonly dataDir: string,
@@ -75,6 +83,7 @@ export class ProjectRegistry {
     this.maxOpen = options.maxOpen ?? DEFAULT_MAX_OPEN;
     this.observe = options.observe;
     this.limits = options.limits ?? DEFAULT_EVENT_LIMITS;
+    this.folds = new FoldBudget(options.cachedCases ?? DEFAULT_CACHED_CASES);
     this.changes.setMaxListeners(0);
   }
 
@@ -96,7 +105,7 @@ export class ProjectRegistry {
       }
       this.open.delete(old);
     }
-    s = ProjectStore.open(file, { ...options, limits: this.limits });
+    s = ProjectStore.open(file, { ...options, limits: this.limits, foldBudget: this.folds });
     this.open.set(file, s);
     return s;
   }

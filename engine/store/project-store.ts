@@ -56,7 +56,7 @@ export class ProjectStore {
     this.log = new EventLog(db);
     this.counters = new CounterTable(db, options.mergeAfter);
     this.cases = new CaseTable(db, options.mergeAfter);
-    this.cache = new CaseCache(options.cacheCases ?? 100_000);
+    this.cache = new CaseCache(options.cacheCases ?? 100_000, options.foldBudget);
     this.maxCounterIds = options.maxCounterIds ?? MAX_COUNTER_IDS;
     this.limits = options.limits ?? DEFAULT_EVENT_LIMITS;
     this.q = {
@@ -101,6 +101,7 @@ export class ProjectStore {
           .immediate();
       }
     } finally {
+      this.cache.dispose();
       this.db.close();
     }
   }

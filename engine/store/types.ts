@@ -1,5 +1,6 @@
 import type { EventLimits } from '../event.js';
 import type { Tally } from '../tally.js';
+import type { FoldBudget } from './case-cache.js';
 
 /** The store's public shapes: what sources hand in and what readers get back. */
 
@@ -103,4 +104,6 @@ export interface StoreOptions {
   mergeAfter?: number;
   /** Bounds on one event (default DEFAULT_EVENT_LIMITS): an event over one is a dead letter whose reason names the limit. */
   limits?: EventLimits;
+  /** A cap on cached folds shared with other stores of the process (a registry's), on top of cacheCases. */
+  foldBudget?: FoldBudget;
 }

@@ -60,6 +60,8 @@ interface Measure {
   cpuSeconds: number;
   rssMiB: number;
   cases?: number;
+  /** Engine mode: seconds taken by each successive million events. */
+  perMillion?: number[];
 }
 
 async function measure(mode: string): Promise<Measure> {
@@ -69,6 +71,7 @@ async function measure(mode: string): Promise<Measure> {
     const cpu0 = process.cpuUsage();
     let count = 0;
     let cases: number | undefined;
+    const perMillion: number[] = [];
     if (mode === 'import') {
       // The file is written before the clock starts; the import is its own process, measured by /usr/bin/time.
       const file = join(dir, 'events.ndjson');
@@ -130,16 +133,23 @@ async function measure(mode: string): Promise<Measure> {
     } else {
       const store = ProjectStore.open(join(dir, 'state.sqlite'));
       let offset = 0;
+      // Seconds per million events, to see whether the rate holds as the project grows (issue 16: the last million at least 0.8 of the first's rate).
+      let mark = performance.now();
       for (const b of batches()) {
         store.apply({ records: b }, { source: 'bench', partition: 0, offset: (offset += b.length) });
         count += b.length;
+        if (Math.floor(count / 1e6) > Math.floor((count - b.length) / 1e6)) {
+          const now = performance.now();
+          perMillion.push(+((now - mark) / 1000).toFixed(2));
+          mark = now;
+        }
       }
       cases = store.snapshot().tally.cases;
       store.close();
     }
     const seconds = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
-    return { mode, events: count, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rssMiB: peakRssMiB(), ...(cases !== undefined ? { cases } : {}) };
+    return { mode, events: count, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, rssMiB: peakRssMiB(), ...(cases !== undefined ? { cases } : {}), ...(perMillion.length ? { perMillion } : {}) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

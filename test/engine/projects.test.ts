@@ -86,6 +86,31 @@ describe('the project registry', () => {
     expect(registry.openCount).toBe(8);
   });
 
+  it('caches at most cachedCases folds across all its stores, and counts the same as without a cap', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pcg-projects-'));
+    dirs.push(dir);
+    const capped = new ProjectRegistry(join(dir, 'capped'), { maxOpen: 8, cachedCases: 500 });
+    const free = new ProjectRegistry(join(dir, 'free'), { maxOpen: 8 });
+    registries.push(capped, free);
+    // Five busy projects of 400 open cases each, every case continued batch after batch.
+    const step = (c: number, k: number) => ({ caseId: `c${c}`, activity: `A${k}`, timestamp: new Date(Date.UTC(2024, 0, 1) + k * 3_600_000 + c * 1000).toISOString(), eventId: `e${c}-${k}` });
+    for (let k = 0; k < 6; k++) {
+      for (let p = 0; p < 5; p++) {
+        const records = Array.from({ length: 400 }, (_, c) => step(c, k));
+        capped.ingest(`p${p}`, { records });
+        free.ingest(`p${p}`, { records });
+        expect(capped.folds.size).toBeLessThanOrEqual(500);
+      }
+    }
+    expect(free.folds.size).toBe(2000);
+    expect(capped.folds.size).toBe(500);
+    // Each store kept about its share, and a fold given up only means reading the case back.
+    for (let p = 0; p < 5; p++) expect(capped.state(`p${p}`).snapshot().tally).toEqual(free.state(`p${p}`).snapshot().tally);
+    // A closed store gives its folds back.
+    capped.close();
+    expect(capped.folds.size).toBe(0);
+  });
+
   it("merges partition states with the project's own: counters add, versions sum, split cases counted", () => {
     const { registry } = fresh();
     registry.ingest('p', { records: events(2) });
