@@ -29,11 +29,14 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { SecretBox } from '../connectors/kafka/index.js';
 import { mountMcp } from './mcp/transport-http.js';
+import { startRetention, type RetentionRunner } from './retention.js';
 
 export interface AppOptions {
   config: Config;
   /** Run the data directory's stream sources on a thread of the app (default: config.sources; tests of routes alone leave it off). */
   runSources?: boolean;
+  /** Run retention passes (at start, then every PCG_RETENTION_INTERVAL_S; `pcg serve` does; default off). */
+  runRetention?: boolean;
   /** Defaults to <dataDir>/catalog.sqlite; closed with the app either way. */
   catalog?: Catalog;
   logger?: Logger;
@@ -48,6 +51,8 @@ export interface PcgApp {
   health: Health;
   /** Present when a metrics token is configured. */
   metrics: Metrics | undefined;
+  /** Present when retention passes run (api/retention.ts). */
+  retention: RetentionRunner | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -89,7 +94,7 @@ export function createApp(options: AppOptions): PcgApp {
   app.addContentTypeParser(['application/x-ndjson', 'application/ndjson'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
   // Uploads arrive as a stream and are written to disk as they come (see routes/datasets.ts).
   app.addContentTypeParser('application/octet-stream', (_req, payload, done) => done(null, payload));
-  installErrorBoundary(app, () => routes);
+  installErrorBoundary(app, () => routes, { bodyLimitBytes: config.bodyLimitBytes });
   // Measured only when someone may read the measures (PCG_METRICS_TOKEN).
   const metrics = config.metricsToken ? createMetrics(context) : undefined;
   if (metrics) {
@@ -138,7 +143,9 @@ export function createApp(options: AppOptions): PcgApp {
   mountMcp(app, context, graphs);
 
   const resumed = datasetImports.resume().catch((error: unknown) => logger.error({ err: error }, 'resuming dataset imports failed'));
+  const retention = options.runRetention ? startRetention(context, metrics) : undefined;
   app.addHook('onClose', async () => {
+    await retention?.close();
     await datasetImports.close();
     await resumed;
     await sources?.close();
@@ -147,7 +154,7 @@ export function createApp(options: AppOptions): PcgApp {
     catalog.close();
     metrics?.close();
   });
-  return { app, context, globalKey, routes, health, metrics };
+  return { app, context, globalKey, routes, health, metrics, retention };
 }
 
 /** The Fastify instance alone, for callers that need nothing else. */

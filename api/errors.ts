@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { EngineError } from '../engine/index.js';
+import { limitName } from './config.js';
 
 /**
  * The HTTP error registry: one stable machine code per condition, with its
@@ -55,9 +56,8 @@ export function errorBody(code: string, message: string, requestId: string): Err
   return { error: code, message, timestamp: new Date().toISOString(), requestId };
 }
 
-/** Fastify's own errors (body parsing, limits) mapped onto the registry. */
+/** Fastify's own errors (body parsing, limits) mapped onto the registry (a body over the limit: bodyTooLarge). */
 const fastifyCodes: Record<string, [ApiErrorCode, string]> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'the request body is larger than allowed'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'this content type is not accepted here'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation_failed', 'the content length does not match the body'],
   FST_ERR_CTP_EMPTY_JSON_BODY: ['validation_failed', 'the JSON body is empty'],
@@ -67,7 +67,19 @@ const fastifyCodes: Record<string, [ApiErrorCode, string]> = {
   FST_ERR_MAX_PARAM_LENGTH: ['validation_failed', 'a path segment is longer than allowed'],
 };
 
-export function toApiError(error: unknown): ApiError {
+/** What the boundary knows of the configuration, for refusals that name their limit. */
+export interface BoundaryLimits {
+  /** PCG_BODY_LIMIT_BYTES: a body over it is 413 naming the setting. */
+  bodyLimitBytes?: number;
+}
+
+const bodyTooLarge = (limits: BoundaryLimits): ApiError =>
+  new ApiError(
+    'payload_too_large',
+    limits.bodyLimitBytes === undefined ? 'the request body is larger than allowed' : `limit ${limitName('bodyLimitBytes')}: a request body may have at most ${limits.bodyLimitBytes} bytes`,
+  );
+
+export function toApiError(error: unknown, limits: BoundaryLimits = {}): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof EngineError) {
     if (error.code === 'invalid_argument' || error.code === 'invalid_event') return new ApiError('validation_failed', error.message);
@@ -76,10 +88,11 @@ export function toApiError(error: unknown): ApiError {
   const e = error as Partial<FastifyError> & { type?: string };
   // Another writer holds the database (SQLite's busy timeout ran out): the client may retry, nothing failed.
   if (typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code)) return new ApiError('unavailable', 'the project is busy; retry shortly', { 'retry-after': '1' });
+  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return bodyTooLarge(limits);
   const mapped = e.code ? fastifyCodes[e.code] : undefined;
   if (mapped) return new ApiError(mapped[0], mapped[1]);
   if (e instanceof SyntaxError || e.type === 'entity.parse.failed') return new ApiError('validation_failed', 'the body is not valid JSON');
-  if (typeof e.statusCode === 'number' && e.statusCode === 413) return new ApiError('payload_too_large', 'the request body is larger than allowed');
+  if (typeof e.statusCode === 'number' && e.statusCode === 413) return bodyTooLarge(limits);
   if (typeof e.statusCode === 'number' && e.statusCode === 415) return new ApiError('unsupported_media_type', 'this content type is not accepted here');
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new ApiError('validation_failed', 'the request is malformed');
   return new ApiError('internal_error', 'an internal error occurred');
@@ -125,13 +138,13 @@ export interface RouteShape {
  * through Fastify's `frameworkErrors` (see app.ts); a path served under
  * other methods is 405 with `Allow`.
  */
-export function installErrorBoundary(app: FastifyInstance, routes: () => readonly RouteShape[] = () => []): void {
+export function installErrorBoundary(app: FastifyInstance, routes: () => readonly RouteShape[] = () => [], limits: BoundaryLimits = {}): void {
   // Built at the first unrouted request: the boundary is installed before the routes are.
   let patterns: { method: string; re: RegExp }[] | undefined;
   const shapes = () =>
     (patterns ??= routes().map((r) => ({ method: r.method, re: new RegExp(`^${r.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`) })));
   app.setErrorHandler((error, request, reply) => {
-    const api = toApiError(error);
+    const api = toApiError(error, limits);
     if (api.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: api.code }, api.message);
     return sendError(reply, request, api);

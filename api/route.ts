@@ -62,14 +62,41 @@ function authorize(auth: Auth, def: RouteDef, principal: Principal | undefined, 
 
 const isStream = (b: unknown): boolean => b !== null && typeof b === 'object' && typeof (b as { pipe?: unknown }).pipe === 'function';
 
-/** Uploads must arrive as a stream (application/octet-stream); JSON routes must not. */
-function rawBody(def: RouteDef, body: unknown): unknown {
+const NDJSON = /^\s*application\/(x-)?ndjson\s*(;|$)/i;
+const JSON_TYPE = /^\s*application\/json\s*(;|$)/i;
+
+/**
+ * Uploads must arrive as a stream (application/octet-stream); JSON routes must not, nor as text:
+ * a body read as text (text/plain, NDJSON) is taken only by the events route, and only as NDJSON.
+ */
+function rawBody(def: RouteDef, body: unknown, contentType: string): unknown {
   if (def.bodyKind === 'raw' && !isStream(body)) {
     if (body === undefined) throw new ApiError('validation_failed', 'body: the file is required, sent as application/octet-stream');
     throw new ApiError('unsupported_media_type', 'send the file as application/octet-stream');
   }
   if (def.bodyKind !== 'raw' && isStream(body)) throw new ApiError('unsupported_media_type', 'this endpoint takes application/json');
+  if (def.bodyKind !== 'raw' && body !== undefined && !JSON_TYPE.test(contentType) && !(def.bodyKind === 'events' && NDJSON.test(contentType))) {
+    throw new ApiError('unsupported_media_type', def.bodyKind === 'events' ? 'this endpoint takes application/json or application/x-ndjson' : 'this endpoint takes application/json');
+  }
   return body;
+}
+
+const OCTET_STREAM = /^\s*application\/octet-stream\s*(;|$)/i;
+
+/**
+ * Before a body is parsed: an upload comes as application/octet-stream (not read as JSON first), and a
+ * body with a content coding (gzip…) is not decoded, so it is refused rather than read as if it were
+ * plain (uploads are kept as sent: a .gz file is read as one).
+ */
+function checkBodyType(def: RouteDef, request: FastifyRequest): void {
+  const hasBody = request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+  if (!hasBody) return;
+  if (def.bodyKind === 'raw') {
+    if (!OCTET_STREAM.test(String(request.headers['content-type'] ?? ''))) throw new ApiError('unsupported_media_type', 'send the file as application/octet-stream');
+    return;
+  }
+  const coding = request.headers['content-encoding'];
+  if (coding !== undefined && !/^\s*identity\s*$/i.test(coding)) throw new ApiError('unsupported_media_type', 'a body with a Content-Encoding is not accepted here; send it uncompressed');
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -89,13 +116,18 @@ export function registerRoutes(app: FastifyInstance, auth: Auth, defs: readonly 
       onRequest: async (request) => {
         if (def.access !== 'public') (request as FastifyRequest & { principal?: Principal }).principal = auth.authenticate(request, def.access);
       },
+      preParsing: async (request, _reply, payload) => {
+        checkBodyType(def, request);
+        return payload;
+      },
       handler: async (request, reply) => {
         const principal = (request as FastifyRequest & { principal?: Principal }).principal;
         const params = check(def.params, lowerGuids(request.params), 'path');
         authorize(auth, def, principal, params);
         // A route without query parameters refuses any: a typo never passes silently.
         const query = check(def.query ?? noQuery, request.query, 'query');
-        const body = def.bodyKind === 'raw' || def.bodyKind === 'events' ? rawBody(def, request.body) : check(def.body, rawBody(def, request.body), 'body');
+        const contentType = String(request.headers['content-type'] ?? '');
+        const body = def.bodyKind === 'raw' || def.bodyKind === 'events' ? rawBody(def, request.body, contentType) : check(def.body, rawBody(def, request.body, contentType), 'body');
         const result = await def.handler({ params, query, body, principal, request, reply });
         if (reply.sent) return reply;
         if (def.status === 204) return reply.code(204).send();

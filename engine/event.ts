@@ -58,9 +58,19 @@ export function withinBytes(s: string, max: number): boolean {
 const limitMessage = (limit: keyof EventLimits, what: string, max: number, has: string) =>
   `limit ${EVENT_LIMIT_NAMES[limit]}: ${what} may have at most ${max} ${limit === 'attributesPerEvent' ? 'attributes' : 'bytes'} (this one has ${has})`;
 
-/** A text bounded in UTF-8 bytes, the refusal naming the limit. */
+/**
+ * Text no event may hold, anywhere: U+0000 (the tally's keys join names with it, engine/tally.ts, so a
+ * name holding one would be split in the wrong place) and lone surrogates (JSON escapes can write them,
+ * but they are not Unicode: SQLite stores them as bytes that read back as three U+FFFD, so a name would
+ * change on its way through the store). XES (XML) can carry neither; I-JSON (RFC 7493) forbids both.
+ */
+const unfit = (s: string): boolean => s.includes('\u0000') || !(s as string & { isWellFormed(): boolean }).isWellFormed();
+const unfitMessage = (what: string, s: string) => (s.includes('\u0000') ? `${what} must not contain NUL (U+0000)` : `${what} must not contain a lone surrogate (it is not Unicode text)`);
+
+/** A text bounded in UTF-8 bytes, the refusal naming the limit; never holding NUL or a lone surrogate. */
 function boundedText(base: z.ZodString, limit: 'idBytes' | 'activityBytes' | 'attributeValueBytes', what: string, max: number) {
   return base.superRefine((s, ctx) => {
+    if (unfit(s)) ctx.addIssue({ code: 'custom', message: unfitMessage(what, s) });
     if (!withinBytes(s, max)) ctx.addIssue({ code: 'custom', message: limitMessage(limit, what, max, String(Buffer.byteLength(s, 'utf8'))) });
   });
 }
@@ -106,6 +116,7 @@ function buildWireEventSchema(limits: EventLimits) {
   });
   // Refined after the union: a refusal inside one of its options would be worded as "Invalid input".
   const value = attributeValueSchema.superRefine((v, ctx) => {
+    if (typeof v === 'string' && unfit(v)) ctx.addIssue({ code: 'custom', message: unfitMessage('an attribute value', v) });
     if (typeof v === 'string' && !withinBytes(v, limits.attributeValueBytes)) {
       ctx.addIssue({ code: 'custom', message: limitMessage('attributeValueBytes', 'an attribute value', limits.attributeValueBytes, String(Buffer.byteLength(v, 'utf8'))) });
     }
@@ -119,6 +130,8 @@ function buildWireEventSchema(limits: EventLimits) {
     } else {
       const long = names.find((n) => !withinBytes(n, limits.idBytes));
       if (long !== undefined) ctx.addIssue({ code: 'custom', message: limitMessage('idBytes', 'an attribute name', limits.idBytes, String(Buffer.byteLength(long, 'utf8'))) });
+      const bad = names.find(unfit);
+      if (bad !== undefined) ctx.addIssue({ code: 'custom', message: unfitMessage('an attribute name', bad) });
     }
     return input;
   }, z.record(z.string(), value));
@@ -230,6 +243,7 @@ function quickParse(input: unknown, limits: EventLimits = DEFAULT_EVENT_LIMITS):
   const { idBytes } = limits;
   if (!withinBytes(caseId, idBytes) || !withinBytes(activity, limits.activityBytes)) return undefined;
   if ((eventId !== undefined && !withinBytes(eventId, idBytes)) || (resource !== undefined && !withinBytes(resource, idBytes))) return undefined;
+  if (unfit(caseId) || unfit(activity) || (eventId !== undefined && unfit(eventId)) || (resource !== undefined && unfit(resource))) return undefined;
   const fields: EventFields = { caseId, activity, timestamp };
   if (eventId !== undefined) fields.eventId = eventId;
   if (resource !== undefined) fields.resource = resource;
@@ -239,9 +253,9 @@ function quickParse(input: unknown, limits: EventLimits = DEFAULT_EVENT_LIMITS):
     for (const name in attributes) {
       const v = attributes[name];
       if (name === '__proto__' || !Object.hasOwn(attributes, name)) return undefined;
-      if (++count > limits.attributesPerEvent || !withinBytes(name, idBytes)) return undefined;
+      if (++count > limits.attributesPerEvent || !withinBytes(name, idBytes) || unfit(name)) return undefined;
       if (typeof v === 'string') {
-        if (!withinBytes(v, limits.attributeValueBytes)) return undefined;
+        if (!withinBytes(v, limits.attributeValueBytes) || unfit(v)) return undefined;
       } else if (typeof v !== 'boolean' && !(typeof v === 'number' && Number.isFinite(v))) return undefined;
     }
     fields.attributes = attributes as Record<string, AttributeValue>;
@@ -252,6 +266,7 @@ function quickParse(input: unknown, limits: EventLimits = DEFAULT_EVENT_LIMITS):
       if (!isRecord(o) || typeof o.id !== 'string' || !o.id || typeof o.type !== 'string' || !o.type) return undefined;
       if (o.qualifier !== undefined && typeof o.qualifier !== 'string') return undefined;
       if (!withinBytes(o.id, idBytes) || !withinBytes(o.type, idBytes) || (o.qualifier !== undefined && !withinBytes(o.qualifier, idBytes))) return undefined;
+      if (unfit(o.id) || unfit(o.type) || (o.qualifier !== undefined && unfit(o.qualifier))) return undefined;
       for (const key in o) if ((key !== 'id' && key !== 'type' && key !== 'qualifier') || !Object.hasOwn(o, key)) return undefined;
     }
     fields.objects = objects as ObjectRef[];

@@ -7,6 +7,7 @@ import type { ProjectRecord } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { DatasetImports, fileError, type DatasetBody } from '../datasets.js';
+import { limitName } from '../config.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
 import { guid, listOf, name, projectParams } from '../schemas.js';
@@ -68,7 +69,7 @@ function limited(max: number): Transform & { seen: number } {
   const t = new Transform({
     transform(chunk: Buffer, _enc, done) {
       t.seen += chunk.length;
-      if (t.seen > max) done(new ApiError('payload_too_large', `an upload may hold at most ${max} bytes`));
+      if (t.seen > max) done(new ApiError('payload_too_large', `limit ${limitName('uploadLimitBytes')}: an upload may hold at most ${max} bytes`));
       else done(null, chunk);
     },
   }) as Transform & { seen: number };
@@ -105,12 +106,15 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new Datase
         let bytes: number;
         let damage;
         let items: number;
+        const out = createWriteStream(staged);
         try {
           const counter = limited(ctx.config.uploadLimitBytes);
-          await pipeline(body as Readable, counter, createWriteStream(staged));
+          await pipeline(body as Readable, counter, out);
           bytes = counter.seen;
           ({ damage, items } = await jobs.check(staged, options, partial, shown));
         } catch (error) {
+          // A failed pipeline does not wait for the file to finish opening: removed before, it would appear after.
+          if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
           rmSync(staged, { force: true });
           throw fileError(error, [staged], shown);
         }

@@ -26,6 +26,9 @@ const streamQuery = z
   })
   .strict();
 
+/** An investigation named in the query, in any letter case, as path GUIDs are. */
+const lowerGuid = (id: string | undefined): string | undefined => id?.toLowerCase();
+
 const HEARTBEAT_MS = 15_000;
 const POLL_MS = 1_000;
 
@@ -69,7 +72,7 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
           if (query.investigation !== undefined) notFound('versions of investigation graphs are not kept; graph version');
           return answer(request, reply, graphs.version(params.projectId, query.version) ?? notFound(`graph version ${query.version}`));
         }
-        return answer(request, reply, await serve(params.tenantId, params.projectId, query.investigation));
+        return answer(request, reply, await serve(params.tenantId, params.projectId, lowerGuid(query.investigation)));
       },
     }),
     route({
@@ -95,8 +98,9 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
       params: projectParams,
       query: streamQuery,
       produces: 'text/event-stream',
-      handler: async ({ params, query, request, reply, principal }) => {
+      handler: async ({ params, query: given, request, reply, principal }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
+        const query = { ...given, investigation: lowerGuid(given.investigation) };
         if (query.investigation !== undefined) scopeOf(params.tenantId, params.projectId, query.investigation);
         // The route's access rule made sure of a tenant key with read access here.
         const holder = principal as TenantPrincipal;

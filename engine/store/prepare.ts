@@ -80,6 +80,7 @@ export function safeJson(value: unknown): string {
   try {
     return typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   } catch {
-    return String(value);
+    // Nested too deep for JSON.stringify: String() would recurse as deep (an array) or throw (an object with its own toString key).
+    return '(not kept: the record is nested too deeply to write as JSON)';
   }
 }

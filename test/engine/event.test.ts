@@ -7,13 +7,13 @@ import { checkEvent, checkEventWithSchema, DEFAULT_EVENT_LIMITS, eventLimits, ty
  * checkEvent takes a hand-written path for ordinary events and the zod schema
  * for the rest: for any input at all, both must give the same answer.
  */
-const text = fc.oneof(fc.constantFrom('', ' ', 'a', 'Create Order', '__proto__', 'constructor'), fc.string({ maxLength: 6 }));
+const text = fc.oneof(fc.constantFrom('', ' ', 'a', 'Create Order', '__proto__', 'constructor', 'a\u0000b', 'x\ud800', '\udfffy', '\ud83d\ude00'), fc.string({ maxLength: 6 }));
 const time = fc.oneof(
   fc.constantFrom('2025-01-06T09:00:00Z', '2025-01-06T09:00:00.123Z', '2025-01-06 09:00', '2025-02-30T00:00:00Z', '2025-01-06T09:00:00+02:00', 'yesterday', ''),
   fc.integer({ min: -70_000_000_000_000, max: 300_000_000_000_000 }),
   fc.constantFrom(1.5, Number.NaN, Number.POSITIVE_INFINITY, -1e20),
 );
-const value = fc.oneof(fc.string({ maxLength: 4 }), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.array(fc.nat(), { maxLength: 1 }));
+const value = fc.oneof(fc.string({ maxLength: 4 }), fc.constantFrom('x\u0000', '\ud83d', '\ud83d\ude00'), fc.double(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.array(fc.nat(), { maxLength: 1 }));
 const objectRef = fc.record(
   { id: text, type: text, qualifier: fc.oneof(text, fc.constant(undefined), fc.nat()), extra: fc.nat() },
   { requiredKeys: ['id', 'type'] },
