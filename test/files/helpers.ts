@@ -3,15 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { createGunzip, gzipSync } from 'node:zlib';
-import { afterEach } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { ProjectStore, type Rejection, type StoreOptions } from '../../engine/index.js';
 import type { LogSource } from '../../connectors/files/index.js';
 
-/** A fresh folder per test for log files and project state, removed after. */
+/**
+ * A fresh folder for log files and project state, removed when the test that asked for it ends (or, asked for
+ * outside a test, when its suite ends): an afterEach registered from inside a running test never ran.
+ */
 export function scratch() {
   const dir = mkdtempSync(join(tmpdir(), 'pcg-files-'));
   const stores: ProjectStore[] = [];
-  afterEach(() => {
+  const cleanup = () => {
     for (const s of stores) {
       try {
         s.close();
@@ -20,7 +23,12 @@ export function scratch() {
       }
     }
     rmSync(dir, { recursive: true, force: true });
-  });
+  };
+  try {
+    onTestFinished(cleanup);
+  } catch {
+    afterAll(cleanup);
+  }
   return {
     dir,
     file(name: string, content: string | Buffer, options: { gzip?: boolean } = {}): string {
