@@ -43,6 +43,15 @@ export const configSchema = z.object({
   metricsToken: z.string().min(16, 'the metrics token must have at least 16 characters').optional(),
   /** On SIGTERM/SIGINT, how long requests in flight may take to finish before open connections are closed. */
   shutdownGraceMs: intIn(0, 600_000).default(10_000),
+  // Retention (engine/store/retention.ts): run by `pcg serve` every PCG_RETENTION_INTERVAL_S, and by `pcg prune`.
+  /** Days a project's raw events are kept unless the project sets its own (unset: every event is kept); the counters keep everything. */
+  retentionDays: intIn(1, 36_500).optional(),
+  /** Seconds between two retention passes of `pcg serve` (one also runs at start). */
+  retentionIntervalS: intIn(1, 30 * 86_400).default(3600),
+  /** Dead letters received longer ago than this many days are deleted. */
+  deadLetterDays: intIn(1, 36_500).default(30),
+  /** Dead letters kept per project at most (its own store and its partition states together); the oldest go first. */
+  deadLetterMax: intIn(1, 1_000_000_000).default(100_000),
   // Limits (PCG_LIMIT_*): each refusal names its setting. The first four bound one event on every ingest path
   // (HTTP, dataset uploads, Kafka, the demo feed): an event over one is a dead letter, the rest of its batch goes on.
   /**
@@ -90,6 +99,10 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   sources: 'PCG_SOURCES',
   metricsToken: 'PCG_METRICS_TOKEN',
   shutdownGraceMs: 'PCG_SHUTDOWN_GRACE_MS',
+  retentionDays: 'PCG_RETENTION_DAYS',
+  retentionIntervalS: 'PCG_RETENTION_INTERVAL_S',
+  deadLetterDays: 'PCG_DEAD_LETTER_DAYS',
+  deadLetterMax: 'PCG_DEAD_LETTER_MAX',
   limitIdBytes: EVENT_LIMIT_NAMES.idBytes,
   limitActivityBytes: EVENT_LIMIT_NAMES.activityBytes,
   limitAttributeValueBytes: EVENT_LIMIT_NAMES.attributeValueBytes,
@@ -128,6 +141,27 @@ export function readEventLimits(env: NodeJS.ProcessEnv = process.env): EventLimi
   const parsed = configSchema.pick(eventLimitKeys).safeParse(raw);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error.issues));
   return eventLimitsOf(parsed.data);
+}
+
+const retentionKeys = { retentionDays: true, deadLetterDays: true, deadLetterMax: true } as const;
+export type RetentionConfig = Readonly<Pick<Config, keyof typeof retentionKeys>>;
+
+/** The retention settings alone from the environment (`pcg prune`, which reads no other setting of the server). */
+export function readRetentionConfig(env: NodeJS.ProcessEnv = process.env): RetentionConfig {
+  const raw: Record<string, unknown> = {};
+  for (const key of Object.keys(retentionKeys) as (keyof typeof retentionKeys)[]) {
+    const value = env[configEnv[key]];
+    if (value !== undefined && value !== '') raw[key] = value;
+  }
+  const parsed = configSchema.pick(retentionKeys).safeParse(raw);
+  if (!parsed.success) throw new ConfigError(describeIssues(parsed.error.issues));
+  return Object.freeze(parsed.data);
+}
+
+/** A project's days of raw events kept: its own setting (0: all kept), else the server's default; null keeps everything. */
+export function retentionDaysOf(config: Pick<Config, 'retentionDays'>, retention: number | null): number | null {
+  if (retention === null) return config.retentionDays ?? null;
+  return retention === 0 ? null : retention;
 }
 
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApplyResult } from '../engine/index.js';
-import type { ApplyObserver, DocumentBuilder } from '../engine/projects/index.js';
+import type { ApplyObserver, DocumentBuilder, PassResult } from '../engine/projects/index.js';
 import type { AppContext } from './context.js';
 import { sourceStatus } from './source-status.js';
 
@@ -26,6 +26,8 @@ export interface Metrics {
   observe: ApplyObserver;
   /** The builder, timed. */
   timeBuilds(build: DocumentBuilder): DocumentBuilder;
+  /** Counts what a retention pass of a project pruned (api/retention.ts). */
+  observePrune(projectId: string, result: PassResult): void;
   /** Fastify `onResponse` hook: request duration by method, route pattern and status. */
   onResponse(request: FastifyRequest, reply: FastifyReply): Promise<void>;
   close(): void;
@@ -51,6 +53,8 @@ export function createMetrics(ctx: AppContext): Metrics {
   const applied = new Counter({ name: 'pcg_events_applied_total', help: 'Events applied to a project by this process (HTTP ingestion, dataset uploads, the demo feed, and its source thread; not by pcg worker processes)', labelNames: ['project'] as const, registers });
   const rejected = new Counter({ name: 'pcg_events_rejected_total', help: 'Events refused by validation (kept as dead letters) per project', labelNames: ['project'] as const, registers });
   const duplicates = new Counter({ name: 'pcg_events_duplicate_total', help: 'Events already in the project (same eventId and body), skipped', labelNames: ['project'] as const, registers });
+  const pruned = new Counter({ name: 'pcg_events_pruned_total', help: "Raw events deleted by retention per project (cases closed beyond the project's window; their counts are kept)", labelNames: ['project'] as const, registers });
+  const lettersPruned = new Counter({ name: 'pcg_dead_letters_pruned_total', help: 'Dead letters deleted per project by age (PCG_DEAD_LETTER_DAYS) or past the count (PCG_DEAD_LETTER_MAX)', labelNames: ['project'] as const, registers });
   const applyTime = new Histogram({
     name: 'pcg_batch_apply_seconds',
     help: "Time to apply one batch in one transaction, by store kind (project: the project's own store; partition: a stream partition's state)",
@@ -148,6 +152,10 @@ export function createMetrics(ctx: AppContext): Metrics {
     observe(projectId, store, result, seconds) {
       applyTime.observe({ store }, seconds);
       count(projectId, result);
+    },
+    observePrune(projectId, result) {
+      if (result.events) pruned.inc({ project: projectId }, result.events);
+      if (result.deadLetters) lettersPruned.inc({ project: projectId }, result.deadLetters);
     },
     timeBuilds(build) {
       return async (snapshot) => {

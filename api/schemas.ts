@@ -52,8 +52,26 @@ export const expiresAtInput = z.iso
   .datetime({ offset: true })
   .refine((s) => Date.parse(s) > Date.now(), 'must be a valid time in the future')
   .describe('ISO 8601 time in the future after which the key answers 401 token_expired; omitted: never expires');
+/** Days a project's raw events are kept (engine/store/retention.ts); null keeps every event. */
+export const retentionDays = z
+  .number()
+  .int('retentionDays must be a whole number of days')
+  .min(1, 'retentionDays must be at least 1 (null keeps every event)')
+  .max(36_500, 'retentionDays may be at most 36500')
+  .nullable()
+  .describe('days raw events are kept on the log\'s own clock (newest event time minus this); the counters keep everything; null keeps every event');
+
 export const projectSchema = z
-  .object({ id: guid, tenantId: guid, name: z.string(), description: z.string(), dataVersion: z.number().int(), createdAt: isoTime, updatedAt: isoTime })
+  .object({
+    id: guid,
+    tenantId: guid,
+    name: z.string(),
+    description: z.string(),
+    retentionDays: retentionDays.describe('days raw events are kept: the project\'s own setting, else the server\'s PCG_RETENTION_DAYS; null keeps every event'),
+    dataVersion: z.number().int(),
+    createdAt: isoTime,
+    updatedAt: isoTime,
+  })
   .meta({ id: 'Project' });
 
 export const listOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item) });

@@ -54,6 +54,11 @@ export class CaseFold {
   private byResource: string[] | undefined;
   /** The path so far, as a node of the book's variant trie. */
   private variant: VariantNode;
+  /**
+   * For a case whose older events were pruned: the latest of them (case order). An event not after
+   * it is stepped after them anyway, without re-sequencing (engine/store/retention.ts).
+   */
+  prunedUntil: { time: number; key: string } | undefined;
 
   constructor(
     /** The book the fold's counter ids come from: the Counters it adds into must share it. */
@@ -186,6 +191,70 @@ export class CaseFold {
     if (known) for (let i = 1; i < known.length; i += 2) into.add(edge.choice(this.fold, known[i]!), sign);
   }
 
+  /**
+   * The fold's state in words rather than counter ids (a KeyBook's ids mean something only in one
+   * process), for a case whose events are pruned (engine/store/retention.ts): `restore` continues it.
+   * The once-per-case counters that the path and the resources imply are left out and derived again.
+   */
+  toJSON(): FoldState {
+    const book = this.book;
+    const seen = this.seen instanceof Set ? this.seen : new Set(this.seen);
+    const derived = this.derivedSeen();
+    const all = derived.some((id) => !seen.has(id));
+    const implied = new Set(all ? [] : derived);
+    const state: FoldState = { v: 1, c: this.caseId, p: [...this.path], f: this.firstAt, l: this.lastAt, k: this.lastKey };
+    if (this.lastIsFirstVisit) state.fv = 1;
+    const known = this.known;
+    if (known?.length) state.n = known.map((x, i) => (i % 2 === 0 ? x : x.slice(known[i - 1]!.length + 1)));
+    // Each resource's activity by its first place in the path (the path names every activity already).
+    if (this.byResource?.length) state.r = this.byResource.map((x, i) => (i % 2 === 0 ? x : this.path.indexOf(x)));
+    const s = [...seen].filter((id) => !implied.has(id)).map((id): [string, string, string, number] => [book.kinds[id]!, book.k1s[id]!, book.k2s[id]!, book.buckets[id]!]);
+    if (s.length) state.s = s;
+    if (all) state.all = 1;
+    return state;
+  }
+
+  /** A fold continuing where `toJSON` left it, numbered by `book`. */
+  static restore(state: FoldState, book: KeyBook, duration: Duration = clockDuration): CaseFold {
+    const fold = new CaseFold(book, duration);
+    fold.caseId = state.c;
+    fold.firstAt = state.f;
+    fold.lastAt = state.l;
+    fold.lastKey = state.k;
+    fold.lastIsFirstVisit = state.fv === 1;
+    for (const a of state.p) {
+      fold.path.push(book.activity(a).name);
+      fold.variant = book.variantStep(fold.variant, a);
+    }
+    if (fold.path.length > LONG_CASE) fold.perActivity = countVisits(fold.path);
+    const n = state.n ?? [];
+    if (n.length) fold.known = n.map((x, i) => (i % 2 === 0 ? x : book.pair(n[i - 1]!, x)));
+    const r = state.r ?? [];
+    if (r.length) fold.byResource = r.map((x, i) => (i % 2 === 0 ? book.resourceName(String(x)) : fold.path[Number(x)]!));
+    const ids = new Set(state.all ? [] : fold.derivedSeen());
+    for (const [kind, k1, k2, bucket] of state.s ?? []) ids.add(book.id(kind, k1, k2, bucket));
+    fold.seen = ids.size > 48 ? ids : [...ids];
+    return fold;
+  }
+
+  /** The once-per-case counters every fold with this path and these resources has met: each edge's cases, each resource's, each pair one resource did. */
+  private derivedSeen(): number[] {
+    const book = this.book;
+    const ids: number[] = [];
+    let prev = START;
+    for (const a of this.path) {
+      ids.push(book.edge(prev, a).cases);
+      prev = a;
+    }
+    const r = this.byResource ?? [];
+    for (let i = 0; i < r.length; i += 2) {
+      const activity = book.activity(r[i + 1]!);
+      ids.push(activity.resource(r[i]!).cases);
+      for (let j = 0; j < i; j += 2) if (r[j] === r[i]) ids.push(activity.sameResource(r[j + 1]!));
+    }
+    return ids;
+  }
+
   finish(into: Counters, sign: 1 | -1): void {
     const last = this.path.length ? this.path[this.path.length - 1]! : undefined;
     if (last === undefined) return;
@@ -203,6 +272,26 @@ export class CaseFold {
   }
 }
 
+/**
+ * A fold's state by names (CaseFold.toJSON): case id, path, first and last time, the last event's
+ * key, whether the last event was its activity's first visit, the attributes known (name, value, …),
+ * the resources' activities (resource, the activity's first place in the path, …) and the
+ * once-per-case counters met that these do not imply (all of them when `all`).
+ */
+export interface FoldState {
+  v: 1;
+  c: string;
+  p: string[];
+  f: number;
+  l: number;
+  k: string;
+  fv?: 1;
+  n?: string[];
+  r?: (string | number)[];
+  s?: [kind: string, k1: string, k2: string, bucket: number][];
+  all?: 1;
+}
+
 /** Past this many events a fold counts visits per activity in a map rather than searching its path. */
 const LONG_CASE = 32;
 
@@ -218,6 +307,19 @@ const ALL_CASES = pairKey('', '');
 /** Adds sign × a whole case's contribution; returns the case's fold for later appends. */
 export function contribute(into: Counters, trace: Trace, sign: 1 | -1, duration: Duration = clockDuration): CaseFold {
   const fold = new CaseFold(into.book, duration);
+  for (const ev of trace) fold.step(ev, into, sign);
+  fold.finish(into, sign);
+  return fold;
+}
+
+/**
+ * Adds sign × what `trace` adds to a case whose earlier events were pruned into `base` (their
+ * contribution stays counted): the base's ending retracted, the trace stepped after it whatever its
+ * times, the new ending added. Nothing when the trace is empty. Returns the continued fold.
+ */
+export function contributeAfter(into: Counters, base: FoldState, trace: Trace, sign: 1 | -1): CaseFold {
+  const fold = CaseFold.restore(base, into.book);
+  fold.finish(into, sign === 1 ? -1 : 1);
   for (const ev of trace) fold.step(ev, into, sign);
   fold.finish(into, sign);
   return fold;

@@ -7,6 +7,7 @@ export const engineErrorCodes = {
   schema_too_new: 'the state file was written by a newer version of pcg',
   state_corrupt: 'the state file is not a pcg project state',
   invalid_argument: 'an argument is out of its allowed range',
+  state_pruned: 'the state holds pruned events (retention): their counts cannot be recomputed from the kept events',
   position_overlap: 'part of the batch was already applied from this source position (another writer): re-read the position and send the rest',
 } as const;
 

@@ -5,7 +5,7 @@ export { parseIsoMillis, isoUtc, HOUR_MS, daysInMonth, utcFromParts, wallClockRe
 export { bucketOf, bucketValue, exactQuantile, quantile, RELATIVE_ERROR, sketchCount, type Sketch } from './sketch.js';
 export { addTally, edgeKey, emptyTally, END, pairKey, splitKey, START, tallyToJson, variantKey, variantPath, type ActivityTally, type EdgeTally, type PairTally, type Tally } from './tally.js';
 export { contribution, type Trace } from './contribution.js';
-export { recompute } from './oracle.js';
+export { recompute, recomputeTraces } from './oracle.js';
 export { NdjsonReader, readNdjson, type NdjsonPart } from './ndjson.js';
 export { MAX_RAW_BYTES, ProjectStore, type ApplyResult, type Batch, type DeadLetter, type Remapped, type ReplayResult, type ObjectRecord, type ObjectRelation, type Position, type ProjectSnapshot, type Rejection, type StoreOptions } from './store/project-store.js';
 export { openSqlite, type Db, type SqliteOptions } from './store/database.js';

@@ -24,10 +24,17 @@ export function recompute(records: Iterable<unknown>): Tally {
     if (list) list.push(e);
     else cases.set(e.caseId, [e]);
   }
+  return recomputeTraces([...cases.keys()].sort(cmp).map((id) => cases.get(id)!.sort(compareEvents)));
+}
+
+/**
+ * The tally of traces taken in the order given (each a case's events, never empty): what
+ * `recompute` counts once it has sorted them, and what a retention test counts with the events a
+ * pruned case was sent late moved after its pruned ones.
+ */
+export function recomputeTraces(traces: Iterable<readonly Event[]>): Tally {
   const t = emptyTally();
-  const ids = [...cases.keys()].sort(cmp);
-  for (const id of ids) {
-    const trace = cases.get(id)!.sort(compareEvents);
+  for (const trace of traces) {
     t.cases += 1;
     t.events += trace.length;
     const names = trace.map((e) => e.activity);
@@ -90,7 +97,7 @@ function countPairs(into: Map<string, { events: number; cases: number }>, keys: 
  * by then (the last value of the first MAX_CHOICE_ATTRIBUTES names met);
  * activity pairs sharing a resource; the last activity and its hour.
  */
-function countReading(t: Tally, trace: Event[]): void {
+function countReading(t: Tally, trace: readonly Event[]): void {
   const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
   const fold = caseFold(trace[0]!.caseId);
   const firstAt = new Map<string, number>();

@@ -100,4 +100,9 @@ export const migrations: readonly string[] = [
   UPDATE global_key SET origin = CASE name WHEN 'configured' THEN 'config' ELSE 'file' END;
   ALTER TABLE api_key ADD COLUMN expires_at TEXT;
   `,
+  `
+  -- Retention per project: days its raw events are kept (NULL: the server's
+  -- PCG_RETENTION_DAYS; 0: every event is kept). See engine/store/retention.ts.
+  ALTER TABLE project ADD COLUMN retention_days INTEGER;
+  `,
 ];

@@ -6,6 +6,8 @@ export interface Project {
   tenantId: string;
   name: string;
   description: string;
+  /** Days its raw events are kept, as set (null: never set, the server's default applies; 0: keep every event). */
+  retention: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -26,7 +28,7 @@ export interface ProjectRecord<B = Record<string, unknown>> {
 export type RecordKind = 'dataset' | 'investigation' | 'notebook' | 'block' | 'dashboard';
 const kinds: readonly RecordKind[] = ['dataset', 'investigation', 'notebook', 'block', 'dashboard'];
 
-const projectCols = 'id, tenant_id AS tenantId, name, description, created_at AS createdAt, updated_at AS updatedAt';
+const projectCols = 'id, tenant_id AS tenantId, name, description, retention_days AS retention, created_at AS createdAt, updated_at AS updatedAt';
 const recordCols = 'id, tenant_id AS tenantId, project_id AS projectId, parent_id AS parentId, position, name, body, created_at AS createdAt, updated_at AS updatedAt';
 
 type Row = Omit<ProjectRecord, 'body'> & { body: string };
@@ -78,19 +80,20 @@ export class Projects {
   private readonly q;
   constructor(db: Db) {
     this.q = {
-      insert: db.prepare('INSERT INTO project (id, tenant_id, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)'),
+      insert: db.prepare('INSERT INTO project (id, tenant_id, name, description, retention_days, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
       get: db.prepare<[string, string], Project>(`SELECT ${projectCols} FROM project WHERE tenant_id = ? AND id = ?`),
       list: db.prepare<[string], Project>(`SELECT ${projectCols} FROM project WHERE tenant_id = ? ORDER BY created_at, id`),
       ofTenant: db.prepare<[string], { id: string }>('SELECT id FROM project WHERE tenant_id = ?'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM project WHERE tenant_id = ?'),
-      update: db.prepare('UPDATE project SET name = ?, description = ?, updated_at = ? WHERE tenant_id = ? AND id = ?'),
+      update: db.prepare('UPDATE project SET name = ?, description = ?, retention_days = ?, updated_at = ? WHERE tenant_id = ? AND id = ?'),
+      retention: db.prepare<[], { id: string; retention: number | null }>('SELECT id, retention_days AS retention FROM project ORDER BY created_at, id'),
       delete: db.prepare('DELETE FROM project WHERE tenant_id = ? AND id = ?'),
     };
   }
-  create(tenantId: string, input: { name: string; description?: string | undefined }): Project {
+  create(tenantId: string, input: { name: string; description?: string | undefined; retention?: number | null | undefined }): Project {
     const id = randomUUID();
     const t = now();
-    this.q.insert.run(id, tenantId, input.name, input.description ?? '', t, t);
+    this.q.insert.run(id, tenantId, input.name, input.description ?? '', input.retention ?? null, t, t);
     return this.get(tenantId, id)!;
   }
   get(tenantId: string, id: string): Project | undefined {
@@ -105,14 +108,18 @@ export class Projects {
   idsOfTenant(tenantId: string): string[] {
     return this.q.ofTenant.all(tenantId).map((r) => r.id);
   }
-  update(tenantId: string, id: string, input: { name?: string | undefined; description?: string | undefined }): Project | undefined {
+  update(tenantId: string, id: string, input: { name?: string | undefined; description?: string | undefined; retention?: number | null | undefined }): Project | undefined {
     const old = this.get(tenantId, id);
     if (!old) return undefined;
-    this.q.update.run(input.name ?? old.name, input.description ?? old.description, now(), tenantId, id);
+    this.q.update.run(input.name ?? old.name, input.description ?? old.description, input.retention === undefined ? old.retention : input.retention, now(), tenantId, id);
     return this.get(tenantId, id);
   }
   delete(tenantId: string, id: string): boolean {
     return this.q.delete.run(tenantId, id).changes > 0;
+  }
+  /** Every project of every tenant with its retention setting (the retention pass walks them). */
+  retentionSettings(): { id: string; retention: number | null }[] {
+    return this.q.retention.all();
   }
 }
 

@@ -15,6 +15,7 @@ const commands: Record<string, () => Promise<{ command: Command }>> = {
   mcp: () => import('./mcp.js'),
   backup: () => import('./backup.js'),
   restore: () => import('./restore.js'),
+  prune: () => import('./prune.js'),
 };
 
 async function loadable(): Promise<[string, Command][]> {

@@ -29,6 +29,10 @@ One pcg serve per data directory: it holds <data-dir>/serve.lock while it runs
 (requests in flight get PCG_SHUTDOWN_GRACE_MS, default 10000 ms; sources finish
 their batch); a second signal exits at once with code 130. Probes: GET
 /health/live, /health/ready; metrics: GET /metrics with PCG_METRICS_TOKEN.
+Retention: a pass at start and every PCG_RETENTION_INTERVAL_S (3600) prunes raw
+events older than each project's window (its retentionDays, else
+PCG_RETENTION_DAYS; unset keeps everything) and dead letters by
+PCG_DEAD_LETTER_DAYS (30) and PCG_DEAD_LETTER_MAX (100000 per project).
 Limits (PCG_LIMIT_ID_BYTES, _ACTIVITY_BYTES, _ATTRIBUTE_VALUE_BYTES,
 _ATTRIBUTES_PER_EVENT, _EVENTS_PER_REQUEST, _PROJECTS_PER_TENANT,
 _SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
@@ -103,7 +107,7 @@ _SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
     const { trackRequests } = await import('../shutdown.js');
     let made: ReturnType<typeof createApp>;
     try {
-      made = createApp({ config, runSources: config.sources });
+      made = createApp({ config, runSources: config.sources, runRetention: true });
     } catch (error) {
       if (error instanceof CatalogTooNewError) return fail(`the catalog in ${config.dataDir}: ${error.message}; run a newer pcg`);
       return fail(`cannot start: ${(error as Error).message ?? String(error)}`, error);

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { readNdjson, wireEventSchemaFor, type Rejection } from '../../engine/index.js';
 import type { Project } from '../catalog/index.js';
-import { limitName } from '../config.js';
+import { limitName, retentionDaysOf } from '../config.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { description, listOf, name, projectParams, projectSchema, tenantParams } from '../schemas.js';
+import { description, listOf, name, projectParams, projectSchema, retentionDays, tenantParams } from '../schemas.js';
 
 export const ingestResultSchema = z
   .object({
@@ -28,7 +28,10 @@ export function eventsOf(body: unknown, ndjson: boolean): { records: unknown[]; 
 
 export function projectRoutes(ctx: AppContext) {
   const { projects } = ctx.catalog;
-  const withVersion = (p: Project) => ({ ...p, dataVersion: ctx.states.state(p.id).dataVersion });
+  // The retention days answered are the ones in force: the project's own, else the server's default.
+  const withVersion = ({ retention, ...p }: Project) => ({ ...p, retentionDays: retentionDaysOf(ctx.config, retention), dataVersion: ctx.states.state(p.id).dataVersion });
+  /** A project's retention as the catalog keeps it: null (keep every event) is 0 there, NULL meaning never set. */
+  const stored = (days: number | null | undefined) => (days === undefined ? undefined : days ?? 0);
   const { limitEventsPerRequest: maxEvents, limitProjectsPerTenant: maxProjects } = ctx.config;
   return [
     route({
@@ -38,7 +41,7 @@ export function projectRoutes(ctx: AppContext) {
       tag: 'projects',
       access: { tenant: 'write' },
       params: tenantParams,
-      body: z.object({ name, description: description.optional() }).strict(),
+      body: z.object({ name, description: description.optional(), retentionDays: retentionDays.optional() }).strict(),
       status: 201,
       response: projectSchema,
       handler: ({ params, body, principal }) => {
@@ -46,7 +49,7 @@ export function projectRoutes(ctx: AppContext) {
         if (projects.countOf(params.tenantId) >= maxProjects) {
           throw new ApiError('limit_exceeded', `limit ${limitName('limitProjectsPerTenant')}: a tenant may have at most ${maxProjects} projects`);
         }
-        return withVersion(projects.create(params.tenantId, body));
+        return withVersion(projects.create(params.tenantId, { name: body.name, description: body.description, retention: stored(body.retentionDays) }));
       },
     }),
     route({
@@ -79,9 +82,10 @@ export function projectRoutes(ctx: AppContext) {
       tag: 'projects',
       access: { tenant: 'write' },
       params: projectParams,
-      body: z.object({ name: name.optional(), description: description.optional() }).strict(),
+      body: z.object({ name: name.optional(), description: description.optional(), retentionDays: retentionDays.optional() }).strict(),
       response: projectSchema,
-      handler: ({ params, body }) => withVersion(projects.update(params.tenantId, params.projectId, body) ?? notFound('project')),
+      handler: ({ params, body }) =>
+        withVersion(projects.update(params.tenantId, params.projectId, { name: body.name, description: body.description, retention: stored(body.retentionDays) }) ?? notFound('project')),
     }),
     route({
       method: 'DELETE',

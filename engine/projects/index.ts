@@ -10,3 +10,4 @@ export { casesOf, inScope, scopedCases, scopedSnapshot, scopeSchema, type Scope 
 export { blockSpecSchema, runBlock, type BlockSpec } from './blocks.js';
 export { mergedState, storeState, type ProjectState } from './state.js';
 export { emptySnapshot, mergeSnapshots, type MergePart } from './merge.js';
+export { prunePass, type PassOptions, type PassResult, type RetentionPolicy, type StoreRef } from './retention.js';

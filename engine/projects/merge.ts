@@ -13,8 +13,11 @@ export interface MergePart {
 
 const MOD = 1n << 128n;
 
+/** Meta counts of each part that add up (retention's, engine/store/retention.ts). */
+const SUMMED = ['late_unsequenced', 'pruned_events'];
+
 /** Meta the merge derives from the parts' own numbers; the rest is taken from the first part that has it (the project's own store comes first). */
-const DERIVED = new Set(['data_version', 'log_digest', 'rejected', 'period_start', 'period_end', 'case_id_sample', 'split_cases']);
+const DERIVED = new Set(['data_version', 'log_digest', 'rejected', 'period_start', 'period_end', 'case_id_sample', 'split_cases', 'event_id_floor', ...SUMMED]);
 
 /**
  * The snapshot of a project kept in several state files (its own store and
@@ -46,6 +49,7 @@ export function mergeSnapshots(parts: readonly MergePart[]): ProjectSnapshot {
     if (s.periodEnd !== undefined && (end === undefined || s.periodEnd > end)) end = s.periodEnd;
     for (const [k, v] of Object.entries(s.meta)) if (!DERIVED.has(k) && !(k in meta)) meta[k] = v;
     sample = sample.concat(JSON.parse(s.meta.case_id_sample ?? '[]') as string[]);
+    for (const k of SUMMED) if (s.meta[k]) meta[k] = String(Number(meta[k] ?? '0') + Number(s.meta[k]));
   }
   const logDigest = digest === 0n ? EMPTY_DIGEST : digest.toString(16).padStart(32, '0');
   Object.assign(meta, {

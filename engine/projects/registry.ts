@@ -8,6 +8,7 @@ import { ProjectStore } from '../store/project-store.js';
 import { FoldBudget } from '../store/case-cache.js';
 import { mergedState, storeState, type ProjectState } from './state.js';
 import type { PreparedBatch } from '../store/prepare.js';
+import { prunePass, type PassOptions, type PassResult, type RetentionPolicy, type StoreRef } from './retention.js';
 
 /** A stream partition's state file: `<source id>.<partition>.sqlite` under the project's `parts/` folder. */
 /**
@@ -199,6 +200,48 @@ export class ProjectRegistry {
     const result = store.retractSource(source);
     if (store.dataVersion !== before) this.announce(projectId);
     return result;
+  }
+
+  /** The project's state files that exist (its own store, then its partition states), each looked up when used. */
+  storesOf(projectId: string): StoreRef[] {
+    // A file deleted meanwhile (the project was) is not made again by looking it up.
+    const existing = (file: string, open: () => ProjectStore): StoreRef => () => {
+      if (!this.open.has(file) && !existsSync(file)) throw new Error(`${file} is gone`);
+      return open();
+    };
+    const own = this.fileOf(projectId);
+    const refs: StoreRef[] = existsSync(own) ? [existing(own, () => this.store(projectId))] : [];
+    const dir = this.partsDir(projectId);
+    if (!existsSync(dir)) return refs;
+    for (const f of readdirSync(dir).filter((f) => PART_FILE.test(f)).sort()) {
+      const file = join(dir, f);
+      refs.push(existing(file, () => this.partFile(file)));
+    }
+    return refs;
+  }
+
+  /**
+   * One retention pass over the project's stores (engine/projects/retention.ts), announcing the new data
+   * version if it made one (deleted dead letters change the `rejected` count; pruned events change nothing counted).
+   */
+  async prune(projectId: string, policy: RetentionPolicy, options: PassOptions = {}): Promise<PassResult> {
+    const stores = this.storesOf(projectId);
+    if (stores.length === 0) return { cases: 0, events: 0, deadLetters: 0 };
+    // A project deleted during the pass stops it.
+    const stop = new AbortController();
+    const deleted = `${projectId}:deleted`;
+    const onDeleted = () => stop.abort();
+    this.changes.on(deleted, onDeleted);
+    options.signal?.addEventListener('abort', onDeleted);
+    if (options.signal?.aborted) stop.abort();
+    try {
+      const result = await prunePass(stores, policy, { ...options, signal: stop.signal });
+      if (result.deadLetters > 0 && !stop.signal.aborted) this.announce(projectId);
+      return result;
+    } finally {
+      this.changes.off(deleted, onDeleted);
+      options.signal?.removeEventListener('abort', onDeleted);
+    }
   }
 
   /** Tells the listeners of `changes` the project's data version, once per version. */

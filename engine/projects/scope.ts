@@ -61,7 +61,8 @@ export function* scopedCases(state: ProjectState, scopes: readonly Scope[]): Gen
 
 const BATCH = 5000;
 // Counted from the kept cases themselves, never copied from the whole project (a scoped view has its own period and case ids).
-const derivedMeta = new Set(['data_version', 'log_digest', 'rejected', 'period_start', 'period_end', 'case_id_sample']);
+// Retention's counts too: a scoped view replays only the kept events.
+const derivedMeta = new Set(['data_version', 'log_digest', 'rejected', 'period_start', 'period_end', 'case_id_sample', 'late_unsequenced', 'pruned_events', 'event_id_floor']);
 
 /**
  * The snapshot of a scoped view: the kept cases replayed into a throwaway

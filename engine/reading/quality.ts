@@ -38,6 +38,12 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
       `Data quality: ${split} cases have events in more than one partition of a stream source (its topic is not keyed by case id); each partition's part of such a case is counted as a case of its own, so these cases, their paths and their waits are split. Key the topic by case id to count them whole.`,
     );
   }
+  const late = Number(meta.late_unsequenced ?? 0);
+  if (late > 0) {
+    assumptions.push(
+      `Data quality: ${late} ${late === 1 ? 'event' : 'events'} arrived for cases whose older events had been pruned (raw events older than the project's retention window are deleted, their counts kept) and were not later than the case's latest pruned event; each was counted after the case's pruned events without re-sequencing them (the kept events of a case stay in time order among themselves), so for those cases hand-offs, waits, paths and durations follow arrival, not time. Events older than the window can no longer be recognised as duplicates: one sent again is counted again (and among these); stream and file sources still skip what their stored positions cover.`,
+    );
+  }
   if (meta.format && meta.format !== 'ndjson') {
     assumptions.push(`Data quality: times written without a zone were read in ${q(meta.timezone ?? 'UTC')}; times with a zone or offset keep it.`);
   }

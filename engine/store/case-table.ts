@@ -36,11 +36,12 @@ export class CaseTable {
       ids: db.prepare<[string], { event_ids: string }>('SELECT event_ids FROM case_state WHERE case_id = ?'),
       append: db.prepare(
         `INSERT INTO case_state (case_id, event_ids) VALUES (?, ?)
-         ON CONFLICT (case_id) DO UPDATE SET event_ids = event_ids || ',' || excluded.event_ids`,
+         ON CONFLICT (case_id) DO UPDATE SET event_ids = iif(event_ids = '', excluded.event_ids, event_ids || ',' || excluded.event_ids)`,
       ),
       set: db.prepare('INSERT INTO case_state (case_id, event_ids) VALUES (?, ?) ON CONFLICT (case_id) DO UPDATE SET event_ids = excluded.event_ids'),
       remove: db.prepare('DELETE FROM case_state WHERE case_id = ?'),
       caseIds: db.prepare<[], string>('SELECT case_id FROM case_state').pluck(),
+      empty: db.prepare<[string]>("UPDATE case_state SET event_ids = '' WHERE case_id = ?"),
     };
   }
 
@@ -118,6 +119,14 @@ export class CaseTable {
       }
     }
     return ids;
+  }
+
+  /**
+   * Empties a stored case's row list, keeping its row (a pruned case: its events are gone, its id and
+   * contribution stay). Merge first, so that no pending change lists the rows again.
+   */
+  empty(caseId: string): void {
+    this.q.empty.run(caseId);
   }
 
   /** Stops trusting the mirror (the transaction failed, or another connection wrote); drops the unfinished batch. */

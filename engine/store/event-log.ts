@@ -63,8 +63,9 @@ export class EventLog {
   private wanted = '';
   private found: KeptRow | undefined;
   private readonly isWanted = (id: number): boolean => {
-    const row = this.q.byId.get(id)!;
-    if (row.key !== this.wanted) return false;
+    // A row pruned by another connection may still have an entry here (see ProjectStore.syncCopies): it matches nothing.
+    const row = this.q.byId.get(id);
+    if (row === undefined || row.key !== this.wanted) return false;
     this.found = row;
     return true;
   };
@@ -73,7 +74,10 @@ export class EventLog {
     this.q = {
       insert: db.prepare('INSERT INTO event (id, key, case_id, time, digest, body) VALUES (?, ?, ?, ?, ?, ?)'),
       insertMany: db.prepare(`INSERT INTO event (id, key, case_id, time, digest, body) VALUES ${Array(APPEND_ROWS).fill('(?, ?, ?, ?, ?, ?)').join(', ')}`),
-      nextId: db.prepare<[], number>('SELECT coalesce(max(id), 0) + 1 FROM event').pluck(),
+      // Ids are never used twice: pruning may delete the newest rows, so it leaves their ids' floor in meta.
+      nextId: db
+        .prepare<[], number>("SELECT max(coalesce((SELECT max(id) FROM event), 0), coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'event_id_floor'), 0)) + 1")
+        .pluck(),
       byId: db.prepare<[number], KeptRow>('SELECT id, key, case_id, time, digest, body FROM event WHERE id = ?'),
       replace: db.prepare('UPDATE event SET case_id = ?, time = ?, digest = ?, body = ? WHERE id = ?'),
       keys: db.prepare<[], [number, string]>('SELECT id, key FROM event').raw(),
@@ -103,6 +107,9 @@ export class EventLog {
       caseOf: db.prepare<[number], string>('SELECT case_id FROM event WHERE id = ?').pluck(),
       deleteBetween: db.prepare('DELETE FROM event WHERE id BETWEEN ? AND ? AND NOT EXISTS (SELECT 1 FROM event_holder h WHERE h.id = event.id)'),
       deleteRow: db.prepare('DELETE FROM event WHERE id = ?'),
+      scan: db.prepare<[number, number], [number, string]>('SELECT id, case_id FROM event WHERE id > ? ORDER BY id LIMIT ?').raw(),
+      dropRows: db.prepare<[string]>("DELETE FROM event WHERE id IN (SELECT value FROM json_each('[' || ? || ']'))"),
+      dropHolders: db.prepare<[string]>("DELETE FROM event_holder WHERE id IN (SELECT value FROM json_each('[' || ? || ']'))"),
     };
   }
 
@@ -241,6 +248,29 @@ export class EventLog {
     for (const [a, b] of released.ranges) this.q.deleteBetween.run(a, b);
     for (const id of released.alone) this.q.deleteRow.run(id);
     this.index = undefined;
+  }
+
+  /**
+   * Deletes kept rows for good (pruning: their cases' contributions stay counted), with their holders,
+   * and drops their keys from the index when it is built. Their ids are never given out again (see
+   * nextId): the ranges of source_rows still cover them.
+   */
+  prune(rows: readonly { id: number; key: string }[]): void {
+    if (rows.length === 0) return;
+    const ids = rows.map((r) => r.id).join(',');
+    this.q.dropRows.run(ids);
+    this.q.dropHolders.run(ids);
+    if (this.index) for (const r of rows) this.index.remove(r.key, r.id);
+  }
+
+  /** Up to `limit` kept rows after row `after`, in arrival order: [id, case id]. */
+  scan(after: number, limit: number): [number, string][] {
+    return this.q.scan.all(after, limit);
+  }
+
+  /** Entries in the key index, 0 when it is not built. */
+  get indexed(): number {
+    return this.index?.size ?? 0;
   }
 
   /** The rows a source holds (appended or sent again), range by range: its own events, for its counts. */

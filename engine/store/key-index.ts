@@ -11,8 +11,9 @@
  * and compares the key, so a collision can never merge two events; with a
  * full 32-bit hash compared, a probe meets a false candidate about once in
  * 4 billion, so the second hash saved no reads worth its memory. Rows are
- * never deleted from the event log (a replaced event keeps its row; a
- * retraction drops the whole index), so entries are never deleted either.
+ * deleted from the event log only by a retraction (which drops the whole
+ * index) and by pruning (engine/store/retention.ts: `remove` drops their
+ * entries; a replaced event keeps its row).
  */
 export class KeyIndex {
   private hashes: Int32Array;
@@ -51,6 +52,31 @@ export class KeyIndex {
     else if (id > 0xffffffff && this.ids instanceof Uint32Array) this.resize(this.ids.length, id);
     this.place(keyHash(key), id);
     this.used += 1;
+  }
+
+  /**
+   * Drops the entry of row `id` under `key` (its row was pruned), shifting the entries after it back
+   * so that no probe sequence breaks. Returns whether it was there.
+   */
+  remove(key: string, id: number): boolean {
+    const h = keyHash(key);
+    const { hashes, ids } = this;
+    const mask = ids.length - 1;
+    let i = h & mask;
+    while (ids[i] !== 0 && !(ids[i] === id && hashes[i] === h)) i = (i + 1) & mask;
+    if (ids[i] === 0) return false;
+    for (let j = (i + 1) & mask; ids[j] !== 0; j = (j + 1) & mask) {
+      // An entry stays where it is when its home slot lies cyclically in (i, j]; otherwise it moves into the hole.
+      const home = hashes[j]! & mask;
+      if (i <= j ? i < home && home <= j : i < home || home <= j) continue;
+      hashes[i] = hashes[j]!;
+      ids[i] = ids[j]!;
+      i = j;
+    }
+    ids[i] = 0;
+    hashes[i] = 0;
+    this.used -= 1;
+    return true;
   }
 
   private place(h: number, id: number): void {

@@ -165,4 +165,26 @@ export const migrations: readonly string[] = [
     rejected INTEGER NOT NULL
   ) STRICT, WITHOUT ROWID;
   `,
+  `
+  -- Retention (engine/store/retention.ts): a case whose events were all
+  -- older than the window had its rows in event deleted; its contribution
+  -- stays in the counters, and its fold (CaseFold.toJSON: names, not counter
+  -- ids) is kept here so that a later event continues it. first_time and
+  -- last_time span the case's pruned events (the log's period reads them),
+  -- last_time and last_key are the latest of them (case order: time, then
+  -- key), events is how many they are. Its case_state row stays, with no
+  -- rows listed.
+  CREATE TABLE case_fold (
+    case_id TEXT PRIMARY KEY,
+    first_time INTEGER NOT NULL,
+    last_time INTEGER NOT NULL,
+    last_key TEXT NOT NULL,
+    events INTEGER NOT NULL,
+    fold TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX case_fold_first ON case_fold (first_time);
+  CREATE INDEX case_fold_last ON case_fold (last_time);
+  -- Dead letters are pruned by age and, past a count, oldest first.
+  CREATE INDEX dead_letter_received ON dead_letter (received_at);
+  `,
 ];

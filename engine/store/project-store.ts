@@ -1,4 +1,4 @@
-import { contribute, COUNTING_VERSION, type CaseFold } from '../contribution.js';
+import { contribute, contributeAfter, COUNTING_VERSION, type CaseFold } from '../contribution.js';
 import { mergeCaseSample } from './case-sample.js';
 import { EngineError } from '../errors.js';
 import { compareEvents, DEFAULT_EVENT_LIMITS, type Event, type EventLimits } from '../event.js';
@@ -15,6 +15,7 @@ import { DigestSum, EMPTY_DIGEST } from './digest.js';
 import { EventLog, type BatchChanges } from './event-log.js';
 import { unpackRow } from './trace-codec.js';
 import { isPrepared, prepareBatch, type PreparedBatch } from './prepare.js';
+import { deleteDeadLetters, FoldTable, oldestDeadLetters, pruneCases, type DeadLetterSelection, type PruneStep } from './retention.js';
 
 export type { ApplyResult, Batch, DeadLetter, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, Remapped, ReplayResult, StoreOptions } from './types.js';
 
@@ -35,6 +36,13 @@ export class ProjectStore {
   private readonly counters: CounterTable;
   private readonly cases: CaseTable;
   private readonly cache: CaseCache;
+  /** Pruned cases' folds (retention). */
+  private readonly folds: FoldTable;
+  /** Meta `pruned_events` as this connection last saw it (pruning by any connection raises it), and the index entries since left pointing at pruned rows. */
+  private prunedSeen: number | undefined;
+  private staleKeys = 0;
+  /** Events the batch being applied stepped after their pruned case's last event (see retention.ts). */
+  private late = 0;
   /** The data version this connection last wrote or rebuilt: any other means another writer, and the in-memory copies are dropped. */
   private writtenVersion: number | undefined;
   private book = new KeyBook();
@@ -56,6 +64,7 @@ export class ProjectStore {
     this.log = new EventLog(db);
     this.counters = new CounterTable(db, options.mergeAfter);
     this.cases = new CaseTable(db, options.mergeAfter);
+    this.folds = new FoldTable(db);
     this.cache = new CaseCache(options.cacheCases ?? 100_000, options.foldBudget);
     this.maxCounterIds = options.maxCounterIds ?? MAX_COUNTER_IDS;
     this.limits = options.limits ?? DEFAULT_EVENT_LIMITS;
@@ -75,8 +84,9 @@ export class ProjectStore {
       deadLetterCount: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM dead_letter WHERE source = ?'),
       putObject: db.prepare('INSERT OR IGNORE INTO object (id, type) VALUES (?, ?)'),
       putRelation: db.prepare('INSERT OR IGNORE INTO object_relation (from_id, to_id, qualifier) VALUES (?, ?, ?)'),
+      // Pruned cases' events count in the period too (their span is kept with their folds).
       period: db.prepare<[], { start: number | null; end: number | null }>(
-        'SELECT min(time) AS start, max(time) AS end FROM event',
+        'SELECT min(s) AS start, max(e) AS end FROM (SELECT min(time) AS s, max(time) AS e FROM event UNION ALL SELECT min(first_time), max(last_time) FROM case_fold)',
       ),
     };
     this.upgradeCounters();
@@ -85,7 +95,7 @@ export class ProjectStore {
   /** Counters written by an older version of contribution() are recounted from the kept events. */
   private upgradeCounters(): void {
     if (this.getMeta('counting') === String(COUNTING_VERSION)) return;
-    if (!this.log.isEmpty) this.rebuild();
+    if (!this.log.isEmpty || !this.folds.isEmpty) this.rebuild();
     this.setMeta('counting', String(COUNTING_VERSION));
   }
 
@@ -134,8 +144,9 @@ export class ProjectStore {
     return (this.db.prepare('SELECT count(*) AS n FROM event').get() as { n: number }).n;
   }
 
+  /** Whether any event is counted (kept, or pruned with its case's fold kept). */
   hasEvents(): boolean {
-    return !this.log.isEmpty;
+    return !this.log.isEmpty || !this.folds.isEmpty;
   }
 
   get dataVersion(): number {
@@ -160,7 +171,7 @@ export class ProjectStore {
       // Immediate: a writer takes the write lock before reading the stored position, so two writers on one file serialise instead of failing at commit.
       this.db.transaction(() => {
         result.dataVersion = this.dataVersion;
-        if (result.dataVersion !== this.writtenVersion) this.forgetCopies();
+        this.syncCopies();
         if (position) {
           const stored = this.position(position.source, position.partition);
           if (stored !== undefined && stored >= position.offset) return;
@@ -185,6 +196,7 @@ export class ProjectStore {
         this.cases.endBatch();
         this.counters.add(delta);
         this.updatePeriod(changes);
+        if (this.late > 0) this.q.setMeta.run('late_unsequenced', String(Number(this.getMeta('late_unsequenced') ?? '0') + this.late));
         const sample = mergeCaseSample(JSON.parse(this.getMeta('case_id_sample') ?? '[]') as string[], changes.cases.keys());
         if (sample) this.q.setMeta.run('case_id_sample', JSON.stringify(sample));
         result.dataVersion += 1;
@@ -222,14 +234,37 @@ export class ProjectStore {
   private forgetCopies(): void {
     this.cache.clear();
     this.log.forget();
+    this.staleKeys = 0;
     this.counters.forget();
     this.cases.forget();
     this.writtenVersion = undefined;
   }
 
+  /**
+   * At the start of every write: the in-memory copies go when another connection changed the data.
+   * Pruning changes no data: the folds stay right, and the key index keeps the entries of rows another
+   * connection pruned, which match nothing (a lookup reads the row; pruned ids are never given out
+   * again), until they are a quarter of it: then it is rebuilt, rather than at every step of a pass.
+   */
+  private syncCopies(): void {
+    if (this.dataVersion !== this.writtenVersion) this.forgetCopies();
+    const pruned = Number(this.getMeta('pruned_events') ?? '0');
+    if (pruned === this.prunedSeen) return;
+    if (this.prunedSeen !== undefined && this.log.indexed > 0) {
+      this.staleKeys += pruned - this.prunedSeen;
+      if (this.staleKeys * 4 > this.log.indexed) {
+        this.log.forget();
+        this.staleKeys = 0;
+      }
+    } else this.staleKeys = 0;
+    this.prunedSeen = pruned;
+  }
+
   /** Moves every touched case to its new state, adding its contribution's change to delta. */
   private updateCases(changes: BatchChanges, delta: Counters): Map<string, CaseFold> {
     const folds = new Map<string, CaseFold>();
+    const anyPruned = (this.prunedSeen ?? 0) > 0;
+    this.late = 0;
     for (const [caseId, { added, ids: addedIds, replaced }] of changes.cases) {
       added.sort(compareEvents);
       let fold = this.cache.get(caseId);
@@ -239,20 +274,35 @@ export class ProjectStore {
         for (const e of added) fold.step(e, delta, 1);
         fold.finish(delta, 1);
         this.cases.append(caseId, addedIds);
+        if (fold.prunedUntil) this.countLate(added, fold.prunedUntil);
       } else {
         // Anything else retracts the whole old contribution and adds the new one.
         // Rows this batch wrote over hold new bodies: the old ones are in `replaced`.
         // (Rows it appended are not listed under any case yet.)
         const rows = this.log.rows(this.cases.rowIds(caseId)).filter((r) => !changes.replacedKeys.has(r.key));
         const before = rows.map(unpackRow).concat(replaced ?? []).sort(compareEvents);
-        contribute(delta, before, -1);
         const after = before.filter((e) => !changes.replacedKeys.has(e.key)).concat(added).sort(compareEvents);
-        fold = contribute(delta, after, 1);
+        const base = anyPruned ? this.folds.get(caseId) : undefined;
+        if (base) {
+          // A pruned case: its kept events follow its pruned ones, whatever their times (engine/store/retention.ts).
+          contributeAfter(delta, base.state, before, -1);
+          fold = contributeAfter(delta, base.state, after, 1);
+          fold.prunedUntil = { time: base.last, key: base.lastKey };
+          this.countLate(added, fold.prunedUntil);
+        } else {
+          contribute(delta, before, -1);
+          fold = contribute(delta, after, 1);
+        }
         this.cases.set(caseId, rows.map((r) => r.id).concat(addedIds));
       }
       folds.set(caseId, fold);
     }
     return folds;
+  }
+
+  /** Counts the events written to a pruned case that are not after its latest pruned event (stepped after it all the same). */
+  private countLate(added: readonly Event[], until: { time: number; key: string }): void {
+    for (const e of added) if (compareEvents(e, until) <= 0) this.late += 1;
   }
 
   /** The log's period, kept in meta: widened by additions, recomputed when a replacement may have narrowed it. */
@@ -328,8 +378,11 @@ export class ProjectStore {
     return this.log.traces(this.cases.pendingBatches() > 0 ? this.cases.pending() : undefined);
   }
 
-  /** Recomputes every counter from the kept events (after a change to contribution, say). */
+  /** Recomputes every counter from the kept events (after a change to contribution, say); refused once events were pruned, whose counts only the counters hold. */
   rebuild(): void {
+    if (!this.folds.isEmpty) {
+      throw new EngineError('state_pruned', `${this.getMeta('pruned_events') ?? 'some'} events of this state were pruned (retention) and cannot be recounted; counting version ${this.getMeta('counting') ?? '?'} must be carried forward by a migration, not a rebuild`);
+    }
     const all = new Counters(new KeyBook());
     for (const trace of this.traces()) contribute(all, trace, 1);
     this.db
@@ -406,7 +459,12 @@ export class ProjectStore {
 
   /** Every case id (stored or pending): what a merge of partition states checks for cases split across them. */
   caseIds(): Set<string> {
-    return this.cases.ids();
+    return this.db.transaction(() => {
+      const ids = this.cases.ids();
+      // Pruned cases stay cases (retention.ts), even once a retraction took every event they kept.
+      for (const id of this.folds.ids()) ids.add(id);
+      return ids;
+    })();
   }
 
   /** Every object and object-to-object relation: merged across partition states by id. */
@@ -468,7 +526,7 @@ export class ProjectStore {
     try {
       this.db.transaction(() => {
         result.dataVersion = this.dataVersion;
-        if (result.dataVersion !== this.writtenVersion) this.forgetCopies();
+        this.syncCopies();
         const released = this.log.release(source);
         result.deadLetters = this.db.prepare('DELETE FROM dead_letter WHERE source = ?').run(source).changes;
         if (result.deadLetters) {
@@ -495,7 +553,8 @@ export class ProjectStore {
           for (const caseId of all.slice(i, i + RETRACT_CASES)) {
             const rows = this.log.rows(this.cases.rowIds(caseId));
             const gone = rows.filter((r) => released.has(r.id));
-            if (gone.length === rows.length) emptied.add(caseId);
+            // A pruned case stays whatever goes: its pruned events are still counted.
+            if (gone.length === rows.length && !((this.prunedSeen ?? 0) > 0 && this.folds.get(caseId))) emptied.add(caseId);
             for (const r of gone) {
               changes.replacedKeys.add(r.key);
               digest.add(r.digest, -1);
@@ -519,7 +578,7 @@ export class ProjectStore {
         this.q.setMeta.run('period_end', String(p.end ?? ''));
         const sample = JSON.parse(this.getMeta('case_id_sample') ?? '[]') as string[];
         if (sample.some((c) => emptied.has(c))) {
-          const left = [...this.cases.ids()].filter((c) => !emptied.has(c));
+          const left = [...this.caseIds()].filter((c) => !emptied.has(c));
           this.q.setMeta.run('case_id_sample', JSON.stringify(mergeCaseSample([], left) ?? []));
         }
         result.dataVersion += 1;
@@ -538,7 +597,84 @@ export class ProjectStore {
     this.writtenVersion = result.dataVersion;
     return result;
   }
+
+  /**
+   * One step of a retention pass (engine/store/retention.ts), in its own immediate transaction: scans
+   * up to `rows` kept rows after row `after`, reads the rows of at most about PRUNE_EVENTS of their
+   * cases, and prunes those whose every event is more than `keepMs` older than the newest event. No
+   * counter changes, so neither does the data version.
+   */
+  pruneStep(keepMs: number, after = 0, rows = PRUNE_ROWS): PruneStep {
+    if (!(keepMs >= 0)) throw new EngineError('invalid_argument', 'keepMs must be a non-negative number of milliseconds');
+    this.renewBookIfFull();
+    const step = this.writing(() => {
+      if (this.scratch?.book === this.book) this.scratch.reset();
+      else this.scratch = new Counters(this.book);
+      const ctx = { db: this.db, log: this.log, cases: this.cases, folds: this.folds, scratch: this.scratch };
+      const done = pruneCases({ ...ctx, meta: (key) => this.getMeta(key), setMeta: (key, value) => this.q.setMeta.run(key, value) }, keepMs, after, rows, PRUNE_EVENTS);
+      // This connection dropped the pruned keys from its own index; its folds are unchanged.
+      this.prunedSeen = Number(this.getMeta('pruned_events') ?? '0');
+      return done;
+    });
+    return step;
+  }
+
+  /** A whole pass at once (tests, small stores): steps until every case was looked at. */
+  prune(keepMs: number, rows = PRUNE_ROWS): { cases: number; events: number } {
+    const total = { cases: 0, events: 0 };
+    for (let after: number | undefined = 0; after !== undefined; ) {
+      const step = this.pruneStep(keepMs, after, rows);
+      total.cases += step.cases;
+      total.events += step.events;
+      after = step.next;
+    }
+    return total;
+  }
+
+  /** Deletes dead letters (by age, oldest first, or by id), keeping `rejected` and the sources' counts true; a change is a new data version (the document states `rejected`). */
+  pruneDeadLetters(which: DeadLetterSelection): number {
+    const n = this.writing(() => {
+      const deleted = deleteDeadLetters(this.db, which, (key) => this.getMeta(key), (key, value) => this.q.setMeta.run(key, value));
+      if (deleted > 0) this.q.setMeta.run('data_version', String(this.dataVersion + 1));
+      return deleted;
+    });
+    // The counters did not change: a tally read at the version before still holds.
+    if (n > 0 && this.tally && this.tallyVersion === this.dataVersion - 1) this.tallyVersion = this.dataVersion;
+    return n;
+  }
+
+  /** The oldest dead letters, by time received then id. */
+  oldestDeadLetters(limit: number): { id: number; receivedAt: number }[] {
+    return oldestDeadLetters(this.db, limit);
+  }
+
+  /** Dead letters kept, of every source. */
+  deadLetterTotal(): number {
+    return this.db.prepare<[], number>('SELECT count(*) FROM dead_letter').pluck().get()!;
+  }
+
+  /** Runs a write other than a batch in an immediate transaction, with the copies synchronised first and dropped if it fails. */
+  private writing<T>(fn: () => T): T {
+    let out: T;
+    try {
+      out = this.db.transaction(() => {
+        this.syncCopies();
+        return fn();
+      }).immediate();
+    } catch (error) {
+      this.forgetCopies();
+      this.tally = undefined;
+      throw error;
+    }
+    // What was written was in step with the copies (or they were dropped), so this is the version they hold.
+    this.writtenVersion = this.dataVersion;
+    return out;
+  }
 }
+
+/** Rows scanned, and rows of the cases met read, per retention step at most: each step one transaction of a few milliseconds. */
+const PRUNE_ROWS = 1000;
+const PRUNE_EVENTS = 250;
 
 /** Cases re-counted at a time when a source is retracted. */
 const RETRACT_CASES = 2000;

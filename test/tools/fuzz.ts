@@ -1,5 +1,5 @@
 /**
- * What the seeded fuzzers (test/api/fuzz.test.ts, test/files/fuzz.test.ts,
+ * What the seeded fuzzers (test/api/fuzz/*.test.ts, test/files/fuzz/*.test.ts,
  * test/kafka/fuzz.test.ts) share: a small deterministic PRNG, edge-case text
  * and byte mutations. Every fuzzer prints its seed with each failure; run it
  * again with PCG_FUZZ_SEED=<seed> to get the same inputs in the same order.
