@@ -84,7 +84,7 @@ export class MemoryProject {
         objectsChanged = true;
       }
     }
-    if (result.accepted > 0 || objectsChanged) this.dataVersion += 1;
+    if (result.accepted > 0 || objectsChanged || result.rejected > 0) this.dataVersion += 1;
     result.dataVersion = this.dataVersion;
     return result;
   }

@@ -187,7 +187,11 @@ export class ProjectStore {
         result.duplicates += changes.duplicates;
         if (position) this.countSource(position.source, result);
         const objectsChanged = this.putObjects(prepared);
-        if (changes.cases.size === 0 && !objectsChanged) return;
+        if (changes.cases.size === 0 && !objectsChanged) {
+          // Only refusals: nothing is counted, but the document states the refused records, so it is a new version.
+          if (result.rejected > 0) this.q.setMeta.run('data_version', String((result.dataVersion += 1)));
+          return;
+        }
 
         if (this.scratch?.book === this.book) this.scratch.reset();
         else this.scratch = new Counters(this.book);
@@ -210,8 +214,9 @@ export class ProjectStore {
     }
     this.writtenVersion = result.dataVersion;
     for (const [caseId, fold] of folds) this.cache.set(caseId, fold);
-    if (delta && this.tally && this.tallyVersion === result.dataVersion - 1) {
-      tallyFromRows(delta.rows(), this.tally);
+    if (this.tally && this.tallyVersion === result.dataVersion - 1) {
+      // A version of refusals alone counts nothing: the tally held is still whole.
+      if (delta) tallyFromRows(delta.rows(), this.tally);
       this.tallyVersion = result.dataVersion;
     }
     return result;

@@ -15,6 +15,19 @@ const ev = (caseId: string, activity: string, hours: number, extra: Record<strin
 });
 
 describe('ProjectStore, by hand', () => {
+  it('a batch of refusals alone is a new data version: the document states the refused records, so its version must move', () => {
+    const store = freshStore();
+    expect(store.apply({ records: [ev('c1', 'a', 0)] }).dataVersion).toBe(1);
+    const tally = tallyToJson(store.currentTally());
+    const r = store.apply({ records: [{ caseId: 'c2' }, { activity: 'b', timestamp: 1 }] });
+    expect(r).toMatchObject({ applied: true, accepted: 0, rejected: 2, dataVersion: 2 });
+    expect(store.snapshot()).toMatchObject({ dataVersion: 2, rejected: 2 });
+    // Nothing counted changed, and the tally held in memory is still whole.
+    expect(tallyToJson(store.currentTally())).toEqual(tally);
+    // A duplicate alone changes nothing, so no version.
+    expect(store.apply({ records: [ev('c1', 'a', 0)] })).toMatchObject({ duplicates: 1, dataVersion: 2 });
+  });
+
   it('counts a two-case log exactly', () => {
     const store = freshStore();
     const r = store.apply({
