@@ -24,3 +24,15 @@ export function freshDir(): string {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
+
+/** Items cut into consecutive non-empty batches at the given points (taken modulo the length): random batch splits for property tests. */
+export function batchesOf<T>(items: T[], cuts: number[]): T[][] {
+  const points = [...new Set(cuts.map((c) => c % (items.length + 1)))].sort((a, b) => a - b);
+  const out: T[][] = [];
+  let from = 0;
+  for (const p of [...points, items.length]) {
+    out.push(items.slice(from, p));
+    from = p;
+  }
+  return out.filter((b) => b.length > 0);
+}

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkEvent, compareEvents, edgeKey, exactQuantile, quantile, recompute, RELATIVE_ERROR, tallyToJson, type Event, type WireEvent } from '../../engine/index.js';
 import { join } from 'node:path';
 import { ProjectStore } from '../../engine/index.js';
-import { freshDir, freshStore } from './helpers.js';
+import { batchesOf, freshDir, freshStore } from './helpers.js';
 
 /**
  * The engine's key property: whatever the arrival (duplicates, shuffles,
@@ -53,17 +53,6 @@ const scenarioOf = (caseIds: string[], eventIds: string[], maxLength: number, mi
 const scenario = scenarioOf(['c1', 'c2', 'c3', 'c4', 'c5', 'c6'], ['e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8'], 40);
 /** Two cases of ~40-60 distinct events: past the length at which a fold keeps a visit map. */
 const longCases = scenarioOf(['c1', 'c2'], Array.from({ length: 400 }, (_, i) => `e${i}`), 120, 80);
-
-function batchesOf<T>(items: T[], cuts: number[]): T[][] {
-  const points = [...new Set(cuts.map((c) => c % (items.length + 1)))].sort((a, b) => a - b);
-  const out: T[][] = [];
-  let from = 0;
-  for (const p of [...points, items.length]) {
-    out.push(items.slice(from, p));
-    from = p;
-  }
-  return out.filter((b) => b.length > 0);
-}
 
 describe('incremental state == from-scratch recomputation', () => {
   // Without a case cache every touched case is read back from its rows; with one, appends continue the cached fold.

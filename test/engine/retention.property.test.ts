@@ -5,7 +5,7 @@ import { checkEvent, compareEvents, contribution, ProjectStore, recomputeTraces,
 import { CaseFold } from '../../engine/contribution.js';
 import { Counters, tallyFromRows } from '../../engine/store/codec.js';
 import { KeyBook } from '../../engine/store/counter-keys.js';
-import { freshDir } from './helpers.js';
+import { batchesOf, freshDir } from './helpers.js';
 
 /**
  * Retention's key property: pruning keeps every count. A pruned store equals the from-scratch
@@ -52,17 +52,6 @@ const scenarioOf = (caseIds: string[], eventIds: string[], maxLength: number, mi
 const scenario = scenarioOf(['c1', 'c2', 'c3', 'c4', 'c5', 'c6'], ['e1', 'e2', 'e3', 'e4', 'e5', 'e6', 'e7', 'e8', 'e9', 'e10'], 50);
 /** Two cases of ~40-60 distinct events (past the length at which a fold keeps a visit map), the second 30 hours after the first. */
 const longCases = scenarioOf(['c1', 'c2'], Array.from({ length: 400 }, (_, i) => `e${i}`), 120, 80, 30);
-
-function batchesOf<T>(items: T[], cuts: number[]): T[][] {
-  const points = [...new Set(cuts.map((c) => c % (items.length + 1)))].sort((a, b) => a - b);
-  const out: T[][] = [];
-  let from = 0;
-  for (const p of [...points, items.length]) {
-    out.push(items.slice(from, p));
-    from = p;
-  }
-  return out.filter((b) => b.length > 0);
-}
 
 const valid = (w: WireEvent): Event => (checkEvent(w) as { ok: true; event: Event }).event;
 
