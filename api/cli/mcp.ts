@@ -85,7 +85,7 @@ Options:
       const auth = new Auth(catalog, new RateLimiter(0, 0));
       // Auth reads the Bearer header of a request: the key is checked again on every call, so a revoked key stops at once.
       const request = { headers: { authorization: `Bearer ${key}` } } as unknown as import('fastify').FastifyRequest;
-      backend = new LocalBackend({ catalog, states, graphs: new Graphs(states, catalog.graphVersions, buildInProcess), auth }, () => auth.authenticate(request, { tenant: 'read' }), maxChars);
+      backend = new LocalBackend({ catalog, states, graphs: new Graphs(states, catalog.graphVersions, buildInProcess), auth, config }, () => auth.authenticate(request, { tenant: 'read' }), maxChars);
     }
     const close = async () => {
       for (const c of closers.splice(0)) {

@@ -4,6 +4,7 @@ import type { GraphDocument } from '../../engine/document/types.js';
 import { runBlock, type BlockSpec, type Graphs, type ProjectRegistry, type ServedGraph } from '../../engine/projects/index.js';
 import type { Auth, Principal } from '../auth.js';
 import type { Catalog, Permission } from '../catalog/index.js';
+import { retentionDaysOf, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { BlockAnswer, CaseEvent, CasePage, CaseQuery, GraphAnswer, Identity, IngestAnswer, PcgBackend, ProjectInfo } from './backend.js';
 import { DEFAULT_MAX_CHARS, fitItems, offsetOf } from './views.js';
@@ -13,6 +14,8 @@ export interface LocalParts {
   states: ProjectRegistry;
   graphs: Graphs;
   auth: Auth;
+  /** The server's default retention, shown for projects that set none (as the HTTP API answers). */
+  config: Pick<Config, 'retentionDays'>;
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -67,7 +70,7 @@ export class LocalBackend implements PcgBackend {
     return this.parts.catalog.projects
       .list(p.tenantId)
       .filter((x) => !p.projectIds || p.projectIds.includes(x.id))
-      .map((x) => ({ ...x, dataVersion: this.parts.states.state(x.id).dataVersion }));
+      .map(({ retention, ...x }) => ({ ...x, retentionDays: retentionDaysOf(this.parts.config, retention), dataVersion: this.parts.states.state(x.id).dataVersion }));
   }
 
   async graph(projectId: string, version?: number): Promise<GraphAnswer> {

@@ -22,7 +22,7 @@ export function mountMcp(app: FastifyInstance, context: AppContext, graphs: Grap
   const { config, catalog, states, logger } = context;
   // The same key checks as the routes; a bucket of its own per key for MCP requests.
   const auth = new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond));
-  const parts = { catalog, states, graphs, auth };
+  const parts = { catalog, states, graphs, auth, config };
 
   app.route({
     method: 'POST',

@@ -116,6 +116,8 @@ interface Kill {
   run: number;
   phase: 'start-up' | 'applying';
   delay: number;
+  /** Applying: the stored position at which it was killed. */
+  target?: number;
   before: number;
   after: number;
   /** The run finished before the kill came. */
@@ -150,12 +152,14 @@ async function crashRounds(c: Case, seed: number) {
     const runs = rng.chance(0.35) ? 2 : 1;
     for (let k = 0; k < runs; k++) {
       const phase = rng.chance(0.3) ? 'start-up' : 'applying';
-      const delay = Math.round(phase === 'start-up' ? rng.uniform(0, clean.startupMs) : rng.uniform(0, 0.8 * clean.applyMs));
+      // Applying: killed once the stored position passes a seeded point of the file (a point rather than a time:
+      // how long applying takes swings with the machine's load, and a time would often land after the last batch).
+      const delay = phase === 'start-up' ? Math.round(rng.uniform(0, clean.startupMs)) : 0;
+      const target = Math.round(rng.uniform(BATCH, Math.max(BATCH, total - 2 * BATCH)));
       const before = storedOffset(state);
       const run = sys.pcg(importArgs(file, project));
       if (phase === 'applying') {
-        // Killed once it is seen applying batches of its own.
-        while (run.alive() && storedOffset(state) <= before) await sleep(5);
+        while (run.alive() && storedOffset(state) < Math.max(target, before + 1)) await sleep(2);
       }
       const killAt = Date.now() + delay;
       while (run.alive() && Date.now() < killAt) await sleep(Math.min(5, Math.max(0, killAt - Date.now())));
@@ -163,7 +167,7 @@ async function crashRounds(c: Case, seed: number) {
       await run.kill();
       if (completed) expect(await run.exit, run.err()).toBe(0);
       const after = storedOffset(state);
-      kills.push({ round, run: k, phase, delay, before, after, completed });
+      kills.push({ round, run: k, phase, delay, ...(phase === 'applying' ? { target } : {}), before, after, completed });
       const story = JSON.stringify(kills.at(-1));
 
       // What the kill left: the batches up to the stored position, whole, and nothing else.
