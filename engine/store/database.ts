@@ -12,12 +12,20 @@ export type Db = Database.Database;
  * refused rather than guessed at.
  */
 export function openDatabase(file: string): Db {
-  return openSqlite(file, migrations, {
+  const db = openSqlite(file, migrations, {
     tooNew: (version, known) =>
       new EngineError('schema_too_new', `state file has schema version ${version}; this pcg knows up to ${known}. Use a newer pcg.`),
     unversioned: () => new EngineError('state_corrupt', 'file has tables but no pcg schema version'),
   });
+  // SQLite's own 2 MiB page cache per state file: better-sqlite3 builds SQLite with 16 MiB, and a process may hold
+  // hundreds of stores open (PCG_MAX_OPEN_STORES), so the soak saw that cache grow outside the V8 heap (up to 4 GiB
+  // at 256 stores). Ingesting 1M events took the same time with either (18.8-23.1 s against 19.2-22.6 s, same run).
+  db.pragma(`cache_size = ${-STATE_CACHE_KIB}`);
+  return db;
 }
+
+/** KiB of page cache per project state connection. */
+export const STATE_CACHE_KIB = 2000;
 
 export interface SqliteOptions {
   /** The error for a file whose user_version is above the migrations known here (written by a newer pcg). */

@@ -299,3 +299,10 @@ describe('ProjectStore, by hand', () => {
     expect(s.tally.objectTypes.get(edgeKey('place', 'item'))).toEqual({ events: 1, cases: 1 });
   });
 });
+
+describe('ProjectStore memory', () => {
+  it('keeps a 2 MiB page cache per state file, not the 16 MiB better-sqlite3 builds SQLite with', () => {
+    const store = freshStore();
+    expect(store.db.pragma('cache_size', { simple: true })).toBe(-2000);
+  });
+});

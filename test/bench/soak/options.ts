@@ -1,0 +1,49 @@
+import { parseArgs } from 'node:util';
+
+/**
+ * The soak's command line, and the limits it runs the server under. Parsed
+ * once by main: every other file gets what it needs passed in, so that a
+ * file can be read (and imported) without the run starting.
+ */
+export interface SoakOptions {
+  minutes: number;
+  sampleSeconds: number;
+  pathological: boolean;
+  /**
+   * The simulated window each stream is drawn from: with 10M cases nearly every case is still open
+   * when the run ends and a third of the events start a new case (the per-case memory of a store
+   * grows all run long); 20,000 keeps about a thousand cases in flight.
+   */
+  streamCases: number;
+  durationMs: number;
+}
+
+export const DEFAULT_STREAM_CASES = 10_000_000;
+
+export function readOptions(args = process.argv.slice(2)): SoakOptions {
+  const { values } = parseArgs({
+    args,
+    options: {
+      minutes: { type: 'string', default: '10' },
+      'sample-seconds': { type: 'string', default: '10' },
+      pathological: { type: 'string', default: 'on' },
+      'stream-cases': { type: 'string', default: String(DEFAULT_STREAM_CASES) },
+    },
+  });
+  const minutes = Number(values.minutes);
+  const sampleSeconds = Number(values['sample-seconds']);
+  if (!(minutes > 0) || !(sampleSeconds >= 1)) throw new Error('--minutes must be > 0 and --sample-seconds >= 1');
+  return { minutes, sampleSeconds, pathological: values.pathological !== 'off', streamCases: Number(values['stream-cases']), durationMs: minutes * 60_000 };
+}
+
+/** The command that reproduces a run, for the report's first lines. */
+export const commandLine = (o: SoakOptions) =>
+  `node --import tsx test/bench/soak.ts --minutes ${o.minutes} --sample-seconds ${o.sampleSeconds}${o.pathological ? '' : ' --pathological off'}${o.streamCases === DEFAULT_STREAM_CASES ? '' : ` --stream-cases ${o.streamCases}`}`;
+
+export const GLOBAL = 'soak-global-key-0123456789abcdef';
+export const METRICS = 'soak-metrics-token-0123456789';
+/** Lowered from the defaults so that the pathological tenant reaches them within the run. */
+export const PROJECT_LIMIT = 40;
+export const UPLOAD_LIMIT = 4 * 1024 * 1024;
+export const BODY_LIMIT = 16 * 1024 * 1024; // the default
+export const LIMITS = { id: 512, activity: 1024, attributeValue: 65536, attributes: 1000, eventsPerRequest: 100_000 }; // the defaults
