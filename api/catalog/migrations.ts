@@ -105,4 +105,11 @@ export const migrations: readonly string[] = [
   -- PCG_RETENTION_DAYS; 0: every event is kept). See engine/store/retention.ts.
   ALTER TABLE project ADD COLUMN retention_days INTEGER;
   `,
+  `
+  -- Listing a project's kept versions reads data_version and created_at only, but
+  -- created_at comes after the document in the row, so each row read walked the
+  -- document's overflow pages (the soak: 5 -> 22 ms for 500 versions). The index
+  -- covers the list.
+  CREATE INDEX graph_version_listed ON graph_version (project_id, data_version, created_at);
+  `,
 ];

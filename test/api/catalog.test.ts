@@ -27,6 +27,13 @@ describe('catalog', () => {
     for (const t of tables) expect(t.sql, t.name).toMatch(/STRICT$/);
   });
 
+  it("lists a project's kept graph versions from an index, never reading the documents", () => {
+    const plan = c.db
+      .prepare<[string], { detail: string }>('EXPLAIN QUERY PLAN SELECT data_version AS dataVersion, created_at AS createdAt FROM graph_version WHERE project_id = ? ORDER BY data_version')
+      .all('p');
+    expect(plan.map((r) => r.detail)).toEqual(['SEARCH graph_version USING COVERING INDEX graph_version_listed (project_id=?)']);
+  });
+
   it('keeps keys as hashes, finds them in constant time, and records their use', () => {
     const tenant = c.identity.createTenant({ name: 't' });
     const user = c.identity.createUser({ email: 'u@example.com' })!;
