@@ -70,7 +70,7 @@ export function createApp(options: AppOptions): PcgApp {
   // Metrics (made below, once the context exists) observe every applied batch.
   let observe: ApplyObserver | undefined;
   // The event limits reach every store the registry opens: HTTP ingestion, dataset uploads and the demo feed all apply through it.
-  const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, limits: eventLimitsOf(config), observe: (...args) => observe?.(...args) });
+  const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20, limits: eventLimitsOf(config), observe: (...args) => observe?.(...args) });
   const context: AppContext = { config, catalog, states, logger };
   const globalKey = ensureGlobalKey(config, catalog);
 

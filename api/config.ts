@@ -32,6 +32,8 @@ export const configSchema = z.object({
   maxOpenStores: intIn(8, 100_000).default(256),
   /** Case folds all open project stores may cache together (each store keeps at most 100k): memory bounded whatever the number of busy projects. */
   cachedCases: intIn(0, 100_000_000).default(300_000),
+  /** MiB of case folds the stores gave up, kept as text so a case back after a long wait is restored rather than recounted (each store keeps at most 64 MiB). */
+  cachedCaseTextMiB: intIn(0, 1_000_000).default(128),
   /** Seals stream sources' SASL passwords and TLS keys in the catalog (default: a key generated into <dataDir>/source-secret-key). */
   sourceSecretKey: z.string().min(16, 'the source secret key must have at least 16 characters').optional(),
   /** Run the data directory's stream sources inside `pcg serve` (on a thread of their own); off when `pcg worker` processes run them. */
@@ -96,6 +98,7 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   sourceSecretKey: 'PCG_SOURCE_SECRET_KEY',
   maxOpenStores: 'PCG_MAX_OPEN_STORES',
   cachedCases: 'PCG_CACHED_CASES',
+  cachedCaseTextMiB: 'PCG_CACHED_CASE_TEXT_MIB',
   sources: 'PCG_SOURCES',
   metricsToken: 'PCG_METRICS_TOKEN',
   shutdownGraceMs: 'PCG_SHUTDOWN_GRACE_MS',

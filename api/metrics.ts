@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApplyResult } from '../engine/index.js';
-import type { ApplyObserver, DocumentBuilder, PassResult } from '../engine/projects/index.js';
+import { PROJECT_DELETED, type ApplyObserver, type DocumentBuilder, type PassResult } from '../engine/projects/index.js';
 import type { AppContext } from './context.js';
 import { sourceStatus } from './source-status.js';
 
@@ -86,6 +86,14 @@ export function createMetrics(ctx: AppContext): Metrics {
     },
   });
   new Gauge({
+    name: 'pcg_cached_case_text_bytes',
+    help: 'Bytes of case folds the open project stores gave up and keep as text (restored when the case comes back); at most PCG_CACHED_CASE_TEXT_MIB MiB',
+    registers,
+    collect() {
+      this.set(ctx.states.folds.coldBytes);
+    },
+  });
+  new Gauge({
     name: 'pcg_max_open_project_stores',
     help: 'The cap on open project state files (PCG_MAX_OPEN_STORES; least recently used closed first)',
     registers,
@@ -145,6 +153,13 @@ export function createMetrics(ctx: AppContext): Metrics {
     if (r.duplicates) duplicates.inc({ project: projectId }, r.duplicates);
   };
 
+  // A deleted project's series go with it: project churn would otherwise grow every scrape, and the heap, for good.
+  const perProject = [applied, rejected, duplicates, pruned, lettersPruned];
+  const forget = (projectId: string) => {
+    for (const c of perProject) c.remove({ project: projectId });
+  };
+  ctx.states.changes.on(PROJECT_DELETED, forget);
+
   return {
     registry,
     contentType: registry.contentType,
@@ -174,6 +189,7 @@ export function createMetrics(ctx: AppContext): Metrics {
       http.observe({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     },
     close() {
+      ctx.states.changes.off(PROJECT_DELETED, forget);
       registry.clear();
     },
   };

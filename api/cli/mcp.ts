@@ -80,7 +80,7 @@ Options:
       const { buildInProcess, Graphs, ProjectRegistry } = await import('../../engine/projects/index.js');
       const { LocalBackend } = await import('../mcp/local.js');
       const catalog = Catalog.open(file, { graphVersions: { keep: config.limitGraphVersions, maxBytes: config.limitGraphVersionsBytes } });
-      const states = new ProjectRegistry(dir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, limits: eventLimitsOf(config) });
+      const states = new ProjectRegistry(dir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20, limits: eventLimitsOf(config) });
       closers.push(() => states.close(), () => catalog.close());
       const auth = new Auth(catalog, new RateLimiter(0, 0));
       // Auth reads the Bearer header of a request: the key is checked again on every call, so a revoked key stops at once.

@@ -4,7 +4,7 @@
  * (registry), served graph documents by version and scope (graphs), scoped
  * views (scope) and block analytics (blocks).
  */
-export { DEFAULT_MAX_OPEN, ProjectRegistry, type ApplyObserver, type IngestTarget, type RegistryOptions } from './registry.js';
+export { DEFAULT_MAX_OPEN, PROJECT_DELETED, ProjectRegistry, type ApplyObserver, type IngestTarget, type RegistryOptions } from './registry.js';
 export { buildInProcess, Graphs, type DocumentBuilder, type GraphVersionStore, type ServedGraph } from './graphs.js';
 export { casesOf, inScope, scopedCases, scopedSnapshot, scopeSchema, type Scope } from './scope.js';
 export { blockSpecSchema, runBlock, type BlockSpec } from './blocks.js';

@@ -10,6 +10,12 @@ import { mergedState, storeState, type ProjectState } from './state.js';
 import type { PreparedBatch } from '../store/prepare.js';
 import { prunePass, type PassOptions, type PassResult, type RetentionPolicy, type StoreRef } from './retention.js';
 
+/**
+ * Emitted on `changes` with the project id when a project is removed, so that per-project series and caches let go
+ * of it. (Names with a colon are never taken for project ids by `watch`.)
+ */
+export const PROJECT_DELETED = ':project-deleted';
+
 /** A stream partition's state file: `<source id>.<partition>.sqlite` under the project's `parts/` folder. */
 /**
  * Folds of recently touched cases a partition store keeps in memory: a worker
@@ -34,10 +40,15 @@ export interface RegistryOptions {
   limits?: EventLimits;
   /** Case folds all its open stores may cache together (default DEFAULT_CACHED_CASES). */
   cachedCases?: number;
+  /** Bytes of given-up folds all its open stores may keep as text together (default DEFAULT_CACHED_CASE_TEXT_BYTES). */
+  cachedCaseTextBytes?: number;
 }
 
 /** About 400 MB of folds at their usual 1 to 1.5 KB: the cases a few busy streams have open. */
 export const DEFAULT_CACHED_CASES = 300_000;
+
+/** 128 MiB: about 280k cases' folds as text, twice a single store's own cap. */
+export const DEFAULT_CACHED_CASE_TEXT_BYTES = 128 * 2 ** 20;
 
 /** What a writer other than the store's owner needs of a project: apply batches, set meta, read the tally. */
 export interface IngestTarget {
@@ -84,7 +95,7 @@ export class ProjectRegistry {
     this.maxOpen = options.maxOpen ?? DEFAULT_MAX_OPEN;
     this.observe = options.observe;
     this.limits = options.limits ?? DEFAULT_EVENT_LIMITS;
-    this.folds = new FoldBudget(options.cachedCases ?? DEFAULT_CACHED_CASES);
+    this.folds = new FoldBudget(options.cachedCases ?? DEFAULT_CACHED_CASES, options.cachedCaseTextBytes ?? DEFAULT_CACHED_CASE_TEXT_BYTES);
     this.changes.setMaxListeners(0);
   }
 
@@ -298,6 +309,7 @@ export class ProjectRegistry {
       }
     }
     this.changes.emit(`${projectId}:deleted`);
+    this.changes.emit(PROJECT_DELETED, projectId);
     rmSync(this.dirOf(projectId), { recursive: true, force: true });
   }
 

@@ -1,10 +1,10 @@
-import { contribute, contributeAfter, COUNTING_VERSION, type CaseFold } from '../contribution.js';
+import { CaseFold, contribute, contributeAfter, COUNTING_VERSION, type FoldState } from '../contribution.js';
 import { mergeCaseSample } from './case-sample.js';
 import { EngineError } from '../errors.js';
 import { compareEvents, DEFAULT_EVENT_LIMITS, type Event, type EventLimits } from '../event.js';
 import { type Tally } from '../tally.js';
 import type { ApplyResult, Batch, DeadLetter, Position, ProjectSnapshot, Remapped, ReplayResult, StoreOptions } from './types.js';
-import { CaseCache } from './case-cache.js';
+import { CaseCache, DEFAULT_COLD_FOLD_BYTES, type FoldCodec } from './case-cache.js';
 import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
 import { CaseTable } from './case-table.js';
@@ -65,7 +65,7 @@ export class ProjectStore {
     this.counters = new CounterTable(db, options.mergeAfter);
     this.cases = new CaseTable(db, options.mergeAfter);
     this.folds = new FoldTable(db);
-    this.cache = new CaseCache(options.cacheCases ?? 100_000, options.foldBudget);
+    this.cache = new CaseCache(options.cacheCases ?? 100_000, options.foldBudget, this.foldCodec(), options.coldFoldBytes ?? DEFAULT_COLD_FOLD_BYTES);
     this.maxCounterIds = options.maxCounterIds ?? MAX_COUNTER_IDS;
     this.limits = options.limits ?? DEFAULT_EVENT_LIMITS;
     this.q = {
@@ -90,6 +90,19 @@ export class ProjectStore {
       ),
     };
     this.upgradeCounters();
+  }
+
+  /** Folds as text and back, numbered by the book of the moment (a new book clears the cache, text included). */
+  private foldCodec(): FoldCodec {
+    return {
+      text: (fold) => JSON.stringify(fold.prunedUntil ? [fold.toJSON(), fold.prunedUntil] : [fold.toJSON()]),
+      fold: (text) => {
+        const [state, prunedUntil] = JSON.parse(text) as [FoldState, CaseFold['prunedUntil']?];
+        const fold = CaseFold.restore(state, this.book);
+        fold.prunedUntil = prunedUntil;
+        return fold;
+      },
+    };
   }
 
   /** Counters written by an older version of contribution() are recounted from the kept events. */

@@ -98,6 +98,11 @@ export interface ReplayResult {
 export interface StoreOptions {
   /** Folds of recently touched cases kept in memory (default 100k cases, a few hundred MB at most: the cases a stream has in flight). */
   cacheCases?: number;
+  /**
+   * Bytes of folds the cache gave up kept as text, so that a case back after a long wait is restored rather than
+   * recounted from its rows (default DEFAULT_COLD_FOLD_BYTES; see ColdFolds).
+   */
+  coldFoldBytes?: number;
   /** Counter ids numbered before the store starts a fresh KeyBook between batches (default 200k; small values exercise the reset in tests). */
   maxCounterIds?: number;
   /** Pending counter or case changes (rows of their batch logs) that trigger a merge into the counter and case tables (default 100k; see CounterTable). */

@@ -164,6 +164,25 @@ describe('metrics', () => {
       expect(sample(text, 'pcg_max_open_project_stores')).toBe(256);
     });
 
+    it('drop a deleted project’s series, so that project churn does not grow every scrape', async () => {
+      const kept = sample(await scrape(t), 'pcg_events_applied_total', { project: a.projectId });
+      expect(kept).toBeGreaterThan(0);
+      const created = await call(t.app, 'POST', `/api/${a.tenantId}/project`, a.admin, { name: 'short-lived' });
+      expect(created.status).toBe(201);
+      const project = created.body.id as string;
+      const path = `/api/${a.tenantId}/project/${project}`;
+      const batch = events(3);
+      expect((await call(t.app, 'POST', `${path}/events`, a.admin, [...batch, { caseId: 'x', activity: 'a' }])).body).toMatchObject({ accepted: batch.length, rejected: 1 });
+      let text = await scrape(t);
+      expect(sample(text, 'pcg_events_applied_total', { project })).toBe(batch.length);
+      expect(sample(text, 'pcg_events_rejected_total', { project })).toBe(1);
+      expect((await call(t.app, 'DELETE', path, a.admin)).status).toBe(204);
+      text = await scrape(t);
+      expect(text).not.toContain(project);
+      // The other projects' series stay.
+      expect(sample(text, 'pcg_events_applied_total', { project: a.projectId })).toBe(kept);
+    });
+
     it('time requests by route pattern and status, not by raw path', async () => {
       const before = await scrape(t);
       const route = '/api/:tenantId/project/:projectId';

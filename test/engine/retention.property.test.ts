@@ -126,6 +126,7 @@ describe('retention: pruned state == oracle with late events moved after the pru
     ['reading every case from SQLite', { cacheCases: 0 }, 'same'],
     ['with counter ids renumbered between most batches', { cacheCases: 100_000, maxCounterIds: 8, mergeAfter: 6 }, 'same'],
     ['restarted after every prune', { cacheCases: 2, mergeAfter: 6 }, 'restart'],
+    ['with a two-case cache, the folds it gives up (pruned cases too) kept as text', { cacheCases: 2, coldFoldBytes: 1 << 20 }, 'same'],
     ['pruned by a second connection while the first writes', { cacheCases: 100_000, mergeAfter: 12 }, 'other'],
     ['with long cases', { cacheCases: 100_000 }, 'same', longCases],
   ] as const)('under late events, re-sent events and prunes at random points (%s)', (_, options, pruner, logs = scenario) => {
