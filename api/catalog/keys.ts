@@ -77,8 +77,13 @@ export class Keys {
   readonly changes = new EventEmitter().setMaxListeners(0);
   private readonly q;
   private readonly db: Db;
-  /** When each key's last_used_at was last written (ms), to write it at most once a minute. */
+  /**
+   * When each key's last_used_at was last written (ms), to write it at most once a minute. Entries older than
+   * that decide nothing, so they are swept: a key that goes without being revoked (its tenant or user deleted,
+   * expired, just never used again) would otherwise stay here for the life of the process.
+   */
   private readonly touched = new Map<string, number>();
+  private swept = 0;
 
   constructor(db: Db) {
     this.db = db;
@@ -238,12 +243,21 @@ export class Keys {
     return done;
   }
 
+  /** Keys whose last write is still recent enough to hold the next one back (for tests). */
+  get touchedCount(): number {
+    return this.touched.size;
+  }
+
   /** Records a key's use: last_used_at is written at most once a minute per key (per process). */
   touch(kind: 'global' | 'tenant', id: string): void {
     const t = Date.now();
     const last = this.touched.get(id);
     if (last !== undefined && t - last < TOUCH_INTERVAL_MS) return;
     this.touched.set(id, t);
+    if (t - this.swept >= TOUCH_INTERVAL_MS) {
+      this.swept = t;
+      for (const [key, at] of this.touched) if (t - at >= TOUCH_INTERVAL_MS) this.touched.delete(key);
+    }
     (kind === 'global' ? this.q.touchGlobal : this.q.touchTenant).run(new Date(t).toISOString(), id);
   }
 }

@@ -348,6 +348,46 @@ describe('tenant keys: expiry, scope, downgrades, last use', () => {
     expect(t.context.catalog.keys.globalKey(made.body.id)!.lastUsedAt).toBe(g1);
     await call(t.app, 'DELETE', `/admin/global-api-keys/${made.body.id}`, GLOBAL);
   });
+
+  it('forgets the last use of keys that went without a revoke (tenant deleted, expired) once a minute has passed', async () => {
+    const own = testApp();
+    try {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      const start = Date.now();
+      const keys = own.context.catalog.keys;
+      const gone = await makeTenant(own.app, 'gone');
+      const stays = await makeTenant(own.app, 'stays');
+      const expiring = await call(own.app, 'POST', `/api/${stays.tenantId}/apikey`, stays.admin, { userId: stays.readerUserId, name: 'expiring', expiresAt: new Date(start + 30_000).toISOString() });
+      for (const key of [gone.admin, gone.reader]) expect((await call(own.app, 'GET', `/api/${gone.tenantId}/project`, key)).status).toBe(200);
+      expect((await call(own.app, 'GET', `/api/${stays.tenantId}/project`, expiring.body.key)).status).toBe(200);
+      expect((await call(own.app, 'GET', `/api/${stays.tenantId}/project`, stays.admin)).status).toBe(200);
+      // The global key (used to make the tenants), gone's two keys, stays' admin and the expiring key.
+      expect(keys.touchedCount).toBe(5);
+      expect((await call(own.app, 'DELETE', `/api/tenant/${gone.tenantId}`, GLOBAL)).status).toBe(204);
+      expectError(await call(own.app, 'GET', `/api/${gone.tenantId}/project`, gone.admin), 401, 'invalid_token');
+      expect(keys.touchedCount).toBe(5);
+
+      // Within the minute nothing may go: each entry still holds its key's next write back.
+      vi.setSystemTime(start + 59_000);
+      expect((await call(own.app, 'GET', `/api/${stays.tenantId}/project`, stays.reader)).status).toBe(200);
+      expect(keys.touchedCount).toBe(6);
+
+      vi.setSystemTime(start + 61_000);
+      expectError(await call(own.app, 'GET', `/api/${stays.tenantId}/project`, expiring.body.key), 401, 'token_expired');
+      expect((await call(own.app, 'GET', `/api/${stays.tenantId}/project`, stays.admin)).status).toBe(200);
+      // Left: stays' admin (just written again) and reader (written 2 s ago); the deleted tenant's keys, the expired key and the idle global key are forgotten.
+      expect(keys.touchedCount).toBe(2);
+      expect(keys.tenantKey(stays.tenantId, stays.adminKeyId)!.lastUsedAt).toBe(new Date(start + 61_000).toISOString());
+      // Forgetting changes no write: the reader's next use within its minute writes nothing.
+      vi.setSystemTime(start + 100_000);
+      const readerId = (await call(own.app, 'GET', `/api/${stays.tenantId}/apikey`, stays.admin)).body.items.find((k: { name: string }) => k.name === 'reader').id as string;
+      expect((await call(own.app, 'GET', `/api/${stays.tenantId}/project`, stays.reader)).status).toBe(200);
+      expect(keys.tenantKey(stays.tenantId, readerId)!.lastUsedAt).toBe(new Date(start + 59_000).toISOString());
+    } finally {
+      vi.useRealTimers();
+      await own.close();
+    }
+  });
 });
 
 describe('open graph streams end when their key loses access', () => {

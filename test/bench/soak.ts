@@ -5,6 +5,7 @@
  * well-behaved tenants' p99 latency of reads and ingests.
  *
  *   node --import tsx test/bench/soak.ts [--minutes 10] [--sample-seconds 10] [--pathological on|off] [--stream-cases 10000000]
+ *     [--heap-snapshot-at 3,9]   (V8 heap snapshots of the server at those minutes, into a pcg-soak-heap-* temp dir that is kept)
  *
  * The run lives in ./soak/, a file a concern: options.ts (the command line,
  * the lowered limits), server.ts (the child `pcg serve`), traffic.ts (every

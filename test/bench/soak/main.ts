@@ -26,7 +26,7 @@ setMaxListeners(0, load.signal);
 
 const filesDir = mkdtempSync(join(tmpdir(), 'pcg-soak-files-'));
 // A server that dies ends the load at once: the report then says so and the run fails.
-const server = await startServer(() => load.abort());
+const server = await startServer(() => load.abort(), options.heapSnapshotAt.length > 0);
 const cleanup = () => {
   server.kill();
   rmSync(filesDir, { recursive: true, force: true });
@@ -64,11 +64,18 @@ clock.start();
 sampler.samples[0]!.t = 0;
 sampler.watchRunner();
 const stopTimer = setTimeout(() => load.abort(), options.durationMs);
+const snapshotTimers = options.heapSnapshotAt.map((minute) =>
+  setTimeout(() => {
+    console.error(`soak: heap snapshot of the server at ${minute} min into ${server.snapshotDir}`);
+    server.heapSnapshot();
+  }, minute * 60_000),
+);
 const workers: Promise<unknown>[] = [sampler.run(good, options.sampleSeconds, load.signal)];
 for (const [i, t] of good.entries()) workers.push(...wellBehaved({ traffic, signal: load.signal, streamCases: options.streamCases }, t, i, uploads.get(t.name)!));
 if (chaos) workers.push(...new Pathological({ traffic, signal: load.signal }, chaos, good[0]!).run());
 await Promise.race([Promise.all(workers), new Promise((r) => load.signal.addEventListener('abort', r, { once: true }))]);
 clearTimeout(stopTimer);
+for (const t of snapshotTimers) clearTimeout(t);
 load.abort();
 const loadMs = clock.now();
 // Requests in flight finish (or time out) before the last sample.

@@ -15,6 +15,12 @@ export interface SoakOptions {
    * grows all run long); 20,000 keeps about a thousand cases in flight.
    */
   streamCases: number;
+  /**
+   * Minutes into the load at which the server writes a V8 heap snapshot (SIGUSR2 to a child started with
+   * --heapsnapshot-signal); empty: none, and the child runs without the flag. Each snapshot stalls the
+   * server for seconds and needs about its heap again in memory, so latency and RSS near them are not the run's.
+   */
+  heapSnapshotAt: number[];
   durationMs: number;
 }
 
@@ -28,17 +34,27 @@ export function readOptions(args = process.argv.slice(2)): SoakOptions {
       'sample-seconds': { type: 'string', default: '10' },
       pathological: { type: 'string', default: 'on' },
       'stream-cases': { type: 'string', default: String(DEFAULT_STREAM_CASES) },
+      'heap-snapshot-at': { type: 'string', default: '' },
     },
   });
   const minutes = Number(values.minutes);
   const sampleSeconds = Number(values['sample-seconds']);
   if (!(minutes > 0) || !(sampleSeconds >= 1)) throw new Error('--minutes must be > 0 and --sample-seconds >= 1');
-  return { minutes, sampleSeconds, pathological: values.pathological !== 'off', streamCases: Number(values['stream-cases']), durationMs: minutes * 60_000 };
+  const heapSnapshotAt = values['heap-snapshot-at'] ? values['heap-snapshot-at'].split(',').map(Number) : [];
+  if (heapSnapshotAt.some((m) => !(m > 0 && m < minutes))) throw new Error('--heap-snapshot-at takes minutes within the run, comma-separated');
+  return {
+    minutes,
+    sampleSeconds,
+    pathological: values.pathological !== 'off',
+    streamCases: Number(values['stream-cases']),
+    heapSnapshotAt,
+    durationMs: minutes * 60_000,
+  };
 }
 
 /** The command that reproduces a run, for the report's first lines. */
 export const commandLine = (o: SoakOptions) =>
-  `node --import tsx test/bench/soak.ts --minutes ${o.minutes} --sample-seconds ${o.sampleSeconds}${o.pathological ? '' : ' --pathological off'}${o.streamCases === DEFAULT_STREAM_CASES ? '' : ` --stream-cases ${o.streamCases}`}`;
+  `node --import tsx test/bench/soak.ts --minutes ${o.minutes} --sample-seconds ${o.sampleSeconds}${o.pathological ? '' : ' --pathological off'}${o.streamCases === DEFAULT_STREAM_CASES ? '' : ` --stream-cases ${o.streamCases}`}${o.heapSnapshotAt.length ? ` --heap-snapshot-at ${o.heapSnapshotAt.join(',')}` : ''}`;
 
 export const GLOBAL = 'soak-global-key-0123456789abcdef';
 export const METRICS = 'soak-metrics-token-0123456789';

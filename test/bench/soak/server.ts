@@ -18,6 +18,8 @@ export interface SoakServer {
   pid: number;
   base: string;
   dataDir: string;
+  /** Where the child writes heap snapshots (kept after the run), if it was started to take them. */
+  snapshotDir: string | undefined;
   logs: ServerLogs;
   /** Why the server is gone, if it went by itself (not through stop or kill). */
   readonly died: string | undefined;
@@ -27,6 +29,8 @@ export interface SoakServer {
   stop(): Promise<string>;
   /** SIGKILL and the data directory removed: the run is being cut short. */
   kill(): void;
+  /** Asks the child for a heap snapshot (written asynchronously into snapshotDir). */
+  heapSnapshot(): void;
 }
 
 /** The server's log lines (pino JSON at warn and above), counted by level; a few kept. */
@@ -49,12 +53,15 @@ async function freePort(): Promise<number> {
 }
 
 /** Spawns the server; `onDied` is told if it exits before `stop` (the run must then end). */
-export async function startServer(onDied: (reason: string) => void): Promise<SoakServer> {
+export async function startServer(onDied: (reason: string) => void, heapSnapshots = false): Promise<SoakServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pcg-soak-'));
+  // Outside the data directory, which is removed at the end: the snapshots are for after the run.
+  const snapshotDir = heapSnapshots ? mkdtempSync(join(tmpdir(), 'pcg-soak-heap-')) : undefined;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const bin = fileURLToPath(new URL('../../../api/bin.mjs', import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--log-level', 'warn'], {
+  const nodeFlags = snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [];
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, bin, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--log-level', 'warn'], {
     env: {
       ...process.env,
       PCG_GLOBAL_API_KEY: GLOBAL,
@@ -107,6 +114,7 @@ export async function startServer(onDied: (reason: string) => void): Promise<Soa
     pid: child.pid!,
     base,
     dataDir,
+    snapshotDir,
     logs,
     get died() {
       return died;
@@ -138,5 +146,9 @@ export async function startServer(onDied: (reason: string) => void): Promise<Soa
       return stopped;
     },
     kill,
+    heapSnapshot() {
+      if (!snapshotDir || died) return;
+      child.kill('SIGUSR2');
+    },
   };
 }
