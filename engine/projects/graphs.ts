@@ -73,11 +73,13 @@ export class Graphs {
     const version = state.dataVersion;
     const tag = createHash('sha256').update(JSON.stringify(scopes)).digest('hex').slice(0, 12);
     const etag = `"${version}-${tag}"`;
-    const cacheKey = `${projectId}:${key}:${etag}`;
+    // One entry per project and scope, its latest version: older versions of a busy scope would crowd out the others.
+    const cacheKey = `${projectId}:${key}`;
     const hit = this.scoped.get(cacheKey);
-    if (hit) return hit;
+    if (hit?.etag === etag) return hit;
     const json = await this.build(scopedSnapshot(state, scopes));
     const served = { dataVersion: version, etag, json };
+    this.scoped.delete(cacheKey);
     this.scoped.set(cacheKey, served);
     if (this.scoped.size > SCOPED_CACHE) this.scoped.delete(this.scoped.keys().next().value!);
     return served;

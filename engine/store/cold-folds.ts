@@ -7,7 +7,10 @@
  * 120 µs against 7 µs to restore its text (measured on the 10M ingest, where
  * those misses made the later millions half as fast as the first).
  *
- * Bounded in bytes, oldest given up first. The order is a queue of (case,
+ * Bounded in bytes of heap, oldest given up first: an entry is charged its
+ * characters (ids and names are ASCII: one byte each) plus ENTRY_BYTES for the
+ * string's header, its map entry and its place in the queue (a soak's heap
+ * snapshot showed about 480 bytes an entry where the texts averaged 250). The order is a queue of (case,
  * sequence) pairs in arrays rather than a Map's insertion order, for the same
  * reason as the ring's (see CaseCache); a case taken back leaves a stale pair,
  * skipped when reached and compacted away when they pile up.
@@ -22,7 +25,7 @@ export class ColdFolds {
 
   constructor(private readonly onBytes: (delta: number) => void = () => {}) {}
 
-  /** Characters of text held (one byte each for the ASCII of ids and names). */
+  /** Heap the texts take, as charged (see ENTRY_BYTES). */
   get bytes(): number {
     return this.held;
   }
@@ -37,7 +40,7 @@ export class ColdFolds {
     this.texts.set(caseId, { text, seq });
     this.ids.push(caseId);
     this.seqs.push(seq);
-    this.change(text.length);
+    this.change(cost(text));
     if (this.ids.length - this.head > 2 * this.texts.size + 1024) this.compact();
   }
 
@@ -46,7 +49,7 @@ export class ColdFolds {
     const entry = this.texts.get(caseId);
     if (!entry) return undefined;
     this.texts.delete(caseId);
-    this.change(-entry.text.length);
+    this.change(-cost(entry.text));
     return entry.text;
   }
 
@@ -57,9 +60,9 @@ export class ColdFolds {
       const entry = this.texts.get(this.ids[at]!);
       if (entry && entry.seq === this.seqs[at]) {
         this.texts.delete(this.ids[at]!);
-        this.change(-entry.text.length);
+        this.change(-cost(entry.text));
         if (this.head > 1024 && this.head * 2 > this.ids.length) this.compact();
-        return entry.text.length;
+        return cost(entry.text);
       }
     }
     return 0;
@@ -93,3 +96,8 @@ export class ColdFolds {
     this.head = 0;
   }
 }
+
+/** Heap an entry takes besides its characters: string header, map entry, the entry object, two queue slots. */
+export const ENTRY_BYTES = 128;
+
+const cost = (text: string) => text.length + ENTRY_BYTES;

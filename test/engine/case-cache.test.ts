@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CaseFold } from '../../engine/contribution.js';
 import { CaseCache, FoldBudget, type FoldCodec } from '../../engine/store/case-cache.js';
+import { ENTRY_BYTES } from '../../engine/store/cold-folds.js';
 
 /** A stand-in fold: the cache only reads `size` (0 = the case is gone). */
 const fold = (size = 1) => ({ size }) as unknown as CaseFold;
@@ -67,7 +68,8 @@ describe('CaseCache', () => {
   });
 
   describe('with folds given up kept as text', () => {
-    // A stand-in codec: the text names the fold, 10 characters each.
+    // A stand-in codec: the text names the fold, 10 characters each, charged E bytes.
+    const E = 10 + ENTRY_BYTES;
     const made = new Map<string, CaseFold>();
     const codec: FoldCodec = {
       text: (f) => `fold-${String((f as unknown as { n: number }).n).padStart(5, '0')}`,
@@ -80,25 +82,25 @@ describe('CaseCache', () => {
     };
 
     it('restores a case it gave up, and drops the oldest text past its bytes', () => {
-      const cache = new CaseCache(2, undefined, codec, 30);
+      const cache = new CaseCache(2, undefined, codec, 3 * E);
       for (let i = 1; i <= 6; i++) cache.set(`c${i}`, numbered(i));
-      // Two live, four given up: c1..c4 as text, 40 bytes > 30, so c1 is gone.
+      // Two live, four given up: c1..c4 as text, one more than fits, so c1 is gone.
       expect(cache.size).toBe(2);
-      expect(cache.coldBytes).toBe(30);
+      expect(cache.coldBytes).toBe(3 * E);
       expect(cache.get('c1')).toBeUndefined();
       const back = cache.get('c2') as unknown as { n: number; restored: boolean };
       expect(back).toMatchObject({ n: 2, restored: true });
       // Taken back into the ring (which gave up another fold as text for it).
       expect(cache.size).toBe(2);
       expect(cache.get('c2')).toBe(back);
-      expect(cache.coldBytes).toBe(30);
+      expect(cache.coldBytes).toBe(3 * E);
     });
 
     it('forgets a case’s text when the case gets a new fold or is removed, and everything on clear', () => {
-      const cache = new CaseCache(1, undefined, codec, 1000);
+      const cache = new CaseCache(1, undefined, codec, 100 * E);
       cache.set('a', numbered(1));
       cache.set('b', numbered(2)); // a given up as text
-      expect(cache.coldBytes).toBe(10);
+      expect(cache.coldBytes).toBe(E);
       const fresh = numbered(3);
       cache.set('a', fresh); // b given up; a's old text dropped
       expect(cache.get('a')).toBe(fresh);
@@ -109,19 +111,19 @@ describe('CaseCache', () => {
     });
 
     it('shares a byte budget across caches, each giving up its oldest text past its share', () => {
-      const budget = new FoldBudget(100, 40);
-      const one = new CaseCache(1, budget, codec, 1000);
-      const two = new CaseCache(1, budget, codec, 1000);
+      const budget = new FoldBudget(100, 4 * E);
+      const one = new CaseCache(1, budget, codec, 100 * E);
+      const two = new CaseCache(1, budget, codec, 100 * E);
       for (let i = 0; i < 10; i++) one.set(`a${i}`, numbered(i));
-      expect(one.coldBytes).toBe(40);
-      expect(budget.coldBytes).toBe(40);
+      expect(one.coldBytes).toBe(4 * E);
+      expect(budget.coldBytes).toBe(4 * E);
       for (let i = 0; i < 3; i++) two.set(`b${i}`, numbered(100 + i));
-      // two holds 20 bytes (its share of 40); one gave up its oldest to make room.
-      expect(two.coldBytes).toBe(20);
-      expect(one.coldBytes).toBe(20);
-      expect(budget.coldBytes).toBe(40);
+      // two holds two texts (its share, half the budget); one gave up its oldest to make room.
+      expect(two.coldBytes).toBe(2 * E);
+      expect(one.coldBytes).toBe(2 * E);
+      expect(budget.coldBytes).toBe(4 * E);
       one.dispose();
-      expect(budget.coldBytes).toBe(20);
+      expect(budget.coldBytes).toBe(2 * E);
     });
   });
 });

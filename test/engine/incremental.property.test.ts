@@ -64,7 +64,7 @@ describe('incremental state == from-scratch recomputation', () => {
     ['with counter ids renumbered between most batches, merging after 6 pending changes', { cacheCases: 100_000, maxCounterIds: 8, mergeAfter: 6 }, false],
     ['with a two-case cache, merging after 6 pending changes, restarted between batches', { cacheCases: 2, mergeAfter: 6 }, true],
     ['with a two-case cache, the folds it gives up kept as text and restored', { cacheCases: 2, coldFoldBytes: 1 << 20 }, false],
-    ['with a two-case cache, text for a few folds only, counter ids renumbered', { cacheCases: 2, coldFoldBytes: 2000, maxCounterIds: 8 }, false],
+    ['with a two-case cache, text for a few folds only, counter ids renumbered', { cacheCases: 2, coldFoldBytes: 2500, maxCounterIds: 8 }, false],
     ['with a two-case cache and no folds kept as text', { cacheCases: 2, coldFoldBytes: 0 }, false],
     ['with long cases', { cacheCases: 100_000 }, false, longCases],
   ])('under duplicates, shuffles, replays and any batch split (%s)', (_, options, restart, logs = scenario) => {
