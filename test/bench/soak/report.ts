@@ -95,6 +95,8 @@ export function report(o: RunOutcome): boolean {
   const heapSlope = slope(afterWarmup.map((s) => ({ x: s.t / 60_000, y: s.heapMiB })));
   check('RSS MiB (mean of samples)', mean(inFirst.map((s) => s.rssMiB)), mean(inLast.map((s) => s.rssMiB)), 1.2, 0, `slope over the last two thirds ${f1(rssSlope)} MiB/min`);
   check('V8 heap used MiB (mean)', mean(inFirst.map((s) => s.heapMiB)), mean(inLast.map((s) => s.heapMiB)), 1.2, 0, `slope ${f1(heapSlope)} MiB/min`);
+  // Heap used saws between full GCs (here about a minute apart): its lowest sample in a third is the live data, its mean mostly how far V8 lets the heap grow before collecting.
+  check('V8 heap floor MiB (lowest sample: live data after a full GC)', Math.min(...inFirst.map((s) => s.heapMiB)), Math.min(...inLast.map((s) => s.heapMiB)), 1.2, 0);
   check('open fds (mean)', mean(inFirst.map((s) => s.fds)), mean(inLast.map((s) => s.fds)), 1.2, 8);
   check('open fds (max)', Math.max(...inFirst.map((s) => s.fds)), Math.max(...inLast.map((s) => s.fds)), 1.2, 8);
   check('good tenants read p99 ms', p99(firstFrom, firstTo, 'read'), p99(lastFrom, Infinity, 'read'), 1.5, 5);
