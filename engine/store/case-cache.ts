@@ -103,11 +103,12 @@ export class CaseCache {
         this.used[at] = false;
         continue;
       }
-      const [caseId, fold] = [this.ids[at]!, this.folds[at]!];
+      const caseId = this.ids[at]!;
+      const fold = this.folds[at]!;
       this.drop(at);
       if (this.cold) {
         this.cold.put(caseId, this.codec!.text(fold));
-        while (this.cold.bytes > this.maxColdBytes) this.cold.dropOldest();
+        while (this.cold.bytes > this.maxColdBytes && this.cold.dropOldest() > 0);
       }
       return;
     }

@@ -10,10 +10,11 @@
  * Bounded in bytes of heap, oldest given up first: an entry is charged its
  * characters (ids and names are ASCII: one byte each) plus ENTRY_BYTES for the
  * string's header, its map entry and its place in the queue (a soak's heap
- * snapshot showed about 480 bytes an entry where the texts averaged 250). The order is a queue of (case,
- * sequence) pairs in arrays rather than a Map's insertion order, for the same
- * reason as the ring's (see CaseCache); a case taken back leaves a stale pair,
- * skipped when reached and compacted away when they pile up.
+ * snapshot showed about 480 bytes an entry where the texts averaged 250).
+ * The order is a queue of (case, sequence) pairs in arrays rather than a
+ * Map's insertion order, for the same reason as the ring's (see CaseCache); a
+ * case taken back leaves a stale pair, skipped when reached and compacted
+ * away when they pile up.
  */
 export class ColdFolds {
   private readonly texts = new Map<string, { text: string; seq: number }>();
@@ -28,10 +29,6 @@ export class ColdFolds {
   /** Heap the texts take, as charged (see ENTRY_BYTES). */
   get bytes(): number {
     return this.held;
-  }
-
-  get size(): number {
-    return this.texts.size;
   }
 
   put(caseId: string, text: string): void {

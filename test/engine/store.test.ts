@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { edgeKey, END, EngineError, ProjectStore, quantile, recompute, START, tallyToJson, variantKey } from '../../engine/index.js';
+import { EventLog } from '../../engine/store/event-log.js';
 import { migrations } from '../../engine/store/migrations.js';
 import { freshDir, freshStore } from './helpers.js';
 
@@ -304,5 +305,35 @@ describe('ProjectStore memory', () => {
   it('keeps a 2 MiB page cache per state file, not the 16 MiB better-sqlite3 builds SQLite with', () => {
     const store = freshStore();
     expect(store.db.pragma('cache_size', { simple: true })).toBe(-2000);
+  });
+
+  it('continues a case the cache gave up from its fold kept as text, without reading its rows back', () => {
+    const at = (h: number) => `2024-01-01T${String(h).padStart(2, '0')}:00:00Z`;
+    const ev = (caseId: string, activity: string, h: number) => ({ caseId, activity, timestamp: at(h), eventId: `${caseId}-${h}`, resource: `r${h % 3}`, attributes: { amount: h } });
+    const batches = [
+      [ev('a', 'open', 1), ev('a', 'check', 2)],
+      [ev('b', 'open', 3)], // the one-case cache gives a's fold up
+      [ev('c', 'open', 4)], // and b's
+      [ev('a', 'close', 5), ev('b', 'check', 6)],
+      [ev('c', 'close', 7), ev('a', 'reopen', 8)],
+    ];
+    const withText = freshStore({ cacheCases: 1 });
+    const withoutText = freshStore({ cacheCases: 1, coldFoldBytes: 0 });
+    const reads = vi.spyOn(EventLog.prototype, 'rows');
+    const readsOf = (store: ProjectStore) => {
+      reads.mockClear();
+      batches.forEach((b, i) => store.apply({ records: b }, { source: 's', partition: 0, offset: i }));
+      return reads.mock.calls.filter(([ids]) => ids !== '').length;
+    };
+    try {
+      // Every return of a, b or c is an append: with text, each is restored; without, each reads the case back.
+      expect(readsOf(withText)).toBe(0);
+      expect(readsOf(withoutText)).toBe(4);
+    } finally {
+      reads.mockRestore();
+    }
+    const expected = tallyToJson(recompute(batches.flat()));
+    expect(tallyToJson(withText.snapshot().tally)).toEqual(expected);
+    expect(tallyToJson(withoutText.snapshot().tally)).toEqual(expected);
   });
 });
