@@ -223,6 +223,8 @@ describe('HTTP ingestion through a pcg serve SIGKILLed at seeded random moments'
       await sleep(delay);
       for (let waited = 0; inFlight.size === 0 && waited < 2000; waited++) await sleep(1);
       await sleep(into);
+      // A batch is applied in a few ms, so the request may be answered by now: then the kill waits for the next one under way.
+      for (let waited = 0; inFlight.size === 0 && waited < 2000; waited++) await sleep(1);
       dead = true;
       const unanswered = [...inFlight];
       await server.kill();
@@ -250,10 +252,9 @@ describe('HTTP ingestion through a pcg serve SIGKILLed at seeded random moments'
 
     const story = JSON.stringify(rounds);
     expect(rounds.length, story).toBe(ROUNDS);
-    // The kills came while requests were under way, and while new batches were still being sent. How many kills find a
-    // request unanswered depends on how fast the server answers (a batch is applied in a few ms): a quarter of the
-    // rounds at least (CI has seen 4 of 12 to 8 of 12).
-    expect(rounds.filter((r) => r.unanswered > 0).length, story).toBeGreaterThanOrEqual(ROUNDS / 4);
+    // The kills came while requests were under way, and while new batches were still being sent. Each kill is sent while a
+    // request is in flight (12 of 12 rounds here), though an answer can still get out first.
+    expect(rounds.filter((r) => r.unanswered > 0).length, story).toBeGreaterThanOrEqual(ROUNDS / 2);
     expect(rounds.filter((r) => r.answered > 0).length, story).toBeGreaterThanOrEqual(ROUNDS / 2);
     expect(rounds.reduce((n, r) => n + r.retried, 0), story).toBeGreaterThan(0);
   }, 180_000);
