@@ -17,7 +17,14 @@ api/web/dist/index.html: node_modules/.installed $(WEB_SOURCES)
 	npx vite build --config api/web/vite.config.ts
 	@touch $@
 
-install: node_modules/.installed api/web/dist/index.html
+# The pcg command bundled (esbuild: api/build.mjs) into dist/, which api/bin.mjs runs while it is newer than every
+# source (it starts in ~0.15 s against ~0.4 s through tsx); rebuilt when a source changes.
+BUNDLE_SOURCES := $(shell find engine api connectors \( -path api/web/src -o -path api/web/dist -o -name node_modules \) -prune -o \( -name '*.ts' -o -name '*.mts' -o -name '*.mjs' -o -name '*.js' -o -name '*.json' \) -print)
+
+dist/pcg.mjs: node_modules/.installed $(BUNDLE_SOURCES)
+	node api/build.mjs
+
+install: node_modules/.installed api/web/dist/index.html dist/pcg.mjs
 
 run: install
 	node api/bin.mjs serve --demo
@@ -51,4 +58,4 @@ soak: install
 	node --import tsx test/bench/soak.ts --minutes $(MINUTES)
 
 clean:
-	rm -rf node_modules data api/web/dist test/web/artifacts
+	rm -rf node_modules data dist api/web/dist test/web/artifacts

@@ -10,6 +10,7 @@ import { clientError, frameworkError, installErrorBoundary } from './errors.js';
 import { ensureGlobalKey, type GlobalKeySource } from './global-key.js';
 import { docsRoutes } from './docs.js';
 import { webRoutes } from './web/serve.js';
+import { LoopShare } from './loop-share.js';
 import { RateLimiter } from './rate-limit.js';
 import { registerRoutes, type RouteDef } from './route.js';
 import { apiKeyRoutes } from './routes/apikeys.js';
@@ -71,7 +72,7 @@ export function createApp(options: AppOptions): PcgApp {
   let observe: ApplyObserver | undefined;
   // The event limits reach every store the registry opens: HTTP ingestion, dataset uploads and the demo feed all apply through it.
   const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20, limits: eventLimitsOf(config), observe: (...args) => observe?.(...args) });
-  const context: AppContext = { config, catalog, states, logger };
+  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs) };
   const globalKey = ensureGlobalKey(config, catalog);
 
   const app = Fastify({
@@ -136,7 +137,7 @@ export function createApp(options: AppOptions): PcgApp {
     ...analysisRoutes(context, graphs),
     ...sourceRoutes(context, () => sources?.reconcile()),
   ];
-  registerRoutes(app, new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond)), routes);
+  registerRoutes(app, new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond)), routes, context.loopShare);
   docsRoutes(app, routes);
   webRoutes(app);
   // The MCP server for agents at /mcp, with the same keys and permissions (api/mcp/).

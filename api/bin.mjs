@@ -1,8 +1,17 @@
 #!/usr/bin/env node
-// The `pcg` command. tsx runs the TypeScript sources directly, so `npx pcg`
-// works right after `npm ci` with no build step.
-import { register } from 'tsx/esm/api';
+// The `pcg` command. `make install` bundles the TypeScript sources into dist/ (api/build.mjs), which starts in
+// about 0.15 s where tsx takes 0.4 s; without an up-to-date bundle (right after `npm ci`, or after an edit made
+// without `make`) tsx runs the sources directly, so what runs is always what the sources say.
+import { freshBundle } from './bundle.mjs';
 
-register();
-const { main } = await import('./cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const bundle = freshBundle('pcg.mjs');
+if (bundle) {
+  // Stack traces name the sources' lines (the bundle's source maps), as they do through tsx.
+  process.setSourceMapsEnabled(true);
+  await import(bundle);
+}
+else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import('./cli/run.ts');
+}

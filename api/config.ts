@@ -20,6 +20,8 @@ export const configSchema = z.object({
   /** Per key: bucket size and refill per second; 0 turns rate limiting off. */
   rateLimitBurst: intIn(0, 1_000_000).default(600),
   rateLimitPerSecond: intIn(0, 1_000_000).default(100),
+  /** Loop time (ms, decaying by half each second) past which a tenant's handlers run one per turn of the event loop (api/loop-share.ts); 0: off. */
+  loopShareMs: intIn(0, 60_000).default(50),
   /** JSON bodies (events ingestion included). */
   bodyLimitBytes: intIn(1024, 1 << 30).default(16 * 1024 * 1024),
   /** Raw dataset uploads. */
@@ -91,6 +93,7 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   logLevel: 'PCG_LOG_LEVEL',
   rateLimitBurst: 'PCG_RATE_LIMIT_BURST',
   rateLimitPerSecond: 'PCG_RATE_LIMIT_PER_SECOND',
+  loopShareMs: 'PCG_LOOP_SHARE_MS',
   bodyLimitBytes: 'PCG_BODY_LIMIT_BYTES',
   uploadLimitBytes: 'PCG_UPLOAD_LIMIT_BYTES',
   buildThreads: 'PCG_BUILD_THREADS',

@@ -3,6 +3,7 @@ import type { Catalog } from './catalog/index.js';
 import type { Config } from './config.js';
 import { ApiError } from './errors.js';
 import type { ProjectRegistry } from '../engine/projects/index.js';
+import type { LoopShare } from './loop-share.js';
 
 /** What every route module needs: built once by buildApp. */
 export interface AppContext {
@@ -11,6 +12,8 @@ export interface AppContext {
   /** The project service: open stores and the one ingest path. */
   states: ProjectRegistry;
   logger: Logger;
+  /** Each tenant's share of the request event loop (api/loop-share.ts). */
+  loopShare: LoopShare;
 }
 
 export function notFound(what: string): never {

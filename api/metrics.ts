@@ -93,6 +93,15 @@ export function createMetrics(ctx: AppContext): Metrics {
       this.set(ctx.states.folds.coldBytes);
     },
   });
+  new Counter({
+    name: 'pcg_loop_share_deferred_total',
+    help: 'Request handlers that waited a turn of the event loop because their tenant had taken more than PCG_LOOP_SHARE_MS of it lately',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(ctx.loopShare.deferred);
+    },
+  });
   new Gauge({
     name: 'pcg_max_open_project_stores',
     help: 'The cap on open project state files (PCG_MAX_OPEN_STORES; least recently used closed first)',

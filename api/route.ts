@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Access, Auth, Principal } from './auth.js';
 import type { Permission } from './catalog/index.js';
 import { ApiError } from './errors.js';
+import type { LoopShare } from './loop-share.js';
 
 /**
  * One route, declared once: its zod schemas validate the request at run time
@@ -107,7 +108,7 @@ export function lowerGuids(params: unknown): unknown {
   return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' && GUID.test(v) ? v.toLowerCase() : v]));
 }
 
-export function registerRoutes(app: FastifyInstance, auth: Auth, defs: readonly RouteDef[]): void {
+export function registerRoutes(app: FastifyInstance, auth: Auth, defs: readonly RouteDef[], share?: LoopShare): void {
   for (const def of defs) {
     app.route({
       method: def.method,
@@ -128,7 +129,17 @@ export function registerRoutes(app: FastifyInstance, auth: Auth, defs: readonly 
         const query = check(def.query ?? noQuery, request.query, 'query');
         const contentType = String(request.headers['content-type'] ?? '');
         const body = def.bodyKind === 'raw' || def.bodyKind === 'events' ? rawBody(def, request.body, contentType) : check(def.body, rawBody(def, request.body, contentType), 'body');
-        const result = await def.handler({ params, query, body, principal, request, reply });
+        // A tenant's handler waits for its turn when the tenant took more than its share of the loop lately; the
+        // synchronous part of the handler (up to its first await) is what it is charged.
+        const done = share && typeof def.access === 'object' ? await share.turn((params as { tenantId: string }).tenantId) : undefined;
+        const started = performance.now();
+        let running: unknown;
+        try {
+          running = def.handler({ params, query, body, principal, request, reply });
+        } finally {
+          done?.(performance.now() - started);
+        }
+        const result = await running;
         if (reply.sent) return reply;
         if (def.status === 204) return reply.code(204).send();
         return reply.code(def.status ?? 200).send(result);

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { PACKAGE_ROOT } from '../package-root.js';
 import { BackupError } from './errors.js';
 import { syncDir } from './files.js';
 import { CATALOG, isSqlite, KEY_FILES, PART_FILE, PROJECT_ID, walk } from './layout.js';
@@ -22,7 +23,7 @@ export interface BackupResult {
 
 function packageVersion(): string | undefined {
   try {
-    return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string }).version;
+    return (JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version?: string }).version;
   } catch {
     return undefined;
   }

@@ -1,12 +1,12 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
 /** Where `make install` (vite build) writes the page. */
-export const WEB_DIST = fileURLToPath(new URL('./dist/', import.meta.url));
+export const WEB_DIST = join(PACKAGE_ROOT, 'api', 'web', 'dist');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

@@ -80,6 +80,8 @@ export class ProjectRegistry {
   /** The version last announced per project, so the watcher announces each once. */
   private readonly announced = new Map<string, number>();
   private watcher: NodeJS.Timeout | undefined;
+  /** Stores with a settle scheduled (see settleSoon). */
+  private readonly settling = new Set<ProjectStore>();
 
   private readonly maxOpen: number;
   private readonly observe: ApplyObserver | undefined;
@@ -117,7 +119,7 @@ export class ProjectRegistry {
       }
       this.open.delete(old);
     }
-    s = ProjectStore.open(file, { ...options, limits: this.limits, foldBudget: this.folds });
+    s = ProjectStore.open(file, { ...options, limits: this.limits, foldBudget: this.folds, deferMerges: true });
     this.open.set(file, s);
     return s;
   }
@@ -188,6 +190,7 @@ export class ProjectRegistry {
     const started = performance.now();
     const result = store.apply(batch, position);
     this.observe?.(projectId, 'project', result, (performance.now() - started) / 1000);
+    this.settleSoon(store);
     // Any change counts (new events, replaced bodies, OCEL objects), not only accepted events.
     if (store.dataVersion !== before) this.announce(projectId);
     return result;
@@ -200,8 +203,27 @@ export class ProjectRegistry {
     const started = performance.now();
     const result = store.apply(batch, position);
     this.observe?.(projectId, 'partition', result, (performance.now() - started) / 1000);
+    this.settleSoon(store);
     if (store.dataVersion !== before) this.announce(projectId);
     return result;
+  }
+
+  /**
+   * Runs a store's due merges once the caller's turn is over (after the ingest request is answered, between a
+   * source's batches), so that no batch waits for one; a store that is never settled merges inside a batch once
+   * its merge is overdue (engine/store/batch-log.ts).
+   */
+  private settleSoon(store: ProjectStore): void {
+    if (!store.settleDue || this.settling.has(store)) return;
+    this.settling.add(store);
+    setImmediate(() => {
+      this.settling.delete(store);
+      try {
+        store.settle();
+      } catch {
+        // A busy or closed file: the merge stays due, and the next batch tries again (or merges itself once overdue).
+      }
+    });
   }
 
   /** Takes back from the project's own store every event of one source (a deleted dataset) and announces the change. */

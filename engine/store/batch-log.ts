@@ -8,6 +8,17 @@ import type { Db } from './database.js';
 export const MERGE_AFTER = 100_000;
 /** Waiting batches at which they are merged whatever their size, so counting them stays cheap. */
 const MERGE_BATCHES = 256;
+/**
+ * How far past its threshold a log may grow while its merge is deferred (see MergeNeed): far enough that a
+ * writer who settles between batches never merges inside one, near enough that one who never does still merges.
+ */
+const OVERDUE_FACTOR = 4;
+
+/**
+ * What a batch's `append` says about merging: not yet; `due` (past the threshold: the owner merges now, or at a
+ * quiet moment when its store defers merges); `overdue` (past OVERDUE_FACTOR times it: merge now whatever).
+ */
+export type MergeNeed = 'no' | 'due' | 'overdue';
 
 /**
  * The changes of recent batches to one state table, waiting in a log table
@@ -28,6 +39,8 @@ export class BatchLog<M> {
   private mirror: M | undefined;
   /** How many pending batches the mirror holds; -1 until the next clear once it cannot be vouched for. */
   private mirrored = 0;
+  /** Whether the last append found the log past its threshold (until the next clear). */
+  private due = false;
 
   constructor(
     db: Db,
@@ -45,9 +58,9 @@ export class BatchLog<M> {
   /**
    * Appends a batch's changes (`entries` of them, stored as `changes`);
    * `extend` adds them to the mirror (undefined: none yet) and returns it, or
-   * undefined when it cannot. Returns whether the owner should merge now.
+   * undefined when it cannot. Returns whether the owner should merge (see MergeNeed).
    */
-  append(entries: number, changes: string, extend: (mirror: M | undefined) => M | undefined): boolean {
+  append(entries: number, changes: string, extend: (mirror: M | undefined) => M | undefined): MergeNeed {
     const pending = this.q.pending.get()!;
     this.q.append.run(entries, changes);
     if (pending.batches === 0) {
@@ -60,7 +73,9 @@ export class BatchLog<M> {
       this.mirror = next;
       this.mirrored += 1;
     }
-    return pending.entries + entries >= this.mergeAfter || pending.batches + 1 >= MERGE_BATCHES;
+    const over = Math.max((pending.entries + entries) / this.mergeAfter, (pending.batches + 1) / MERGE_BATCHES);
+    this.due = over >= 1;
+    return over >= OVERDUE_FACTOR ? 'overdue' : this.due ? 'due' : 'no';
   }
 
   /** Whether the mirror holds every pending batch (no mirror and none pending counts). */
@@ -82,9 +97,15 @@ export class BatchLog<M> {
     return this.q.pending.get()!.batches;
   }
 
+  /** Whether a merge is due and has not happened yet (see MergeNeed). */
+  get mergeDue(): boolean {
+    return this.due;
+  }
+
   /** Empties the log (its changes were merged, or replaced). */
   clear(): void {
     this.q.clear.run();
+    this.due = false;
     this.mirror = undefined;
     this.mirrored = 0;
   }

@@ -30,7 +30,12 @@ export class CaseTable {
   /** Whether the mirror was checked against the stored changes in this batch (once is enough: the batch's transaction holds the file). */
   private checked = false;
 
-  constructor(db: Db, mergeAfter?: number) {
+  constructor(
+    db: Db,
+    mergeAfter?: number,
+    /** Whether a due merge waits for the owner's `merge` (see ProjectStore.settle) until it is overdue. */
+    private readonly deferMerges = false,
+  ) {
     this.log = new BatchLog(db, 'case_delta', mergeAfter);
     this.q = {
       ids: db.prepare<[string], { event_ids: string }>('SELECT event_ids FROM case_state WHERE case_id = ?'),
@@ -72,12 +77,17 @@ export class CaseTable {
     this.batch = [];
     this.checked = false;
     if (batch.length === 0) return;
-    const due = this.log.append(batch.length, JSON.stringify(batch), (mirror) => {
+    const need = this.log.append(batch.length, JSON.stringify(batch), (mirror) => {
       const changes = mirror ?? new Map<string, Pending>();
       for (const d of batch) mergeInto(changes, d);
       return changes;
     });
-    if (due) this.merge();
+    if (need === 'overdue' || (need === 'due' && !this.deferMerges)) this.merge();
+  }
+
+  /** Whether pending changes wait for a deferred merge. */
+  get mergeDue(): boolean {
+    return this.log.mergeDue;
   }
 
   /** Applies the pending changes to case_state. */

@@ -22,7 +22,12 @@ export class CounterTable {
   private readonly q;
   private readonly log: BatchLog<Counters>;
 
-  constructor(db: Db, mergeAfter?: number) {
+  constructor(
+    db: Db,
+    mergeAfter?: number,
+    /** Whether a due merge waits for the owner's `merge` (see ProjectStore.settle) until it is overdue. */
+    private readonly deferMerges = false,
+  ) {
     this.log = new BatchLog(db, 'counter_delta', mergeAfter);
     this.q = {
       counters: db.prepare<[], CounterRow>('SELECT kind, k1, k2, bucket, n FROM counter'),
@@ -37,14 +42,19 @@ export class CounterTable {
   add(delta: Counters): void {
     const { json, entries } = delta.jsonRows();
     if (entries === 0) return;
-    const due = this.log.append(entries, `[${json}]`, (mirror) => {
+    const need = this.log.append(entries, `[${json}]`, (mirror) => {
       // Ids mean something only within one book.
       if (mirror && mirror.book !== delta.book) return undefined;
       const sum = mirror ?? new Counters(delta.book);
       sum.addFrom(delta);
       return sum;
     });
-    if (due) this.merge();
+    if (need === 'overdue' || (need === 'due' && !this.deferMerges)) this.merge();
+  }
+
+  /** Whether pending changes wait for a deferred merge. */
+  get mergeDue(): boolean {
+    return this.log.mergeDue;
   }
 
   /** Stops trusting the mirror (the transaction failed, or another connection wrote). */

@@ -62,8 +62,8 @@ export class ProjectStore {
   constructor(db: Db, options: StoreOptions = {}) {
     this.db = db;
     this.log = new EventLog(db);
-    this.counters = new CounterTable(db, options.mergeAfter);
-    this.cases = new CaseTable(db, options.mergeAfter);
+    this.counters = new CounterTable(db, options.mergeAfter, options.deferMerges);
+    this.cases = new CaseTable(db, options.mergeAfter, options.deferMerges);
     this.folds = new FoldTable(db);
     this.cache = new CaseCache(options.cacheCases ?? 100_000, options.foldBudget, this.foldCodec(), options.coldFoldBytes ?? DEFAULT_COLD_FOLD_BYTES);
     this.maxCounterIds = options.maxCounterIds ?? MAX_COUNTER_IDS;
@@ -126,6 +126,32 @@ export class ProjectStore {
     } finally {
       this.cache.dispose();
       this.db.close();
+    }
+  }
+
+  /** Whether merges of pending changes wait for `settle` (a store opened with deferMerges). */
+  get settleDue(): boolean {
+    return this.db.open && (this.counters.mergeDue || this.cases.mergeDue);
+  }
+
+  /**
+   * Runs the merges that batches left due (see StoreOptions.deferMerges), in a transaction of their own:
+   * the state means the same before and after (counted rows plus pending changes), only its form changes.
+   */
+  settle(): void {
+    if (!this.settleDue) return;
+    try {
+      this.db
+        .transaction(() => {
+          this.syncCopies();
+          if (this.counters.mergeDue) this.counters.merge();
+          if (this.cases.mergeDue) this.cases.merge();
+        })
+        .immediate();
+    } catch (error) {
+      this.forgetCopies();
+      this.tally = undefined;
+      throw error;
     }
   }
 

@@ -107,6 +107,11 @@ export interface StoreOptions {
   maxCounterIds?: number;
   /** Pending counter or case changes (rows of their batch logs) that trigger a merge into the counter and case tables (default 100k; see CounterTable). */
   mergeAfter?: number;
+  /**
+   * Whether a due merge of pending changes waits for `settle` (until it is overdue) instead of running inside the
+   * batch that made it due: a server settles after answering, so no ingest request waits for a merge (default false).
+   */
+  deferMerges?: boolean;
   /** Bounds on one event (default DEFAULT_EVENT_LIMITS): an event over one is a dead letter whose reason names the limit. */
   limits?: EventLimits;
   /** A cap on cached folds shared with other stores of the process (a registry's), on top of cacheCases. */

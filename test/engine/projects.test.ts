@@ -37,6 +37,17 @@ describe('the project registry', () => {
     expect(registry.store('p1').snapshot().tally.cases).toBe(5);
   });
 
+  it('answers an ingest before the merge it made due, and merges right after', async () => {
+    const { registry } = fresh();
+    const pending = () => (registry.store('p1').db.prepare('SELECT count(*) AS n FROM case_delta').get() as { n: number }).n;
+    // A merge is due at 256 waiting batches (engine/store/batch-log.ts); each ingest here is one batch.
+    for (let i = 0; i < 256; i++) registry.ingest('p1', { records: events(1, i) });
+    expect([pending(), registry.store('p1').settleDue]).toEqual([256, true]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([pending(), registry.store('p1').settleDue]).toEqual([0, false]);
+    expect(registry.store('p1').snapshot().tally.cases).toBe(256);
+  });
+
   it('a file import through the target announces its batches, like any stream', async () => {
     const { dir, registry } = fresh();
     const file = join(dir, 'log.ndjson');

@@ -267,6 +267,50 @@ describe('ProjectStore, by hand', () => {
     again.close();
   });
 
+  it('defers a due merge to settle, and merges inside a batch once it is overdue', () => {
+    const dir = freshDir();
+    const file = join(dir, 'state.sqlite');
+    const pending = () => {
+      const db = new Database(file, { readonly: true });
+      const n = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+      const out = [n('case_delta'), n('counter_delta')];
+      db.close();
+      return out;
+    };
+    // Each batch is one new case: one case change, and a few counter changes. Due after 4 case changes, overdue after 16.
+    const store = ProjectStore.open(file, { mergeAfter: 4, deferMerges: true });
+    const log: ReturnType<typeof ev>[] = [];
+    const add = (i: number) => {
+      const e = ev(`c${i}`, 'Open', i);
+      log.push(e);
+      store.apply({ records: [e] });
+    };
+    for (let i = 0; i < 5; i++) add(i);
+    // Due since the fourth batch, and left to settle: five batches wait, and the state counts them.
+    expect(store.settleDue).toBe(true);
+    expect(pending()[0]).toBe(5);
+    expect(tallyToJson(store.snapshot().tally)).toEqual(tallyToJson(recompute(log)));
+    const version = store.dataVersion;
+    store.settle();
+    expect([store.settleDue, store.dataVersion, ...pending()]).toEqual([false, version, 0, 0]);
+    expect(tallyToJson(store.snapshot().tally)).toEqual(tallyToJson(recompute(log)));
+    // Never settled: the batch that makes the log overdue (16 case changes) merges itself.
+    const most: number[] = [];
+    for (let i = 5; i < 45; i++) {
+      add(i);
+      most.push(pending()[0]!);
+    }
+    expect(Math.max(...most)).toBe(15);
+    expect(most.filter((n) => n === 0).length).toBe(2);
+    expect(tallyToJson(store.snapshot().tally)).toEqual(tallyToJson(recompute(log)));
+    store.close();
+    // A store that does not defer merges inside the batch that makes the merge due, as before.
+    const plain = ProjectStore.open(join(dir, 'plain.sqlite'), { mergeAfter: 4 });
+    for (let i = 0; i < 4; i++) plain.apply({ records: [ev(`c${i}`, 'Open', i)] });
+    expect(plain.settleDue).toBe(false);
+    plain.close();
+  });
+
   it('refuses a state file from a newer version, and a foreign file', () => {
     const dir = freshDir();
     const file = join(dir, 'state.sqlite');

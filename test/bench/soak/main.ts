@@ -26,7 +26,7 @@ setMaxListeners(0, load.signal);
 
 const filesDir = mkdtempSync(join(tmpdir(), 'pcg-soak-files-'));
 // A server that dies ends the load at once: the report then says so and the run fails.
-const server = await startServer(() => load.abort(), options.heapSnapshotAt.length > 0);
+const server = await startServer(() => load.abort(), options.heapSnapshotAt.length > 0, options.cpuProfile);
 const cleanup = () => {
   server.kill();
   rmSync(filesDir, { recursive: true, force: true });
@@ -106,4 +106,5 @@ const failed = report({
   stopped,
   logs: server.logs,
 });
+if (server.profileDir) console.error(`soak: the server's CPU profiles (one per thread): ${server.profileDir}`);
 process.exit(failed ? 1 : 0);

@@ -21,6 +21,8 @@ export interface SoakOptions {
    * server for seconds and needs about its heap again in memory, so latency and RSS near them are not the run's.
    */
   heapSnapshotAt: number[];
+  /** Whether the server runs with --cpu-prof (its profiles are kept for after the run; sampling slows it a little). */
+  cpuProfile: boolean;
   durationMs: number;
 }
 
@@ -35,6 +37,7 @@ export function readOptions(args = process.argv.slice(2)): SoakOptions {
       pathological: { type: 'string', default: 'on' },
       'stream-cases': { type: 'string', default: String(DEFAULT_STREAM_CASES) },
       'heap-snapshot-at': { type: 'string', default: '' },
+      'cpu-profile': { type: 'boolean', default: false },
     },
   });
   const minutes = Number(values.minutes);
@@ -48,13 +51,14 @@ export function readOptions(args = process.argv.slice(2)): SoakOptions {
     pathological: values.pathological !== 'off',
     streamCases: Number(values['stream-cases']),
     heapSnapshotAt,
+    cpuProfile: values['cpu-profile'] === true,
     durationMs: minutes * 60_000,
   };
 }
 
 /** The command that reproduces a run, for the report's first lines. */
 export const commandLine = (o: SoakOptions) =>
-  `node --import tsx test/bench/soak.ts --minutes ${o.minutes} --sample-seconds ${o.sampleSeconds}${o.pathological ? '' : ' --pathological off'}${o.streamCases === DEFAULT_STREAM_CASES ? '' : ` --stream-cases ${o.streamCases}`}${o.heapSnapshotAt.length ? ` --heap-snapshot-at ${o.heapSnapshotAt.join(',')}` : ''}`;
+  `node --import tsx test/bench/soak.ts --minutes ${o.minutes} --sample-seconds ${o.sampleSeconds}${o.pathological ? '' : ' --pathological off'}${o.streamCases === DEFAULT_STREAM_CASES ? '' : ` --stream-cases ${o.streamCases}`}${o.heapSnapshotAt.length ? ` --heap-snapshot-at ${o.heapSnapshotAt.join(',')}` : ''}${o.cpuProfile ? ' --cpu-profile' : ''}`;
 
 export const GLOBAL = 'soak-global-key-0123456789abcdef';
 export const METRICS = 'soak-metrics-token-0123456789';

@@ -20,6 +20,8 @@ export interface SoakServer {
   dataDir: string;
   /** Where the child writes heap snapshots (kept after the run), if it was started to take them. */
   snapshotDir: string | undefined;
+  /** Where the child writes its CPU profiles when it exits (kept after the run), if it was started to profile. */
+  profileDir: string | undefined;
   logs: ServerLogs;
   /** Why the server is gone, if it went by itself (not through stop or kill). */
   readonly died: string | undefined;
@@ -53,14 +55,19 @@ async function freePort(): Promise<number> {
 }
 
 /** Spawns the server; `onDied` is told if it exits before `stop` (the run must then end). */
-export async function startServer(onDied: (reason: string) => void, heapSnapshots = false): Promise<SoakServer> {
+export async function startServer(onDied: (reason: string) => void, heapSnapshots = false, cpuProfile = false): Promise<SoakServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'pcg-soak-'));
   // Outside the data directory, which is removed at the end: the snapshots are for after the run.
   const snapshotDir = heapSnapshots ? mkdtempSync(join(tmpdir(), 'pcg-soak-heap-')) : undefined;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const bin = fileURLToPath(new URL('../../../api/bin.mjs', import.meta.url));
-  const nodeFlags = snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : [];
+  const profileDir = cpuProfile ? mkdtempSync(join(tmpdir(), 'pcg-soak-cpu-')) : undefined;
+  const nodeFlags = [
+    ...(snapshotDir ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${snapshotDir}`] : []),
+    // One profile per thread, written when the server exits (SIGTERM at the end): where the event loop's time went.
+    ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []),
+  ];
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, bin, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port), '--log-level', 'warn'], {
     env: {
       ...process.env,
@@ -115,6 +122,7 @@ export async function startServer(onDied: (reason: string) => void, heapSnapshot
     base,
     dataDir,
     snapshotDir,
+    profileDir,
     logs,
     get died() {
       return died;

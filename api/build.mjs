@@ -1,0 +1,42 @@
+// Bundles the pcg command and its worker threads into dist/ with esbuild (`make install` runs it; api/bin.mjs
+// uses the result while it is newer than every source). Packages stay in node_modules; only pcg's own code is
+// bundled, split so that each command loads only its modules. The worker entries keep the paths the code asks
+// for them by (new URL('./reader-thread.mjs', import.meta.url) from a chunk in dist/), and their tsx set-up
+// becomes a no-op: the bundle is JavaScript already.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DIST, ROOT } from './bundle.mjs';
+
+const entries = {
+  pcg: 'api/cli/run.ts',
+  'reader-thread': 'connectors/files/reader-thread.mjs',
+  'preparer-thread': 'connectors/kafka/preparer-thread.mjs',
+  'workers/sources': 'api/workers/sources.mjs',
+  'workers/build-document': 'api/workers/build-document.mjs',
+};
+
+const noTsx = {
+  name: 'no-tsx',
+  setup(b) {
+    b.onResolve({ filter: /^tsx\/esm\/api$/ }, () => ({ path: 'tsx', namespace: 'no-tsx' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-tsx' }, () => ({ contents: 'export function register() {}', loader: 'js' }));
+  },
+};
+
+rmSync(DIST, { recursive: true, force: true });
+await build({
+  absWorkingDir: ROOT,
+  entryPoints: Object.entries(entries).map(([out, in_]) => ({ out, in: join(ROOT, in_) })),
+  outdir: DIST,
+  outExtension: { '.js': '.mjs' },
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: true,
+  plugins: [noTsx],
+  logLevel: 'warning',
+});
