@@ -326,7 +326,8 @@ export class ProjectRegistry {
     const dir = this.dirOf(projectId);
     for (const [file, s] of this.open) {
       if (file.startsWith(dir + sep)) {
-        s.close();
+        // Its files go next: pending changes are not worth merging.
+        s.close({ discard: true });
         this.open.delete(file);
       }
     }

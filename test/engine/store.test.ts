@@ -311,6 +311,21 @@ describe('ProjectStore, by hand', () => {
     plain.close();
   });
 
+  it('closes without merging when told to discard (a file about to be deleted), its state still whole', () => {
+    const file = join(freshDir(), 'state.sqlite');
+    const store = ProjectStore.open(file);
+    const log = [ev('a', 'Open', 0), ev('a', 'Close', 1), ev('b', 'Open', 2)];
+    store.apply({ records: log });
+    store.close({ discard: true });
+    const db = new Database(file, { readonly: true });
+    expect((db.prepare('SELECT count(*) AS n FROM counter_delta').get() as { n: number }).n).toBe(1);
+    db.close();
+    // Nothing is lost: the pending changes are rows of the file, read as before.
+    const again = ProjectStore.open(file);
+    expect(tallyToJson(again.snapshot().tally)).toEqual(tallyToJson(recompute(log)));
+    again.close();
+  });
+
   it('refuses a state file from a newer version, and a foreign file', () => {
     const dir = freshDir();
     const file = join(dir, 'state.sqlite');
