@@ -1,5 +1,5 @@
 import { Piscina } from 'piscina';
-import type { DocumentBuilder } from '../engine/projects/index.js';
+import type { BuiltDocument, DocumentBuilder } from '../engine/projects/index.js';
 import { ApiError } from './errors.js';
 
 export interface DocumentPool {
@@ -11,7 +11,7 @@ export interface DocumentPool {
  * Document builds on worker threads (piscina): their cost grows with a
  * project's activities and variants, and on the one event loop a tenant's
  * large project held every other tenant's requests for as long as its build
- * took. Threads start on demand and stop when idle; a build past its budget
+ * took. A project's full graph is snapshotted there too, from its files. Threads start on demand and stop when idle; a build past its budget
  * is aborted and answered 503 `unavailable` (the next request tries again).
  */
 export function documentPool(options: { threads: number; budgetMs: number }): DocumentPool {
@@ -22,9 +22,11 @@ export function documentPool(options: { threads: number; budgetMs: number }): Do
     idleTimeout: 30_000,
   });
   return {
-    async build(snapshot) {
+    async build(source) {
+      // A project's full graph: the thread snapshots its files. Anything else (a scope's events) is snapshotted here.
+      const task = source.files ? { files: source.files() } : { snapshot: source.snapshot() };
       try {
-        return (await pool.run(snapshot, { signal: AbortSignal.timeout(options.budgetMs) })) as string;
+        return (await pool.run(task, { signal: AbortSignal.timeout(options.budgetMs) })) as BuiltDocument;
       } catch (error) {
         if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError') {
           throw new ApiError('unavailable', `the graph took longer than its ${options.budgetMs} ms budget to build; retry later`, { 'retry-after': '30' });

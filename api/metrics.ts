@@ -182,12 +182,12 @@ export function createMetrics(ctx: AppContext): Metrics {
       if (result.deadLetters) lettersPruned.inc({ project: projectId }, result.deadLetters);
     },
     timeBuilds(build) {
-      return async (snapshot) => {
+      return async (source) => {
         const end = builds.startTimer();
         try {
-          const json = await build(snapshot);
+          const built = await build(source);
           end({ outcome: 'ok' });
-          return json;
+          return built;
         } catch (error) {
           end({ outcome: 'failed' });
           throw error;

@@ -3,9 +3,16 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { buildDocument } = await import('../../engine/document/index.ts');
+const [{ buildDocument }, { StateFiles }] = await Promise.all([import('../../engine/document/index.ts'), import('../../engine/projects/index.ts')]);
 
-/** The snapshot arrives structured-cloned; the document leaves as JSON text (one string to copy back). */
-export default function build(snapshot) {
-  return JSON.stringify(buildDocument(snapshot));
+/** The project stores this thread has read, kept open between builds (their counted state stays in memory). */
+const files = new StateFiles();
+
+/**
+ * A task is a snapshot (structured-cloned) or the project's state files, whose snapshot is taken here, off the
+ * request loop; the document leaves as JSON text (one string to copy back) with its snapshot's data version.
+ */
+export default function build(task) {
+  const snapshot = task.files ? files.snapshot(task.files) : task.snapshot;
+  return { json: JSON.stringify(buildDocument(snapshot)), dataVersion: snapshot.dataVersion };
 }

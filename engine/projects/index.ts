@@ -5,9 +5,10 @@
  * views (scope) and block analytics (blocks).
  */
 export { DEFAULT_MAX_OPEN, PROJECT_DELETED, ProjectRegistry, type ApplyObserver, type IngestTarget, type RegistryOptions } from './registry.js';
-export { buildInProcess, Graphs, type DocumentBuilder, type GraphVersionStore, type ServedGraph } from './graphs.js';
+export { buildInProcess, Graphs, type BuildSource, type BuiltDocument, type DocumentBuilder, type GraphVersionStore, type ServedGraph } from './graphs.js';
 export { casesOf, inScope, scopedCases, scopedSnapshot, scopeSchema, type Scope } from './scope.js';
 export { blockSpecSchema, runBlock, type BlockSpec } from './blocks.js';
 export { mergedState, storeState, type ProjectState } from './state.js';
+export { StateFiles } from './state-files.js';
 export { emptySnapshot, mergeSnapshots, type MergePart } from './merge.js';
 export { prunePass, type PassOptions, type PassResult, type RetentionPolicy, type StoreRef } from './retention.js';

@@ -152,12 +152,16 @@ export class ProjectRegistry {
 
   /** The partition stores found on disk (any process may have made them). */
   parts(projectId: string): ProjectStore[] {
+    return this.filesOf(projectId)
+      .slice(1)
+      .map((f) => this.partFile(f));
+  }
+
+  /** The files `state` reads, in its order: the project's own store, then its partition states found on disk. */
+  filesOf(projectId: string): string[] {
     const dir = this.partsDir(projectId);
-    if (!existsSync(dir)) return [];
-    return readdirSync(dir)
-      .filter((f) => PART_FILE.test(f))
-      .sort()
-      .map((f) => this.partFile(join(dir, f)));
+    const parts = existsSync(dir) ? readdirSync(dir).filter((f) => PART_FILE.test(f)).sort().map((f) => join(dir, f)) : [];
+    return [this.fileOf(projectId), ...parts];
   }
 
   /** The partition stores of one source, by partition. */

@@ -10,6 +10,8 @@ import { mergeSnapshots } from './merge.js';
 export interface ProjectState {
   /** Grows with every change of any part. */
   readonly dataVersion: number;
+  /** Whether every part's counted state is in memory at its current version: a snapshot then reads no counters. */
+  readonly warm: boolean;
   snapshot(): ProjectSnapshot;
   /** Every case's events in case order, one case at a time (part after part). */
   traces(): Iterable<Event[]>;
@@ -22,6 +24,9 @@ export function storeState(store: ProjectStore): ProjectState {
   return {
     get dataVersion() {
       return store.dataVersion;
+    },
+    get warm() {
+      return store.tallyWarm;
     },
     snapshot: () => store.snapshot(),
     traces: () => store.traces(),
@@ -41,6 +46,9 @@ export function mergedState(own: ProjectStore, parts: readonly ProjectStore[]): 
       let v = 0;
       for (const s of all) v += s.dataVersion;
       return v;
+    },
+    get warm() {
+      return all.every((s) => s.tallyWarm);
     },
     snapshot: () => {
       const withEvents = all.filter((s) => s.hasEvents());

@@ -377,6 +377,11 @@ export class ProjectStore {
   }
 
   /** The counted state; served from memory while no other connection has written. */
+  /** Whether the counted state is held in memory at the current data version (a snapshot then costs no counter reads). */
+  get tallyWarm(): boolean {
+    return this.tally !== undefined && this.tallyVersion === this.dataVersion;
+  }
+
   currentTally(): Tally {
     const version = this.dataVersion;
     if (!this.tally || this.tallyVersion !== version) {

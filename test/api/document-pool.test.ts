@@ -1,15 +1,26 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { simulate } from '../../connectors/simulator/index.js';
 import { ProjectStore } from '../../engine/index.js';
-import { buildInProcess } from '../../engine/projects/index.js';
+import { buildInProcess, ProjectRegistry } from '../../engine/projects/index.js';
 import { documentPool } from '../../api/document-pool.js';
 import { ApiError } from '../../api/errors.js';
 
-/** Documents built on the worker pool are the very bytes the in-process builder makes; a build past its budget is a 503. */
+/**
+ * Documents built on the worker pool are the very bytes the in-process builder makes, whether the thread gets a
+ * snapshot or takes it from the project's files; a build past its budget is a 503.
+ */
 describe('the document pool', () => {
   const store = ProjectStore.open(':memory:');
   store.apply({ records: [...simulate({ model: 'claims', cases: 300, seed: 3 })] });
   const snapshot = store.snapshot();
+  const fromSnapshot = { snapshot: () => snapshot };
+  const dirs: string[] = [];
+  afterAll(() => {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  });
 
   it('builds off the main thread the same document as in process', async () => {
     const pool = documentPool({ threads: 1, budgetMs: 60_000 });
@@ -19,13 +30,43 @@ describe('the document pool', () => {
       let timerFirst = false;
       let done = false;
       setTimeout(() => (timerFirst = !done), 0);
-      const threaded = await pool.build(snapshot);
+      const threaded = await pool.build(fromSnapshot);
       done = true;
       expect(timerFirst).toBe(true);
-      expect(threaded).toBe(await buildInProcess(snapshot));
-      expect(JSON.parse(threaded).source.cases).toBe(300);
+      expect(threaded).toEqual(await buildInProcess(fromSnapshot));
+      expect(JSON.parse(threaded.json).source.cases).toBe(300);
     } finally {
       await pool.close();
+    }
+  }, 60_000);
+
+  it("snapshots a project's files on the thread (its own store and a partition state), never on the caller's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pcg-pool-'));
+    dirs.push(dir);
+    const registry = new ProjectRegistry(dir);
+    const pool = documentPool({ threads: 1, budgetMs: 60_000 });
+    try {
+      const events = [...simulate({ model: 'order-to-cash', cases: 200, seed: 5 })];
+      registry.ingest('p', { records: events.slice(0, 800) });
+      registry.ingestPart('p', { records: events.slice(800) }, { source: 'k', partition: 0, offset: 1 });
+      const state = registry.state('p');
+      const files = registry.filesOf('p');
+      expect(files.map((f) => f.slice(dir.length))).toEqual(['/projects/p/state.sqlite', '/projects/p/parts/k.0.sqlite']);
+      const threaded = await pool.build({
+        snapshot: () => {
+          throw new Error('snapshot taken on the calling thread');
+        },
+        files: () => files,
+      });
+      expect(threaded).toEqual(await buildInProcess({ snapshot: () => state.snapshot() }));
+      expect(threaded.dataVersion).toBe(state.dataVersion);
+      expect(JSON.parse(threaded.json).source.events).toBe(events.length);
+      // The project deleted: its files are not made again by a build.
+      registry.remove('p');
+      await expect(pool.build({ snapshot: () => state.snapshot(), files: () => files })).rejects.toThrow(/is gone/);
+    } finally {
+      await pool.close();
+      registry.close();
     }
   }, 60_000);
 
@@ -33,7 +74,7 @@ describe('the document pool', () => {
     // One millisecond is less than a worker thread takes to start.
     const pool = documentPool({ threads: 1, budgetMs: 1 });
     try {
-      const error = await pool.build(snapshot).catch((e: unknown) => e);
+      const error = await pool.build(fromSnapshot).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ApiError);
       expect([(error as ApiError).status, (error as ApiError).code]).toEqual([503, 'unavailable']);
     } finally {

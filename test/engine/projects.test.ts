@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importLog } from '../../connectors/files/index.js';
-import { Graphs, ProjectRegistry, type GraphVersionStore } from '../../engine/projects/index.js';
+import { buildInProcess, Graphs, ProjectRegistry, type GraphVersionStore } from '../../engine/projects/index.js';
 
 /** The project service without HTTP: one ingest path that applies, then announces. */
 describe('the project registry', () => {
@@ -58,6 +58,29 @@ describe('the project registry', () => {
     expect(summary.accepted).toBe(4);
     expect(announced).toBe(1);
     expect(registry.store('p2').getMeta('format')).toBe('ndjson');
+  });
+
+  it('hands a builder the state files when the counted state is not in memory, and the snapshot when it is', async () => {
+    const { registry } = fresh();
+    const kept = new Map<string, string>();
+    const versions: GraphVersionStore = { get: (p, v) => kept.get(`${p}:${v}`), put: (p, v, json) => void kept.set(`${p}:${v}`, json) };
+    const given: string[] = [];
+    const graphs = new Graphs(registry, versions, async (source) => {
+      given.push(source.files ? `files ${source.files().length}` : 'snapshot');
+      return buildInProcess({ snapshot: () => source.snapshot() });
+    });
+    registry.ingest('p', { records: events(3) });
+    // Nothing has read the counters yet: a snapshot here would read them all, so the builder gets the files.
+    expect(registry.state('p').warm).toBe(false);
+    const first = await graphs.current('p');
+    // Read once (by anyone), the counted state is kept and follows each batch: the next snapshot is cheap here.
+    registry.state('p').snapshot();
+    registry.ingest('p', { records: events(2, 3) });
+    expect(registry.state('p').warm).toBe(true);
+    const second = await graphs.current('p');
+    expect(given).toEqual(['files 1', 'snapshot']);
+    expect([first.dataVersion, second.dataVersion]).toEqual([1, 2]);
+    expect(JSON.parse(second.json).source.cases).toBe(5);
   });
 
   it('serves one document per data version from the version store, built once', async () => {
