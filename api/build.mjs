@@ -1,12 +1,15 @@
-// Bundles the pcg command and its worker threads into dist/ with esbuild (`make install` runs it; api/bin.mjs
-// uses the result while it is newer than every source). Packages stay in node_modules; only pcg's own code is
-// bundled, split so that each command loads only its modules. The worker entries keep the paths the code asks
-// for them by (new URL('./reader-thread.mjs', import.meta.url) from a chunk in dist/), and their tsx set-up
-// becomes a no-op: the bundle is JavaScript already.
+// Bundles the pcg command and its worker threads into dist/ with esbuild, when a source is newer than the bundle
+// or with --force (`make install` runs it; api/bin.mjs uses the result while it is newer than every source).
+// Packages stay in node_modules; only pcg's own code is bundled, split so that each command loads only its
+// modules. The worker entries keep the paths the code asks for them by (new URL('./reader-thread.mjs',
+// import.meta.url) from a chunk in dist/), and their tsx set-up becomes a no-op: the bundle is JavaScript already.
 import { build } from 'esbuild';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { DIST, ROOT } from './bundle.mjs';
+import { DIST, freshBundle, ROOT } from './bundle.mjs';
+
+// Up to date already (no source newer than it): nothing to do, unless --force.
+if (freshBundle('pcg.mjs') && !process.argv.includes('--force')) process.exit(0);
 
 const entries = {
   pcg: 'api/cli/run.ts',

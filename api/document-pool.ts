@@ -11,8 +11,10 @@ export interface DocumentPool {
  * Document builds on worker threads (piscina): their cost grows with a
  * project's activities and variants, and on the one event loop a tenant's
  * large project held every other tenant's requests for as long as its build
- * took. A project's full graph is snapshotted there too, from its files. Threads start on demand and stop when idle; a build past its budget
- * is aborted and answered 503 `unavailable` (the next request tries again).
+ * took. A project's full graph whose counted state is not in memory is
+ * snapshotted there too, from its files. Threads start on demand and stop
+ * when idle; a build past its budget is aborted and answered 503
+ * `unavailable` (the next request tries again).
  */
 export function documentPool(options: { threads: number; budgetMs: number }): DocumentPool {
   const pool = new Piscina({
@@ -23,7 +25,7 @@ export function documentPool(options: { threads: number; budgetMs: number }): Do
   });
   return {
     async build(source) {
-      // A project's full graph: the thread snapshots its files. Anything else (a scope's events) is snapshotted here.
+      // Files given (a full graph, cold here): the thread snapshots them. Else (warm, or a scope's events) the snapshot is taken here.
       const task = source.files ? { files: source.files() } : { snapshot: source.snapshot() };
       try {
         return (await pool.run(task, { signal: AbortSignal.timeout(options.budgetMs) })) as BuiltDocument;

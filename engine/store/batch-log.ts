@@ -9,16 +9,10 @@ export const MERGE_AFTER = 100_000;
 /** Waiting batches at which they are merged whatever their size, so counting them stays cheap. */
 const MERGE_BATCHES = 256;
 /**
- * How far past its threshold a log may grow while its merge is deferred (see MergeNeed): far enough that a
- * writer who settles between batches never merges inside one, near enough that one who never does still merges.
+ * How far past its threshold a log may grow while its merge is deferred: far enough that a writer who settles
+ * between batches never merges inside one, near enough that one who never does still merges.
  */
 const OVERDUE_FACTOR = 4;
-
-/**
- * What a batch's `append` says about merging: not yet; `due` (past the threshold: the owner merges now, or at a
- * quiet moment when its store defers merges); `overdue` (past OVERDUE_FACTOR times it: merge now whatever).
- */
-export type MergeNeed = 'no' | 'due' | 'overdue';
 
 /**
  * The changes of recent batches to one state table, waiting in a log table
@@ -46,6 +40,11 @@ export class BatchLog<M> {
     db: Db,
     table: 'counter_delta' | 'case_delta',
     private readonly mergeAfter = MERGE_AFTER,
+    /**
+     * Whether a due merge waits for the owner's store to settle (ProjectStore.settle, after the batch is
+     * answered) rather than running inside the batch, until the log is OVERDUE_FACTOR times past its threshold.
+     */
+    private readonly deferMerges = false,
   ) {
     this.q = {
       pending: db.prepare<[], { batches: number; entries: number }>(`SELECT count(*) AS batches, total(entries) AS entries FROM ${table}`),
@@ -58,9 +57,9 @@ export class BatchLog<M> {
   /**
    * Appends a batch's changes (`entries` of them, stored as `changes`);
    * `extend` adds them to the mirror (undefined: none yet) and returns it, or
-   * undefined when it cannot. Returns whether the owner should merge (see MergeNeed).
+   * undefined when it cannot. Returns whether the owner should merge now (see deferMerges).
    */
-  append(entries: number, changes: string, extend: (mirror: M | undefined) => M | undefined): MergeNeed {
+  append(entries: number, changes: string, extend: (mirror: M | undefined) => M | undefined): boolean {
     const pending = this.q.pending.get()!;
     this.q.append.run(entries, changes);
     if (pending.batches === 0) {
@@ -75,7 +74,7 @@ export class BatchLog<M> {
     }
     const over = Math.max((pending.entries + entries) / this.mergeAfter, (pending.batches + 1) / MERGE_BATCHES);
     this.due = over >= 1;
-    return over >= OVERDUE_FACTOR ? 'overdue' : this.due ? 'due' : 'no';
+    return this.deferMerges ? over >= OVERDUE_FACTOR : this.due;
   }
 
   /** Whether the mirror holds every pending batch (no mirror and none pending counts). */
@@ -97,7 +96,7 @@ export class BatchLog<M> {
     return this.q.pending.get()!.batches;
   }
 
-  /** Whether a merge is due and has not happened yet (see MergeNeed). */
+  /** Whether a merge is due and has not happened yet (a deferred one waits for the owner's settle). */
   get mergeDue(): boolean {
     return this.due;
   }

@@ -33,10 +33,10 @@ export class CaseTable {
   constructor(
     db: Db,
     mergeAfter?: number,
-    /** Whether a due merge waits for the owner's `merge` (see ProjectStore.settle) until it is overdue. */
-    private readonly deferMerges = false,
+    /** Whether a due merge waits for the owner's `merge` (ProjectStore.settle); see BatchLog. */
+    deferMerges = false,
   ) {
-    this.log = new BatchLog(db, 'case_delta', mergeAfter);
+    this.log = new BatchLog(db, 'case_delta', mergeAfter, deferMerges);
     this.q = {
       ids: db.prepare<[string], { event_ids: string }>('SELECT event_ids FROM case_state WHERE case_id = ?'),
       append: db.prepare(
@@ -77,12 +77,12 @@ export class CaseTable {
     this.batch = [];
     this.checked = false;
     if (batch.length === 0) return;
-    const need = this.log.append(batch.length, JSON.stringify(batch), (mirror) => {
+    const mergeNow = this.log.append(batch.length, JSON.stringify(batch), (mirror) => {
       const changes = mirror ?? new Map<string, Pending>();
       for (const d of batch) mergeInto(changes, d);
       return changes;
     });
-    if (need === 'overdue' || (need === 'due' && !this.deferMerges)) this.merge();
+    if (mergeNow) this.merge();
   }
 
   /** Whether pending changes wait for a deferred merge. */

@@ -25,10 +25,10 @@ export class CounterTable {
   constructor(
     db: Db,
     mergeAfter?: number,
-    /** Whether a due merge waits for the owner's `merge` (see ProjectStore.settle) until it is overdue. */
-    private readonly deferMerges = false,
+    /** Whether a due merge waits for the owner's `merge` (ProjectStore.settle); see BatchLog. */
+    deferMerges = false,
   ) {
-    this.log = new BatchLog(db, 'counter_delta', mergeAfter);
+    this.log = new BatchLog(db, 'counter_delta', mergeAfter, deferMerges);
     this.q = {
       counters: db.prepare<[], CounterRow>('SELECT kind, k1, k2, bucket, n FROM counter'),
       bump: db.prepare('INSERT INTO counter (kind, k1, k2, bucket, n) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET n = n + excluded.n'),
@@ -42,14 +42,14 @@ export class CounterTable {
   add(delta: Counters): void {
     const { json, entries } = delta.jsonRows();
     if (entries === 0) return;
-    const need = this.log.append(entries, `[${json}]`, (mirror) => {
+    const mergeNow = this.log.append(entries, `[${json}]`, (mirror) => {
       // Ids mean something only within one book.
       if (mirror && mirror.book !== delta.book) return undefined;
       const sum = mirror ?? new Counters(delta.book);
       sum.addFrom(delta);
       return sum;
     });
-    if (need === 'overdue' || (need === 'due' && !this.deferMerges)) this.merge();
+    if (mergeNow) this.merge();
   }
 
   /** Whether pending changes wait for a deferred merge. */

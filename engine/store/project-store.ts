@@ -376,12 +376,12 @@ export class ProjectStore {
     return changed > 0;
   }
 
-  /** The counted state; served from memory while no other connection has written. */
   /** Whether the counted state is held in memory at the current data version (a snapshot then costs no counter reads). */
   get tallyWarm(): boolean {
     return this.tally !== undefined && this.tallyVersion === this.dataVersion;
   }
 
+  /** The counted state; served from memory while no other connection has written. */
   currentTally(): Tally {
     const version = this.dataVersion;
     if (!this.tally || this.tallyVersion !== version) {
