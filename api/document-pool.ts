@@ -25,8 +25,8 @@ export function documentPool(options: { threads: number; budgetMs: number }): Do
   });
   return {
     async build(source) {
-      // Files given (a full graph, cold here): the thread snapshots them. Else (warm, or a scope's events) the snapshot is taken here.
-      const task = source.files ? { files: source.files() } : { snapshot: source.snapshot() };
+      // Files given (a full graph cold here, or a scoped view): the thread reads them. Else (warm) the snapshot is taken here.
+      const task = source.files ? { files: source.files(), ...(source.scopes ? { scopes: source.scopes } : {}) } : { snapshot: source.snapshot() };
       try {
         return (await pool.run(task, { signal: AbortSignal.timeout(options.budgetMs) })) as BuiltDocument;
       } catch (error) {

@@ -9,10 +9,10 @@ const [{ buildDocument }, { StateFiles }] = await Promise.all([import('../../eng
 const files = new StateFiles();
 
 /**
- * A task is a snapshot (structured-cloned) or the project's state files, whose snapshot is taken here, off the
- * request loop; the document leaves as JSON text (one string to copy back) with its snapshot's data version.
+ * A task is a snapshot (structured-cloned) or the project's state files, whose snapshot (or a scoped view's, with
+ * scopes) is taken here, off the request loop; the document leaves as JSON text (one string to copy back) with its snapshot's data version.
  */
 export default function build(task) {
-  const snapshot = task.files ? files.snapshot(task.files) : task.snapshot;
+  const snapshot = task.files ? (task.scopes ? files.scopedSnapshot(task.files, task.scopes) : files.snapshot(task.files)) : task.snapshot;
   return { json: JSON.stringify(buildDocument(snapshot)), dataVersion: snapshot.dataVersion };
 }

@@ -13,6 +13,8 @@ import { scopedSnapshot, type Scope } from './scope.js';
 export interface BuildSource {
   snapshot(): ProjectSnapshot;
   files?(): string[];
+  /** With files: the build is of this scoped view of them (scopedSnapshot), taken where the builder runs. */
+  scopes?: readonly Scope[];
 }
 
 /** A document as JSON text, with the data version its snapshot was taken at. */
@@ -97,8 +99,10 @@ export class Graphs {
     const cacheKey = `${projectId}:${key}`;
     const hit = this.scoped.get(cacheKey);
     if (hit?.etag === etag) return hit;
-    const { json } = await this.build({ snapshot: () => scopedSnapshot(state, scopes) });
-    const served = { dataVersion: version, etag, json };
+    // A scoped snapshot replays every kept case's events, whatever is in memory: a builder on another thread reads them from the files.
+    const built = await this.build({ snapshot: () => scopedSnapshot(state, scopes), files: () => this.projects.filesOf(projectId), scopes });
+    // The version the events were read at (a writer may have gone on since the version above was read).
+    const served = { dataVersion: built.dataVersion, etag: `"${built.dataVersion}-${tag}"`, json: built.json };
     this.scoped.delete(cacheKey);
     this.scoped.set(cacheKey, served);
     if (this.scoped.size > SCOPED_CACHE) this.scoped.delete(this.scoped.keys().next().value!);

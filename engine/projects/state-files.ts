@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ProjectStore, type ProjectSnapshot } from '../store/project-store.js';
-import { mergedState, storeState } from './state.js';
+import { scopedSnapshot, type Scope } from './scope.js';
+import { mergedState, storeState, type ProjectState } from './state.js';
 
 /**
  * A project's state read from its files by a thread that does not own them (a
@@ -16,9 +17,23 @@ export class StateFiles {
 
   /** The snapshot `ProjectRegistry.state` gives for these files (the own store, then the partition states). */
   snapshot(files: readonly string[]): ProjectSnapshot {
+    return this.state(files).snapshot();
+  }
+
+  /**
+   * The snapshot of a scoped view of these files (engine/projects/scope.ts). A project kept in one file is
+   * read in one read transaction, so the version is that of the events replayed, though its writer goes on.
+   */
+  scopedSnapshot(files: readonly string[], scopes: readonly Scope[]): ProjectSnapshot {
+    const state = this.state(files);
+    if (files.length > 1) return scopedSnapshot(state, scopes);
+    return this.store(files[0]!).db.transaction(() => scopedSnapshot(state, scopes))();
+  }
+
+  private state(files: readonly string[]): ProjectState {
     const [own, ...parts] = files.map((f) => this.store(f));
     if (!own) throw new Error('no state files');
-    return (parts.length ? mergedState(own, parts) : storeState(own)).snapshot();
+    return parts.length ? mergedState(own, parts) : storeState(own);
   }
 
   close(): void {

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { simulate } from '../../connectors/simulator/index.js';
 import { ProjectStore } from '../../engine/index.js';
 import { buildInProcess, ProjectRegistry } from '../../engine/projects/index.js';
+import { scopedSnapshot } from '../../engine/projects/scope.js';
 import { documentPool } from '../../api/document-pool.js';
 import { ApiError } from '../../api/errors.js';
 
@@ -64,6 +65,44 @@ describe('the document pool', () => {
       // The project deleted: its files are not made again by a build.
       registry.remove('p');
       await expect(pool.build({ snapshot: () => state.snapshot(), files: () => files })).rejects.toThrow(/is gone/);
+    } finally {
+      await pool.close();
+      registry.close();
+    }
+  }, 60_000);
+
+  it("builds a scoped view from the project's files on the thread: the bytes and version of the in-process scoped build", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pcg-pool-'));
+    dirs.push(dir);
+    const registry = new ProjectRegistry(dir);
+    const pool = documentPool({ threads: 1, budgetMs: 60_000 });
+    try {
+      const events = [...simulate({ model: 'order-to-cash', cases: 200, seed: 9 })];
+      registry.ingest('one', { records: events });
+      registry.ingest('two', { records: events.slice(0, 900) });
+      registry.ingestPart('two', { records: events.slice(900) }, { source: 'k', partition: 0, offset: 1 });
+      // An activity some cases have and others not.
+      const casesOf = new Map<string, Set<string>>();
+      for (const e of events as { caseId: string; activity: string }[]) casesOf.set(e.activity, (casesOf.get(e.activity) ?? new Set()).add(e.caseId));
+      const activity = [...casesOf].find(([, cases]) => cases.size > 20 && cases.size < 180)![0];
+      const scopes = [{ activities: [activity] }, { from: '2000-01-01T00:00:00Z' }];
+      for (const id of ['one', 'two']) {
+        const state = registry.state(id);
+        const inProcess = await buildInProcess({ snapshot: () => scopedSnapshot(state, scopes) });
+        const threaded = await pool.build({
+          snapshot: () => {
+            throw new Error('scoped snapshot taken on the calling thread');
+          },
+          files: () => registry.filesOf(id),
+          scopes,
+        });
+        expect(threaded).toEqual(inProcess);
+        expect(threaded.dataVersion).toBe(state.dataVersion);
+        const doc = JSON.parse(threaded.json);
+        // Kept cases only: fewer than the project's, more than none.
+        expect(doc.source.cases).toBeGreaterThan(0);
+        expect(doc.source.cases).toBeLessThan(200);
+      }
     } finally {
       await pool.close();
       registry.close();
