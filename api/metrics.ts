@@ -1,4 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ApplyResult } from '../engine/index.js';
 import { PROJECT_DELETED, type ApplyObserver, type DocumentBuilder, type PassResult } from '../engine/projects/index.js';
@@ -69,6 +71,17 @@ export function createMetrics(ctx: AppContext): Metrics {
     buckets: BUILD_BUCKETS,
     registers,
   });
+  // Heap used sampled at any moment includes however much garbage V8 let pile up since its last collection (a sawtooth
+  // of tens of MiB): right after a full collection it is the live data, the figure that says whether memory grows.
+  const liveHeap = new Gauge({
+    name: 'pcg_heap_live_bytes',
+    help: 'V8 heap used right after the latest full (mark-sweep-compact) garbage collection: the live data; 0 before the first',
+    registers,
+  });
+  const gcs = new PerformanceObserver((list) => {
+    if (list.getEntries().some((e) => (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)) liveHeap.set(getHeapStatistics().used_heap_size);
+  });
+  gcs.observe({ entryTypes: ['gc'] });
   new Gauge({
     name: 'pcg_open_project_stores',
     help: "Project state files (projects' own stores and stream partition states) held open by the API process; at most PCG_MAX_OPEN_STORES",
@@ -198,6 +211,7 @@ export function createMetrics(ctx: AppContext): Metrics {
       http.observe({ method: request.method, route: request.routeOptions.url ?? 'unmatched', status: String(reply.statusCode) }, reply.elapsedTime / 1000);
     },
     close() {
+      gcs.disconnect();
       ctx.states.changes.off(PROJECT_DELETED, forget);
       registry.clear();
     },

@@ -112,4 +112,10 @@ export const migrations: readonly string[] = [
   -- covers the list.
   CREATE INDEX graph_version_listed ON graph_version (project_id, data_version, created_at);
   `,
+  `
+  -- Documents kept gzip-compressed in packed (document is then ''): a 4 MB
+  -- document of 2,000 activities packs to 90 KB, and storing it as text held
+  -- the event loop 155 ms. Rows kept before stay text (packed NULL) and age out.
+  ALTER TABLE graph_version ADD COLUMN packed BLOB;
+  `,
 ];

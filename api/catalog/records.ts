@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
+import type { KeptDocument } from '../../engine/projects/index.js';
 import { now, type Db } from './database.js';
 
 export interface Project {
@@ -133,13 +135,17 @@ export const DEFAULT_KEEP_VERSIONS = 500;
 /** ... within 256 MiB per project. */
 export const DEFAULT_VERSION_BYTES = 256 * 1024 * 1024;
 
+/** A kept version's stored size: its compressed bytes (a row kept before compression: its text's), read from the row header. */
+const STORED_BYTES = 'coalesce(octet_length(packed), octet_length(document))';
+
 /**
  * Every graph document served, by data_version, so `?version=V` answers the
- * same bytes again. A live project serves a new version every few seconds, so
- * only the newest are retained per project: at most `keep` of them and at most
- * `maxBytes` together, the oldest pruned first beyond either. A document larger
- * than `maxBytes` alone is not kept at all (it was served; `?version=` of it is
- * then 404).
+ * same bytes again; kept gzip-compressed (documents repeat their names
+ * endlessly: 4 MB packs to 90 KB). A live project serves a new version every
+ * few seconds, so only the newest are retained per project: at most `keep` of
+ * them and at most `maxBytes` stored bytes together, the oldest pruned first
+ * beyond either. A document whose compressed form alone is larger than
+ * `maxBytes` is not kept at all (it was served; `?version=` of it is then 404).
  */
 export class GraphVersions {
   private readonly q;
@@ -149,7 +155,7 @@ export class GraphVersions {
     readonly maxBytes = DEFAULT_VERSION_BYTES,
   ) {
     this.q = {
-      put: db.prepare('INSERT OR IGNORE INTO graph_version (project_id, data_version, document, created_at) VALUES (?, ?, ?, ?)'),
+      put: db.prepare("INSERT OR IGNORE INTO graph_version (project_id, data_version, document, packed, created_at) VALUES (?, ?, '', ?, ?)"),
       prune: db.prepare(
         'DELETE FROM graph_version WHERE project_id = ? AND data_version <= (SELECT data_version FROM graph_version WHERE project_id = ? ORDER BY data_version DESC LIMIT 1 OFFSET ?)',
       ),
@@ -158,28 +164,30 @@ export class GraphVersions {
       pruneBytes: db.prepare(
         `DELETE FROM graph_version WHERE project_id = @project AND data_version <= (
            SELECT data_version FROM (
-             SELECT data_version, sum(octet_length(document)) OVER (ORDER BY data_version DESC ROWS UNBOUNDED PRECEDING) AS total
+             SELECT data_version, sum(${STORED_BYTES}) OVER (ORDER BY data_version DESC ROWS UNBOUNDED PRECEDING) AS total
              FROM graph_version WHERE project_id = @project)
            WHERE total > @budget ORDER BY data_version DESC LIMIT 1)`,
       ),
-      bytes: db.prepare<[string], { n: number | null }>('SELECT sum(octet_length(document)) AS n FROM graph_version WHERE project_id = ?'),
-      get: db.prepare<[string, number], { document: string }>('SELECT document FROM graph_version WHERE project_id = ? AND data_version = ?'),
+      bytes: db.prepare<[string], { n: number | null }>(`SELECT sum(${STORED_BYTES}) AS n FROM graph_version WHERE project_id = ?`),
+      get: db.prepare<[string, number], { document: string; packed: Buffer | null }>('SELECT document, packed FROM graph_version WHERE project_id = ? AND data_version = ?'),
       list: db.prepare<[string], GraphVersionInfo>(
         'SELECT data_version AS dataVersion, created_at AS createdAt FROM graph_version WHERE project_id = ? ORDER BY data_version',
       ),
     };
   }
-  /** Keeps a served document; false when it alone is larger than the byte budget (then it is not kept). */
-  put(projectId: string, dataVersion: number, document: string): boolean {
-    if (document.length > this.maxBytes || Buffer.byteLength(document, 'utf8') > this.maxBytes) return false;
-    if (this.q.put.run(projectId, dataVersion, document, now()).changes) {
+  /** Keeps a served document (compressed: `gzip` is its JSON text gzipped); false when it alone is larger than the byte budget (then it is not kept). */
+  put(projectId: string, dataVersion: number, json: string, gzip: Uint8Array = gzipSync(json)): boolean {
+    if (gzip.byteLength > this.maxBytes) return false;
+    if (this.q.put.run(projectId, dataVersion, gzip, now()).changes) {
       this.q.prune.run(projectId, projectId, this.keep);
       this.q.pruneBytes.run({ project: projectId, budget: this.maxBytes });
     }
     return true;
   }
-  get(projectId: string, dataVersion: number): string | undefined {
-    return this.q.get.get(projectId, dataVersion)?.document;
+  get(projectId: string, dataVersion: number): KeptDocument | undefined {
+    const row = this.q.get.get(projectId, dataVersion);
+    if (!row) return undefined;
+    return row.packed ? { gzip: row.packed } : { json: row.document };
   }
   list(projectId: string): GraphVersionInfo[] {
     return this.q.list.all(projectId);

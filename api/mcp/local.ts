@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { toWire, type Event } from '../../engine/event.js';
 import type { GraphDocument } from '../../engine/document/types.js';
-import { runBlock, type BlockSpec, type Graphs, type ProjectRegistry, type ServedGraph } from '../../engine/projects/index.js';
+import { documentText, runBlock, type BlockSpec, type Graphs, type ProjectRegistry, type ServedGraph } from '../../engine/projects/index.js';
 import type { Auth, Principal } from '../auth.js';
 import type { Catalog, Permission } from '../catalog/index.js';
 import { retentionDaysOf, type Config } from '../config.js';
@@ -22,12 +22,10 @@ const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** GUIDs name the same project in any letter case (as in the HTTP API's paths). */
 const lower = (id: string) => (GUID.test(id) ? id.toLowerCase() : id);
 
-const answerOf = (projectId: string, served: ServedGraph): GraphAnswer => ({
-  projectId,
-  dataVersion: served.dataVersion,
-  document: JSON.parse(served.json) as GraphDocument,
-  json: served.json,
-});
+const answerOf = async (projectId: string, served: ServedGraph): Promise<GraphAnswer> => {
+  const json = await documentText(served);
+  return { projectId, dataVersion: served.dataVersion, document: JSON.parse(json) as GraphDocument, json };
+};
 
 /**
  * The tools' backend in this process: the data directory's catalog, project

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { recheckTenant, type TenantPrincipal } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
-import type { Graphs, ServedGraph } from '../../engine/projects/index.js';
+import { documentText, type Graphs, type ServedGraph } from '../../engine/projects/index.js';
 import { route } from '../route.js';
 import { guid, listOf, projectParams, scopeSchema, type Scope } from '../schemas.js';
 
@@ -40,10 +40,32 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-function answer(request: FastifyRequest, reply: FastifyReply, served: ServedGraph) {
-  reply.header('etag', served.etag).header('cache-control', 'no-cache');
+/** Whether Accept-Encoding takes gzip: named (or `*`) with a weight above 0. */
+export function takesGzip(header: string | undefined): boolean {
+  if (!header) return false;
+  let star = false;
+  for (const part of header.split(',')) {
+    const [name = '', ...params] = part.trim().toLowerCase().split(';');
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    if (name.trim() === 'gzip' || name.trim() === 'x-gzip') return weight > 0;
+    if (name.trim() === '*') star = weight > 0;
+  }
+  return star;
+}
+
+/**
+ * The document, its version as ETag. Kept compressed, it goes out as stored to a client that takes gzip (nearly
+ * all do: browsers, curl --compressed, fetch, requests); to any other it is decompressed off the loop first.
+ */
+async function answer(request: FastifyRequest, reply: FastifyReply, served: ServedGraph) {
+  reply.header('etag', served.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
   if (matches(request.headers['if-none-match'], served.etag)) return reply.code(304).send();
-  return reply.code(200).header('content-type', 'application/json; charset=utf-8').send(served.json);
+  reply.code(200).header('content-type', 'application/json; charset=utf-8');
+  if (served.gzip && takesGzip(request.headers['accept-encoding'])) {
+    return reply.header('content-encoding', 'gzip').send(Buffer.from(served.gzip.buffer, served.gzip.byteOffset, served.gzip.byteLength));
+  }
+  return reply.send(await documentText(served));
 }
 
 export function graphRoutes(ctx: AppContext, graphs: Graphs) {
@@ -117,14 +139,13 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
             const version = ctx.states.state(params.projectId).dataVersion;
             if (version === sent) return;
             sent = version;
-            const payload: Record<string, unknown> = { dataVersion: version };
+            let data = JSON.stringify({ dataVersion: version });
             if (query.include === 'document') {
               const served = await serve(params.tenantId, params.projectId, query.investigation);
-              payload.dataVersion = served.dataVersion;
-              payload.etag = served.etag;
-              payload.document = JSON.parse(served.json);
+              // The document's text spliced in as it is (one line of JSON): parsing and writing it again cost ~40 ms for 4 MB on the loop.
+              data = `${JSON.stringify({ dataVersion: served.dataVersion, etag: served.etag }).slice(0, -1)},"document":${await documentText(served)}}`;
             }
-            if (!closed) raw.write(`id: ${version}\nevent: version\ndata: ${JSON.stringify(payload)}\n\n`);
+            if (!closed) raw.write(`id: ${version}\nevent: version\ndata: ${data}\n\n`);
           } catch (error) {
             request.log.error({ err: error }, 'graph stream failed');
             if (!closed) raw.write(`event: error\ndata: ${JSON.stringify({ error: 'internal_error', message: 'the graph could not be built' })}\n\n`);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Event } from '../event.js';
 import type { ProjectState } from './state.js';
-import type { Graphs } from './graphs.js';
+import { documentText, type Graphs } from './graphs.js';
 import { scopedCases, scopeSchema, type Scope } from './scope.js';
 
 /** Typed analysis steps. A filter narrows the blocks after it when a notebook runs. */
@@ -105,7 +105,7 @@ export async function runBlock(spec: BlockSpec, state: ProjectState, projectId: 
     }
     case 'graph': {
       const served = scopes.length ? await graphs.inScope(projectId, key, scopes) : await graphs.current(projectId);
-      return { dataVersion: served.dataVersion, etag: served.etag, document: JSON.parse(served.json) as unknown };
+      return { dataVersion: served.dataVersion, etag: served.etag, document: JSON.parse(await documentText(served)) as unknown };
     }
     case 'variants':
       return variants(traces(), spec.limit);

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzip as gunzipCallback, gzipSync } from 'node:zlib';
 import { buildDocument } from '../document/index.js';
 import type { ProjectSnapshot } from '../store/project-store.js';
 import type { ProjectRegistry } from './registry.js';
@@ -17,10 +19,19 @@ export interface BuildSource {
   scopes?: readonly Scope[];
 }
 
-/** A document as JSON text, with the data version its snapshot was taken at. */
+/** A document as JSON text and gzip-compressed (what is kept and sent to clients that take gzip), with the data version its snapshot was taken at. */
 export interface BuiltDocument {
   json: string;
+  gzip: Uint8Array;
   dataVersion: number;
+}
+
+/** The document of a snapshot, both ways: compressing costs about 1 % of building (46 ms for 4 MB of JSON that packs to 90 KB). */
+export function builtDocument(snapshot: ProjectSnapshot): BuiltDocument {
+  const json = JSON.stringify(buildDocument(snapshot));
+  const packed = gzipSync(json);
+  // A plain Uint8Array view, as it arrives from a build thread (structured cloning makes a Buffer one).
+  return { json, gzip: new Uint8Array(packed.buffer, packed.byteOffset, packed.byteLength), dataVersion: snapshot.dataVersion };
 }
 
 /**
@@ -30,22 +41,25 @@ export interface BuiltDocument {
  */
 export type DocumentBuilder = (source: BuildSource) => Promise<BuiltDocument>;
 
-export const buildInProcess: DocumentBuilder = async (source) => {
-  const snapshot = source.snapshot();
-  return { json: JSON.stringify(buildDocument(snapshot)), dataVersion: snapshot.dataVersion };
-};
+export const buildInProcess: DocumentBuilder = async (source) => builtDocument(source.snapshot());
+
+/** A kept document: compressed, or (kept before documents were compressed) as text. */
+export type KeptDocument = { gzip: Uint8Array; json?: undefined } | { json: string; gzip?: undefined };
 
 /** Where served documents are kept by data version (the API keeps them in its catalog). */
 export interface GraphVersionStore {
-  get(projectId: string, dataVersion: number): string | undefined;
-  put(projectId: string, dataVersion: number, document: string): void;
+  get(projectId: string, dataVersion: number): KeptDocument | undefined;
+  put(projectId: string, dataVersion: number, json: string, gzip: Uint8Array): void;
 }
 
-export interface ServedGraph {
-  dataVersion: number;
-  etag: string;
-  /** The document, serialized once and served as is. */
-  json: string;
+/** A document as served: serialized once, then sent as is (compressed to clients that take gzip), with its version as ETag. */
+export type ServedGraph = { dataVersion: number; etag: string } & ({ json: string; gzip: Uint8Array } | KeptDocument);
+
+const gunzip = promisify(gunzipCallback);
+
+/** A served document's JSON text (a kept one is decompressed on libuv's threads, not the caller's). */
+export async function documentText(served: ServedGraph): Promise<string> {
+  return served.json ?? (await gunzip(served.gzip!)).toString('utf8');
 }
 
 const SCOPED_CACHE = 64;
@@ -69,15 +83,15 @@ export class Graphs {
     const state = this.projects.state(projectId);
     const version = state.dataVersion;
     const kept = this.versions.get(projectId, version);
-    if (kept !== undefined) return { dataVersion: version, etag: `"${version}"`, json: kept };
+    if (kept !== undefined) return { dataVersion: version, etag: `"${version}"`, ...kept };
     const key = `${projectId}:${version}`;
     let pending = this.building.get(key);
     if (!pending) {
       pending = (async () => {
         // Held in memory, the counted state is a cheap snapshot here; else a builder on another thread reads the files.
         const built = await this.build(state.warm ? { snapshot: () => state.snapshot() } : { snapshot: () => state.snapshot(), files: () => this.projects.filesOf(projectId) });
-        this.versions.put(projectId, built.dataVersion, built.json);
-        return { dataVersion: built.dataVersion, etag: `"${built.dataVersion}"`, json: built.json };
+        this.versions.put(projectId, built.dataVersion, built.json, built.gzip);
+        return { dataVersion: built.dataVersion, etag: `"${built.dataVersion}"`, json: built.json, gzip: built.gzip };
       })().finally(() => this.building.delete(key));
       this.building.set(key, pending);
     }
@@ -85,8 +99,8 @@ export class Graphs {
   }
 
   version(projectId: string, dataVersion: number): ServedGraph | undefined {
-    const json = this.versions.get(projectId, dataVersion);
-    return json === undefined ? undefined : { dataVersion, etag: `"${dataVersion}"`, json };
+    const kept = this.versions.get(projectId, dataVersion);
+    return kept === undefined ? undefined : { dataVersion, etag: `"${dataVersion}"`, ...kept };
   }
 
   /** The graph of an investigation's scope (plus any extra scopes a notebook's filter blocks add). */
@@ -102,7 +116,7 @@ export class Graphs {
     // A scoped snapshot replays every kept case's events, whatever is in memory: a builder on another thread reads them from the files.
     const built = await this.build({ snapshot: () => scopedSnapshot(state, scopes), files: () => this.projects.filesOf(projectId), scopes });
     // The version the events were read at (a writer may have gone on since the version above was read).
-    const served = { dataVersion: built.dataVersion, etag: `"${built.dataVersion}-${tag}"`, json: built.json };
+    const served = { dataVersion: built.dataVersion, etag: `"${built.dataVersion}-${tag}"`, json: built.json, gzip: built.gzip };
     this.scoped.delete(cacheKey);
     this.scoped.set(cacheKey, served);
     if (this.scoped.size > SCOPED_CACHE) this.scoped.delete(this.scoped.keys().next().value!);

@@ -5,7 +5,7 @@
  * views (scope) and block analytics (blocks).
  */
 export { DEFAULT_MAX_OPEN, PROJECT_DELETED, ProjectRegistry, type ApplyObserver, type IngestTarget, type RegistryOptions } from './registry.js';
-export { buildInProcess, Graphs, type BuildSource, type BuiltDocument, type DocumentBuilder, type GraphVersionStore, type ServedGraph } from './graphs.js';
+export { buildInProcess, builtDocument, documentText, Graphs, type BuildSource, type BuiltDocument, type DocumentBuilder, type GraphVersionStore, type KeptDocument, type ServedGraph } from './graphs.js';
 export { casesOf, inScope, scopedCases, scopedSnapshot, scopeSchema, type Scope } from './scope.js';
 export { blockSpecSchema, runBlock, type BlockSpec } from './blocks.js';
 export { mergedState, storeState, type ProjectState } from './state.js';

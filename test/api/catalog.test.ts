@@ -1,3 +1,4 @@
+import { gunzipSync } from 'node:zlib';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,36 +59,46 @@ describe('catalog', () => {
     const versions = new GraphVersions(c.db, 3);
     for (let v = 1; v <= 6; v++) versions.put(p.id, v, `{"v":${v}}`);
     expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([4, 5, 6]);
-    expect(versions.get(p.id, 5)).toBe('{"v":5}');
+    // Kept gzip-compressed.
+    expect(gunzipSync(versions.get(p.id, 5)!.gzip!).toString()).toBe('{"v":5}');
     expect(versions.get(p.id, 1)).toBeUndefined();
+    // A row kept as text before documents were compressed is still answered, as text.
+    c.db.prepare("INSERT INTO graph_version (project_id, data_version, document, created_at) VALUES (?, 7, '{\"v\":7}', '2026-01-01T00:00:00.000Z')").run(p.id);
+    expect(versions.get(p.id, 7)).toEqual({ json: '{"v":7}' });
   });
 
-  it('keeps a project\'s graph versions within a byte budget too, the oldest pruned first', () => {
+  it('keeps a project\'s graph versions within a byte budget of stored (compressed) bytes too, the oldest pruned first', () => {
     const tenant = c.identity.createTenant({ name: 't' });
     const [p, q] = [c.projects.create(tenant.id, { name: 'p' }), c.projects.create(tenant.id, { name: 'q' })];
-    const doc = (v: number, bytes: number) => `{"v":${v},"pad":"${'x'.repeat(bytes - 15 - String(v).length)}"}`;
-    expect(doc(1, 1000)).toHaveLength(1000);
+    // The stored form given as is: `bytes` of it.
+    const packed = (bytes: number) => new Uint8Array(bytes).fill(7);
     const versions = new GraphVersions(c.db, 100, 2500);
-    for (let v = 1; v <= 4; v++) expect(versions.put(p.id, v, doc(v, 1000))).toBe(true);
+    for (let v = 1; v <= 4; v++) expect(versions.put(p.id, v, '{}', packed(1000))).toBe(true);
     // 4 × 1000 bytes in a budget of 2500: the newest two stay.
     expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([3, 4]);
     expect(versions.bytes(p.id)).toBe(2000);
-    // Bytes, not characters: 400 three-byte characters are 1200 bytes.
-    expect(versions.put(p.id, 5, `"${'€'.repeat(400)}"`)).toBe(true);
-    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([4, 5]);
-    expect(versions.bytes(p.id)).toBe(2202);
+    // A text row kept before compression counts its text's bytes, not characters: 400 three-byte characters are 1200.
+    c.db.prepare("INSERT INTO graph_version (project_id, data_version, document, created_at) VALUES (?, 5, ?, '2026-01-01T00:00:00.000Z')").run(p.id, `"${'€'.repeat(400)}"`);
+    expect(versions.bytes(p.id)).toBe(3202);
+    // The next put prunes: 1 + 1202 + 1000 fit, the 1000 before do not.
+    expect(versions.put(p.id, 6, '{}', packed(1))).toBe(true);
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([4, 5, 6]);
+    expect(versions.bytes(p.id)).toBe(2203);
     // A document larger than the whole budget is not kept (it was served), and the kept ones stay.
-    expect(versions.put(p.id, 6, doc(6, 2501))).toBe(false);
-    expect(versions.get(p.id, 6)).toBeUndefined();
-    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([4, 5]);
+    expect(versions.put(p.id, 7, '{}', packed(2501))).toBe(false);
+    expect(versions.get(p.id, 7)).toBeUndefined();
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([4, 5, 6]);
     // Exactly the budget fits, alone.
-    expect(versions.put(p.id, 7, doc(7, 2500))).toBe(true);
-    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([7]);
+    expect(versions.put(p.id, 8, '{}', packed(2500))).toBe(true);
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([8]);
+    // What a document packs to is what counts: 100 kB of one repeated name stores in well under the budget.
+    expect(versions.put(p.id, 9, JSON.stringify({ names: Array(5000).fill('W_Completeren aanvraag') }))).toBe(true);
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([9]);
     // Each project has its own budget; the count still holds.
     const few = new GraphVersions(c.db, 2, 10_000);
-    for (let v = 1; v <= 3; v++) few.put(q.id, v, doc(v, 100));
+    for (let v = 1; v <= 3; v++) few.put(q.id, v, '{}', packed(100));
     expect(few.list(q.id).map((x) => x.dataVersion)).toEqual([2, 3]);
-    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([7]);
+    expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([9]);
     // The defaults: 500 versions, 256 MiB.
     expect([c.graphVersions.keep, c.graphVersions.maxBytes]).toEqual([500, 256 * 1024 * 1024]);
   });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gunzipSync } from 'node:zlib';
+import { takesGzip } from '../../api/routes/graph.js';
 import { validateDocument } from '../../engine/document/index.js';
 import { call, events, expectError, makeTenant, testApp, type TestApp, type World } from './helpers.js';
 
@@ -47,6 +49,28 @@ describe('graph endpoint', () => {
     expectError(await graph('?version=99'), 404, 'not_found');
     expectError(await graph('?version=x'), 400, 'validation_failed');
     expectError(await graph('?bogus=1'), 400, 'validation_failed');
+  });
+
+  it('sends the kept (gzip-compressed) document as stored to clients that take gzip, and as text to the others', async () => {
+    const url = `/api/${a.tenantId}/project/${a.projectId}/graph`;
+    const get = (encoding?: string) => t.app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${a.reader}`, ...(encoding === undefined ? {} : { 'accept-encoding': encoding }) } });
+    const plain = await get();
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toBe('accept-encoding');
+    for (const encoding of ['gzip', 'gzip, deflate, br', 'br;q=1.0, gzip;q=0.8', '*']) {
+      const packed = await get(encoding);
+      expect(packed.headers['content-encoding'], encoding).toBe('gzip');
+      expect(packed.headers.etag).toBe(plain.headers.etag);
+      // The same bytes as the text answer, compressed (and far fewer of them).
+      expect(gunzipSync(packed.rawPayload).toString('utf8')).toBe(plain.body);
+      expect(packed.rawPayload.length).toBeLessThan(plain.body.length / 3);
+    }
+    for (const encoding of ['identity', 'gzip;q=0', 'br', '*;q=0', 'gzip;q=0, *']) expect((await get(encoding)).headers['content-encoding'], encoding).toBeUndefined();
+    expect(takesGzip('gzip;q=0, *')).toBe(false);
+    expect(takesGzip('deflate, *;q=0.5')).toBe(true);
+    // A kept version too; 304 stays a 304.
+    expect(gunzipSync((await t.app.inject({ method: 'GET', url: `${url}?version=1`, headers: { authorization: `Bearer ${a.reader}`, 'accept-encoding': 'gzip' } })).rawPayload).toString()).toBe((await graph('?version=1')).text);
+    expect((await graph('', { 'if-none-match': String(plain.headers.etag), 'accept-encoding': 'gzip' })).status).toBe(304);
   });
 
   it('applies an investigation scope through the same builder', async () => {

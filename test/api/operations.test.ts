@@ -1,3 +1,5 @@
+import { getHeapStatistics, setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, events, expectError, GLOBAL, makeTenant, testApp, type TestApp, type World } from './helpers.js';
@@ -162,6 +164,22 @@ describe('metrics', () => {
       // Both projects' stores are open in this process.
       expect(sample(text, 'pcg_open_project_stores')).toBe(2);
       expect(sample(text, 'pcg_max_open_project_stores')).toBe(256);
+    });
+
+    it('give the live heap: the heap used right after the latest full collection', async () => {
+      // A full collection on demand (the test runner has no --expose-gc).
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      // The observer hears of a collection asynchronously: collect and look again until it has.
+      let live = 0;
+      for (let i = 0; i < 40 && !(live > 0); i++) {
+        gc();
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        live = sample(await scrape(t), 'pcg_heap_live_bytes') ?? 0;
+      }
+      expect(live).toBeGreaterThan(1 << 20);
+      // Right after a full collection the heap holds the live data alone: what is used now is at least that, less what got collected since.
+      expect(live).toBeLessThanOrEqual(getHeapStatistics().used_heap_size * 1.5);
     });
 
     it('drop a deleted project’s series, so that project churn does not grow every scrape', async () => {

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importLog } from '../../connectors/files/index.js';
-import { buildInProcess, Graphs, ProjectRegistry, type GraphVersionStore } from '../../engine/projects/index.js';
+import { buildInProcess, documentText, Graphs, ProjectRegistry, type GraphVersionStore } from '../../engine/projects/index.js';
 
 /** The project service without HTTP: one ingest path that applies, then announces. */
 describe('the project registry', () => {
@@ -63,7 +64,7 @@ describe('the project registry', () => {
   it('hands a builder the state files when the counted state is not in memory, and the snapshot when it is', async () => {
     const { registry } = fresh();
     const kept = new Map<string, string>();
-    const versions: GraphVersionStore = { get: (p, v) => kept.get(`${p}:${v}`), put: (p, v, json) => void kept.set(`${p}:${v}`, json) };
+    const versions: GraphVersionStore = { get: (p, v) => (kept.has(`${p}:${v}`) ? { json: kept.get(`${p}:${v}`)! } : undefined), put: (p, v, json) => void kept.set(`${p}:${v}`, json) };
     const given: string[] = [];
     const graphs = new Graphs(registry, versions, async (source) => {
       given.push(source.files ? `files ${source.files().length}` : 'snapshot');
@@ -80,18 +81,20 @@ describe('the project registry', () => {
     const second = await graphs.current('p');
     expect(given).toEqual(['files 1', 'snapshot']);
     expect([first.dataVersion, second.dataVersion]).toEqual([1, 2]);
-    expect(JSON.parse(second.json).source.cases).toBe(5);
+    expect(JSON.parse(await documentText(second)).source.cases).toBe(5);
   });
 
   it('serves one document per data version from the version store, built once', async () => {
     const { registry } = fresh();
-    const kept = new Map<string, string>();
+    const kept = new Map<string, Uint8Array>();
     let puts = 0;
     const versions: GraphVersionStore = {
-      get: (p, v) => kept.get(`${p}:${v}`),
-      put: (p, v, json) => {
+      get: (p, v) => (kept.has(`${p}:${v}`) ? { gzip: kept.get(`${p}:${v}`)! } : undefined),
+      put: (p, v, json, gzip) => {
         puts += 1;
-        kept.set(`${p}:${v}`, json);
+        // What is kept is the JSON text, gzipped.
+        expect(gunzipSync(gzip).toString('utf8')).toBe(json);
+        kept.set(`${p}:${v}`, gzip);
       },
     };
     const graphs = new Graphs(registry, versions);
@@ -99,7 +102,11 @@ describe('the project registry', () => {
     const [a, b] = await Promise.all([graphs.current('p3'), graphs.current('p3')]);
     expect(a.json).toBe(b.json);
     expect(puts).toBe(1);
-    expect(JSON.parse(a.json).source.cases).toBe(2);
+    expect(JSON.parse(a.json!).source.cases).toBe(2);
+    // Served again from the store: the same text, decompressed.
+    const again = await graphs.current('p3');
+    expect(again.json).toBeUndefined();
+    expect(await documentText(again)).toBe(a.json);
     expect(graphs.version('p3', 1)?.etag).toBe('"1"');
   });
 

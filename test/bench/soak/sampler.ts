@@ -31,6 +31,8 @@ export interface Sample {
   sockets: number;
   dbFiles: number;
   heapMiB: number;
+  /** V8 heap used right after the latest full collection (pcg_heap_live_bytes): the live data, without the garbage heapMiB saws through. */
+  liveHeapMiB: number;
   /** V8 heap committed (used or not): RSS follows it, and it stays high after a full GC has emptied it. */
   heapTotalMiB: number;
   externalMiB: number;
@@ -137,6 +139,8 @@ export class Sampler {
       sockets,
       dbFiles,
       heapMiB: (m.get('nodejs_heap_size_used_bytes') ?? NaN) / 2 ** 20,
+      // 0 until the first full collection: unknown until then.
+      liveHeapMiB: (m.get('pcg_heap_live_bytes') || NaN) / 2 ** 20,
       heapTotalMiB: (m.get('nodejs_heap_size_total_bytes') ?? NaN) / 2 ** 20,
       externalMiB: (m.get('nodejs_external_memory_bytes') ?? NaN) / 2 ** 20,
       openStores: m.get('pcg_open_project_stores') ?? NaN,
@@ -165,7 +169,7 @@ export class Sampler {
       last += seconds * 1000;
       const perTenant = good.map((t) => `${t.name} r ${lat(traffic.between(from, last, 'read', t.name))} i ${lat(traffic.between(from, last, 'ingest', t.name))}`).join(' | ');
       console.error(
-        `[${f0(s.t / 1000).padStart(4)} s] rss ${f0(s.rssMiB)} MiB (anon ${f0(s.rssAnonMiB)}) heap ${f0(s.heapMiB)} of ${f0(s.heapTotalMiB)} fds ${s.fds} (sock ${s.sockets}, data ${s.dbFiles}) stores ${s.openStores} folds ${f0(s.cachedFolds)} loop p99 ${f1(s.loopP99ms)} ms data ${f0(s.dataDirMiB)} MiB load ${s.load1.toFixed(2)} 5xx ${traffic.fiveHundreds.length} | p50/p99 ms ${perTenant}`,
+        `[${f0(s.t / 1000).padStart(4)} s] rss ${f0(s.rssMiB)} MiB (anon ${f0(s.rssAnonMiB)}) heap ${f0(s.heapMiB)} (live ${f0(s.liveHeapMiB)}) of ${f0(s.heapTotalMiB)} fds ${s.fds} (sock ${s.sockets}, data ${s.dbFiles}) stores ${s.openStores} folds ${f0(s.cachedFolds)} loop p99 ${f1(s.loopP99ms)} ms data ${f0(s.dataDirMiB)} MiB load ${s.load1.toFixed(2)} 5xx ${traffic.fiveHundreds.length} | p50/p99 ms ${perTenant}`,
       );
     }
   }
