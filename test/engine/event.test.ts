@@ -69,9 +69,11 @@ describe('checkEvent', () => {
     // Names in any order, integer-like ones included (objects list those first).
     const name = fc.oneof(
       text.filter((n) => n !== '__proto__'),
-      fc.constantFrom('10', '2', 'b'),
+      fc.constantFrom('10', '2', 'b', 'say "hi"', 'tab\there'),
     );
-    const attributeValue = fc.oneof(fc.string(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean());
+    // Text JSON escapes (quotes, backslashes, control characters) and text it writes as is (U+2028, astral characters): the digest's text is written by hand.
+    const escaped = fc.constantFrom('"q"', 'a\\b', 'line\nbreak', '\t', '\u001f', '\u2028', 'é€😀', '-0');
+    const attributeValue = fc.oneof(fc.string(), escaped, fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 1e21, 5e-324), fc.boolean());
     const withNames = fc.record(
       { ...validEventFields, attributes: fc.dictionary(name, attributeValue, { maxKeys: 4 }) },
       { requiredKeys: ['caseId', 'activity', 'timestamp'] },
