@@ -44,12 +44,12 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 export function takesGzip(header: string | undefined): boolean {
   if (!header) return false;
   let star = false;
-  for (const part of header.split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';');
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+  for (const part of header.toLowerCase().split(',')) {
+    const [coding, ...params] = part.split(';').map((p) => p.trim());
+    const q = params.find((p) => p.startsWith('q='));
     const weight = q === undefined ? 1 : Number(q.slice(2));
-    if (name.trim() === 'gzip' || name.trim() === 'x-gzip') return weight > 0;
-    if (name.trim() === '*') star = weight > 0;
+    if (coding === 'gzip' || coding === 'x-gzip') return weight > 0;
+    if (coding === '*') star = weight > 0;
   }
   return star;
 }
