@@ -23,7 +23,7 @@ import { analysisRoutes } from './routes/analysis.js';
 import { sourceRoutes } from './routes/sources.js';
 import { startSourceThread, type SourceThread } from './source-thread.js';
 import { tenantRoutes, userRoutes } from './routes/tenants.js';
-import { buildInProcess, Graphs, ProjectRegistry, type ApplyObserver } from '../engine/projects/index.js';
+import { buildInProcess, CaseReads, Graphs, ProjectRegistry, type ApplyObserver } from '../engine/projects/index.js';
 import { documentPool } from './document-pool.js';
 import { Health } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -72,7 +72,8 @@ export function createApp(options: AppOptions): PcgApp {
   let observe: ApplyObserver | undefined;
   // The event limits reach every store the registry opens: HTTP ingestion, dataset uploads and the demo feed all apply through it.
   const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20, limits: eventLimitsOf(config), observe: (...args) => observe?.(...args) });
-  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs) };
+  const closing = new AbortController();
+  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), closing: closing.signal };
   const globalKey = ensureGlobalKey(config, catalog);
 
   const app = Fastify({
@@ -110,6 +111,7 @@ export function createApp(options: AppOptions): PcgApp {
   const pool = config.buildThreads > 0 ? documentPool({ threads: config.buildThreads, budgetMs: config.buildBudgetMs }) : undefined;
   const builder = pool?.build ?? buildInProcess;
   const graphs = new Graphs(states, catalog.graphVersions, metrics ? metrics.timeBuilds(builder) : builder);
+  const cases = new CaseReads(states, pool?.read);
   const health = new Health().add('catalog', () => {
     if (!catalog.db.open) return 'the catalog is closed';
     catalog.db.prepare('SELECT count(*) FROM tenant').get();
@@ -134,17 +136,19 @@ export function createApp(options: AppOptions): PcgApp {
     ...projectRoutes(context),
     ...datasetRoutes(context, datasetImports),
     ...graphRoutes(context, graphs),
-    ...analysisRoutes(context, graphs),
+    ...analysisRoutes(context, graphs, cases),
     ...sourceRoutes(context, () => sources?.reconcile()),
   ];
   registerRoutes(app, new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond)), routes, context.loopShare);
   docsRoutes(app, routes);
   webRoutes(app);
   // The MCP server for agents at /mcp, with the same keys and permissions (api/mcp/).
-  mountMcp(app, context, graphs);
+  mountMcp(app, context, graphs, cases, pool?.view);
 
   const resumed = datasetImports.resume().catch((error: unknown) => logger.error({ err: error }, 'resuming dataset imports failed'));
   const retention = options.runRetention ? startRetention(context, metrics) : undefined;
+  // Graph streams end before the catalog and the stores they read close (a stream's timer firing after would throw).
+  app.addHook('preClose', async () => closing.abort());
   app.addHook('onClose', async () => {
     await retention?.close();
     await datasetImports.close();

@@ -14,6 +14,8 @@ export interface AppContext {
   logger: Logger;
   /** Each tenant's share of the request event loop (api/loop-share.ts). */
   loopShare: LoopShare;
+  /** Aborted as the app starts to close, before anything it uses is: long-lived answers (graph streams) end on it. */
+  closing: AbortSignal;
 }
 
 export function notFound(what: string): never {

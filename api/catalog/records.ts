@@ -155,7 +155,10 @@ export class GraphVersions {
     readonly maxBytes = DEFAULT_VERSION_BYTES,
   ) {
     this.q = {
-      put: db.prepare("INSERT OR IGNORE INTO graph_version (project_id, data_version, document, packed, created_at) VALUES (?, ?, '', ?, ?)"),
+      // A project deleted while its document was being built keeps nothing (and breaks no foreign key).
+      put: db.prepare(
+        "INSERT OR IGNORE INTO graph_version (project_id, data_version, document, packed, created_at) SELECT @project, @version, '', @packed, @at WHERE EXISTS (SELECT 1 FROM project WHERE id = @project)",
+      ),
       prune: db.prepare(
         'DELETE FROM graph_version WHERE project_id = ? AND data_version <= (SELECT data_version FROM graph_version WHERE project_id = ? ORDER BY data_version DESC LIMIT 1 OFFSET ?)',
       ),
@@ -175,14 +178,16 @@ export class GraphVersions {
       ),
     };
   }
-  /** Keeps a served document (compressed: `gzip` is its JSON text gzipped); false when it alone is larger than the byte budget (then it is not kept). */
+  /** Keeps a served document (compressed: `gzip` is its JSON text gzipped); false when it alone is larger than the byte budget, or its project is gone (then it is not kept). */
   put(projectId: string, dataVersion: number, json: string, gzip: Uint8Array = gzipSync(json)): boolean {
     if (gzip.byteLength > this.maxBytes) return false;
-    if (this.q.put.run(projectId, dataVersion, gzip, now()).changes) {
+    if (this.q.put.run({ project: projectId, version: dataVersion, packed: gzip, at: now() }).changes) {
       this.q.prune.run(projectId, projectId, this.keep);
       this.q.pruneBytes.run({ project: projectId, budget: this.maxBytes });
+      return true;
     }
-    return true;
+    // Kept before (a concurrent build of the same version), or the project is gone.
+    return this.q.get.get(projectId, dataVersion) !== undefined;
   }
   get(projectId: string, dataVersion: number): KeptDocument | undefined {
     const row = this.q.get.get(projectId, dataVersion);

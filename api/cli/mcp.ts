@@ -77,7 +77,7 @@ Options:
       const { Catalog } = await import('../catalog/index.js');
       const { Auth } = await import('../auth.js');
       const { RateLimiter } = await import('../rate-limit.js');
-      const { buildInProcess, Graphs, ProjectRegistry } = await import('../../engine/projects/index.js');
+      const { buildInProcess, CaseReads, Graphs, ProjectRegistry } = await import('../../engine/projects/index.js');
       const { LocalBackend } = await import('../mcp/local.js');
       const catalog = Catalog.open(file, { graphVersions: { keep: config.limitGraphVersions, maxBytes: config.limitGraphVersionsBytes } });
       const states = new ProjectRegistry(dir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20, limits: eventLimitsOf(config) });
@@ -85,7 +85,7 @@ Options:
       const auth = new Auth(catalog, new RateLimiter(0, 0));
       // Auth reads the Bearer header of a request: the key is checked again on every call, so a revoked key stops at once.
       const request = { headers: { authorization: `Bearer ${key}` } } as unknown as import('fastify').FastifyRequest;
-      backend = new LocalBackend({ catalog, states, graphs: new Graphs(states, catalog.graphVersions, buildInProcess), auth, config }, () => auth.authenticate(request, { tenant: 'read' }), maxChars);
+      backend = new LocalBackend({ catalog, states, graphs: new Graphs(states, catalog.graphVersions, buildInProcess), cases: new CaseReads(states), auth, config }, () => auth.authenticate(request, { tenant: 'read' }), maxChars);
     }
     const close = async () => {
       for (const c of closers.splice(0)) {

@@ -1,7 +1,7 @@
-import type { GraphDocument } from '../../engine/document/types.js';
 import type { BlockSpec } from '../../engine/projects/index.js';
 import type { Permission } from '../catalog/index.js';
 import { ApiError, apiErrorCodes, type ApiErrorCode } from '../errors.js';
+import type { GraphViewRequest } from './views.js';
 
 /**
  * What the MCP tools need of pcg, whichever way they reach it: in this process
@@ -16,8 +16,10 @@ export interface PcgBackend {
   whoami(): Promise<Identity>;
   /** The projects of the key's tenant it may see. */
   listProjects(): Promise<ProjectInfo[]>;
-  /** The newest document (built if needed), or a version served before. */
+  /** The newest document (built if needed), or a version served before, as served. */
   graph(projectId: string, version?: number): Promise<GraphAnswer>;
+  /** A view of documents (views.ts; each version as for `graph`, undefined for the newest): `diff` takes two, the others one. */
+  graphView(projectId: string, versions: readonly (number | undefined)[], request: GraphViewRequest): Promise<GraphViewAnswer>;
   /** The data versions whose documents are kept. */
   versions(projectId: string): Promise<{ dataVersion: number; createdAt: string }[]>;
   /** One page of the cases of a variant or an outcome, with their events. */
@@ -47,9 +49,15 @@ export interface ProjectInfo {
 export interface GraphAnswer {
   projectId: string;
   dataVersion: number;
-  document: GraphDocument;
   /** The document as served (the same bytes as the HTTP API's). */
   json: string;
+}
+
+export interface GraphViewAnswer {
+  projectId: string;
+  /** The data version of each document viewed, in the order asked. */
+  dataVersions: number[];
+  result: Record<string, unknown>;
 }
 
 export interface CaseQuery {

@@ -1,18 +1,22 @@
 import { createHash } from 'node:crypto';
-import { toWire, type Event } from '../../engine/event.js';
-import type { GraphDocument } from '../../engine/document/types.js';
-import { documentText, runBlock, type BlockSpec, type Graphs, type ProjectRegistry, type ServedGraph } from '../../engine/projects/index.js';
+import { documentText, runBlock, type BlockSpec, type CasePageAnswer, type CaseReads, type Graphs, type ProjectRegistry, type ServedGraph } from '../../engine/projects/index.js';
 import type { Auth, Principal } from '../auth.js';
 import type { Catalog, Permission } from '../catalog/index.js';
 import { retentionDaysOf, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
-import type { BlockAnswer, CaseEvent, CasePage, CaseQuery, GraphAnswer, Identity, IngestAnswer, PcgBackend, ProjectInfo } from './backend.js';
+import type { BlockAnswer, CasePage, CaseQuery, GraphAnswer, GraphViewAnswer, Identity, IngestAnswer, PcgBackend, ProjectInfo } from './backend.js';
+import { viewInProcess, type DocumentViewer } from './viewer.js';
+import type { GraphViewRequest } from './views.js';
 import { DEFAULT_MAX_CHARS, fitItems, offsetOf } from './views.js';
 
 export interface LocalParts {
   catalog: Catalog;
   states: ProjectRegistry;
   graphs: Graphs;
+  /** Reads of every case (pages of cases, blocks): off the loop in `pcg serve`. */
+  cases: CaseReads;
+  /** Where documents are parsed for the tools' views: a worker thread in `pcg serve`; in process by default. */
+  views?: DocumentViewer;
   auth: Auth;
   /** The server's default retention, shown for projects that set none (as the HTTP API answers). */
   config: Pick<Config, 'retentionDays'>;
@@ -21,11 +25,6 @@ export interface LocalParts {
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** GUIDs name the same project in any letter case (as in the HTTP API's paths). */
 const lower = (id: string) => (GUID.test(id) ? id.toLowerCase() : id);
-
-const answerOf = async (projectId: string, served: ServedGraph): Promise<GraphAnswer> => {
-  const json = await documentText(served);
-  return { projectId, dataVersion: served.dataVersion, document: JSON.parse(json) as GraphDocument, json };
-};
 
 /**
  * The tools' backend in this process: the data directory's catalog, project
@@ -71,12 +70,25 @@ export class LocalBackend implements PcgBackend {
       .map(({ retention, ...x }) => ({ ...x, retentionDays: retentionDaysOf(this.parts.config, retention), dataVersion: this.parts.states.state(x.id).dataVersion }));
   }
 
-  async graph(projectId: string, version?: number): Promise<GraphAnswer> {
-    const id = this.project(projectId, 'read');
-    if (version === undefined) return answerOf(id, await this.parts.graphs.current(id));
+  private async served(id: string, version: number | undefined): Promise<ServedGraph> {
+    if (version === undefined) return this.parts.graphs.current(id);
     const kept = this.parts.graphs.version(id, version);
     if (!kept) throw new ApiError('not_found', `graph version ${version} not found (graph_versions lists the kept ones)`);
-    return answerOf(id, kept);
+    return kept;
+  }
+
+  async graph(projectId: string, version?: number): Promise<GraphAnswer> {
+    const id = this.project(projectId, 'read');
+    const served = await this.served(id, version);
+    return { projectId: id, dataVersion: served.dataVersion, json: await documentText(served) };
+  }
+
+  async graphView(projectId: string, versions: readonly (number | undefined)[], request: GraphViewRequest): Promise<GraphViewAnswer> {
+    const id = this.project(projectId, 'read');
+    const served: ServedGraph[] = [];
+    for (const v of versions) served.push(await this.served(id, v));
+    const result = await (this.parts.views ?? viewInProcess)(served, request);
+    return { projectId: id, dataVersions: served.map((s) => s.dataVersion), result };
   }
 
   async versions(projectId: string): Promise<{ dataVersion: number; createdAt: string }[]> {
@@ -90,44 +102,30 @@ export class LocalBackend implements PcgBackend {
     if (chosen !== 1) throw new ApiError('validation_failed', 'give exactly one of variant, path or outcome');
     const offset = offsetOf(query.cursor);
     let selection: CasePage['selection'];
-    let keep: (trace: readonly Event[]) => boolean;
+    let select: { path: string[] } | { endActivity: string };
     if (query.outcome !== undefined) {
-      const doc = (await this.graph(id)).document;
-      const outcome = doc.outcomes.find((o) => o.id === query.outcome);
-      const end = outcome?.end_activity ?? (doc.outcomes.some((o) => o.end_activity === query.outcome) ? query.outcome : undefined);
-      if (end === undefined) throw new ApiError('not_found', `no outcome '${query.outcome}'; outcomes: ${doc.outcomes.map((o) => o.id).join(', ') || 'none'}`);
+      const end = (await this.graphView(id, [undefined], { kind: 'outcome', id: query.outcome })).result.endActivity as string;
       selection = {
         outcome: query.outcome,
         endActivity: end,
         rule: `cases whose last event is '${end}'; the document splits them by kind (success, failure, open, other) from counts, which are not kept per case`,
       };
-      keep = (t) => t[t.length - 1]!.activity === end;
+      select = { endActivity: end };
     } else {
       let path = query.path;
       if (query.variant !== undefined) {
-        const doc = (await this.graph(id)).document;
-        const v = doc.variants.find((x) => x.id === query.variant);
-        if (!v) throw new ApiError('not_found', `no variant '${query.variant}' in the newest document (variants under 1% of cases are left out: pass path instead)`);
-        path = v.path.map(String);
+        const v = (await this.graphView(id, [undefined], { kind: 'variant', id: query.variant })).result as { id: string; path: string[] };
+        path = v.path;
         selection = { variant: v.id, path, rule: 'cases whose activity sequence is exactly the path' };
       } else selection = { path: path!, rule: 'cases whose activity sequence is exactly the path' };
-      const want = path!;
-      keep = (t) => t.length === want.length && t.every((e, i) => e.activity === want[i]);
+      select = { path: path! };
     }
-    const state = this.parts.states.state(id);
-    const dataVersion = state.dataVersion;
-    // One pass: every match counted, only the asked page kept.
-    const page: Event[][] = [];
-    let total = 0;
-    for (const trace of state.traces()) {
-      if (!keep(trace)) continue;
-      if (total >= offset && page.length < query.limit) page.push(trace);
-      total += 1;
-    }
-    const view = page.map((t) => ({ caseId: t[0]!.caseId, eventCount: t.length, events: t.slice(0, query.maxEvents).map(caseEvent) }));
-    const answer = fitItems(view, this.maxChars, (cases) => ({
+    // Every case is read (off the loop in `pcg serve`): every match counted, only the asked page kept.
+    const read = await this.parts.cases.run(id, [], { type: 'cases', ...select, offset, limit: query.limit, maxEvents: query.maxEvents });
+    const { total, cases: view } = read.result as unknown as CasePageAnswer;
+    const answer = fitItems(view as CasePage['cases'], this.maxChars, (cases) => ({
       projectId: id,
-      dataVersion,
+      dataVersion: read.dataVersion,
       selection,
       total,
       cases,
@@ -139,10 +137,14 @@ export class LocalBackend implements PcgBackend {
 
   async runBlock(projectId: string, spec: BlockSpec): Promise<BlockAnswer> {
     const id = this.project(projectId, 'read');
-    const state = this.parts.states.state(id);
-    const dataVersion = state.dataVersion;
+    if (spec.type === 'graph') {
+      // The whole project's graph (a tool's block has no scope), answered as its summary: get_graph has the rest.
+      const v = await this.graphView(id, [undefined], { kind: 'summary' });
+      const dataVersion = v.dataVersions[0]!;
+      return { projectId: id, dataVersion, type: 'graph', result: { dataVersion, summary: v.result, note: "the block's document is answered as its summary: get_graph (view=full or a section) has the rest" } };
+    }
     const key = `mcp:${createHash('sha256').update(JSON.stringify(spec)).digest('hex').slice(0, 12)}`;
-    const result = await runBlock(spec, state, id, key, [], this.parts.graphs);
+    const { dataVersion, result } = await runBlock(spec, id, key, [], this.parts.graphs, this.parts.cases);
     return { projectId: id, dataVersion, type: spec.type, result };
   }
 
@@ -151,9 +153,4 @@ export class LocalBackend implements PcgBackend {
     const { applied: _applied, ...result } = this.parts.states.ingest(id, { records: events, rejected: [] });
     return { projectId: id, ...result };
   }
-}
-
-function caseEvent(e: Event): CaseEvent {
-  const { caseId: _caseId, ...rest } = toWire(e);
-  return rest as CaseEvent;
 }

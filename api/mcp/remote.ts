@@ -3,7 +3,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { GraphDocument } from '../../engine/document/types.js';
 import type { BlockSpec } from '../../engine/projects/index.js';
 import { ApiError } from '../errors.js';
-import { apiErrorOf, type BlockAnswer, type CasePage, type CaseQuery, type GraphAnswer, type Identity, type IngestAnswer, type PcgBackend, type ProjectInfo } from './backend.js';
+import { viewOf, type GraphViewRequest } from './views.js';
+import { apiErrorOf, type BlockAnswer, type CasePage, type CaseQuery, type GraphAnswer, type GraphViewAnswer, type Identity, type IngestAnswer, type PcgBackend, type ProjectInfo } from './backend.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const lower = (id: string) => (GUID.test(id) ? id.toLowerCase() : id);
@@ -124,9 +125,16 @@ export class RemoteBackend implements PcgBackend {
   async graph(projectId: string, version?: number): Promise<GraphAnswer> {
     const res = await this.http('GET', `${await this.projectPath(projectId)}/graph${version === undefined ? '' : `?version=${version}`}`);
     const json = await res.text();
-    const document = JSON.parse(json) as GraphDocument;
     const tag = /^"(\d+)"$/.exec(res.headers.get('etag') ?? '');
-    return { projectId: lower(projectId), dataVersion: tag ? Number(tag[1]) : Number(document.source.data_version), document, json };
+    return { projectId: lower(projectId), dataVersion: tag ? Number(tag[1]) : Number((JSON.parse(json) as GraphDocument).source.data_version), json };
+  }
+
+  /** Views are computed here, in the client's process, from the documents as served. */
+  async graphView(projectId: string, versions: readonly (number | undefined)[], request: GraphViewRequest): Promise<GraphViewAnswer> {
+    const answers: GraphAnswer[] = [];
+    for (const v of versions) answers.push(await this.graph(projectId, v));
+    const docs = answers.map((a) => ({ document: JSON.parse(a.json) as GraphDocument, chars: a.json.length }));
+    return { projectId: lower(projectId), dataVersions: answers.map((a) => a.dataVersion), result: viewOf(docs, request) };
   }
 
   async versions(projectId: string): Promise<{ dataVersion: number; createdAt: string }[]> {

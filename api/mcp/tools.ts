@@ -2,10 +2,9 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { ErrorCode, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { blockSpecSchema, type BlockSpec } from '../../engine/projects/index.js';
-import type { GraphDocument } from '../../engine/document/types.js';
 import { toApiError } from '../errors.js';
 import type { PcgBackend } from './backend.js';
-import { DEFAULT_MAX_CHARS, diffDocuments, explainDecision, fitItems, fitValue, graphUri, offsetOf, SECTIONS, sectionItems, size, summarize } from './views.js';
+import { DEFAULT_MAX_CHARS, fitItems, fitValue, graphUri, offsetOf, SECTIONS, size, type GraphViewRequest } from './views.js';
 
 export interface McpServerOptions {
   /** Cap on one answer's JSON text (default 40,000 characters). */
@@ -100,22 +99,30 @@ export function buildMcpServer(backend: PcgBackend, options: McpServerOptions = 
       annotations: read,
     },
     run(async (args: { projectId: string; view: 'summary' | 'full' | (typeof SECTIONS)[number]; version?: number | undefined; cursor?: string | undefined; limit: number }) => {
-      const g = await backend.graph(args.projectId, args.version);
-      const base = { projectId: g.projectId, dataVersion: g.dataVersion, view: args.view };
-      if (args.view === 'summary') return { ...base, ...summarize(g.document) };
+      const ask = (request: GraphViewRequest) => backend.graphView(args.projectId, [args.version], request);
+      if (args.view === 'summary') {
+        const g = await ask({ kind: 'summary' });
+        return { projectId: g.projectId, dataVersion: g.dataVersions[0], view: args.view, ...g.result };
+      }
       if (args.view === 'full') {
-        const whole = { ...base, document: g.document };
-        if (size(whole) <= maxChars) return whole;
+        const g = await ask({ kind: 'full', maxChars });
+        const base = { projectId: g.projectId, dataVersion: g.dataVersions[0], view: args.view };
+        const whole = { ...base, document: g.result.document };
+        if (g.result.document !== undefined && size(whole) <= maxChars) return whole;
         const { tenantId } = await backend.whoami();
         return {
           ...base,
           view: 'summary',
-          ...summarize(g.document),
-          note: `the whole document is ${g.json.length} characters, over this server's cap of ${maxChars}: read the resource ${graphUri(tenantId, g.projectId)} for it whole, or page through one section at a time (view=nodes, edges, ...)`,
+          ...(g.result.summary as Record<string, unknown>),
+          note: `the whole document is ${g.result.chars as number} characters, over this server's cap of ${maxChars}: read the resource ${graphUri(tenantId, g.projectId)} for it whole, or page through one section at a time (view=nodes, edges, ...)`,
         };
       }
-      const items = sectionItems(g.document, args.view);
-      return page(items, args.cursor, args.limit, (its, nextCursor) => ({ ...base, total: items.length, items: its, nextCursor }));
+      // Only the asked page leaves the thread that parsed the document; it is then cut to the cap here.
+      const offset = offsetOf(args.cursor);
+      const g = await ask({ kind: 'section', section: args.view, offset, limit: args.limit });
+      const { total, items } = g.result as { total: number; items: unknown[] };
+      const base = { projectId: g.projectId, dataVersion: g.dataVersions[0], view: args.view };
+      return fitItems(items, maxChars, (its) => ({ ...base, total, items: its, nextCursor: offset + its.length < total ? String(offset + its.length) : null }));
     }),
   );
 
@@ -148,9 +155,8 @@ export function buildMcpServer(backend: PcgBackend, options: McpServerOptions = 
       annotations: read,
     },
     run(async (args: { projectId: string; from: number; to?: number | undefined; limit: number }) => {
-      const a = await backend.graph(args.projectId, args.from);
-      const b = await backend.graph(args.projectId, args.to);
-      return { projectId: b.projectId, from: a.dataVersion, to: b.dataVersion, ...diffDocuments(a.document, b.document, args.limit) };
+      const d = await backend.graphView(args.projectId, [args.from, args.to], { kind: 'diff', limit: args.limit });
+      return { projectId: d.projectId, from: d.dataVersions[0], to: d.dataVersions[1], ...d.result };
     }),
   );
 
@@ -190,8 +196,8 @@ export function buildMcpServer(backend: PcgBackend, options: McpServerOptions = 
       annotations: read,
     },
     run(async (args: { projectId: string; decision: string; version?: number | undefined }) => {
-      const g = await backend.graph(args.projectId, args.version);
-      return { projectId: g.projectId, dataVersion: g.dataVersion, ...explainDecision(g.document, args.decision) };
+      const g = await backend.graphView(args.projectId, [args.version], { kind: 'decision', decision: args.decision });
+      return { projectId: g.projectId, dataVersion: g.dataVersions[0], ...g.result };
     }),
   );
 
@@ -205,13 +211,9 @@ export function buildMcpServer(backend: PcgBackend, options: McpServerOptions = 
       annotations: read,
     },
     run(async (args: { projectId: string; block: BlockSpec }) => {
+      // A graph block is answered as its document's summary (the backend sees to it).
       const r = await backend.runBlock(args.projectId, args.block);
-      let result = r.result;
-      if (result.document !== undefined) {
-        const { document, ...rest } = result;
-        result = { ...rest, summary: summarize(document as GraphDocument), note: "the block's document is answered as its summary: get_graph (view=full or a section) has the rest" };
-      }
-      return { projectId: r.projectId, dataVersion: r.dataVersion, type: r.type, result };
+      return { projectId: r.projectId, dataVersion: r.dataVersion, type: r.type, result: r.result };
     }),
   );
 

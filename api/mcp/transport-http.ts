@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Graphs } from '../../engine/projects/index.js';
+import type { CaseReads, Graphs } from '../../engine/projects/index.js';
+import type { DocumentViewer } from './viewer.js';
 import { Auth, type Principal } from '../auth.js';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -18,11 +19,11 @@ export const MCP_PATH = '/mcp';
  * and each tool authorized like the routes it mirrors (Auth.authorize). GET and
  * DELETE (server-sent streams, sessions) are not offered: 405.
  */
-export function mountMcp(app: FastifyInstance, context: AppContext, graphs: Graphs): void {
+export function mountMcp(app: FastifyInstance, context: AppContext, graphs: Graphs, cases: CaseReads, views?: DocumentViewer): void {
   const { config, catalog, states, logger } = context;
   // The same key checks as the routes; a bucket of its own per key for MCP requests.
   const auth = new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond));
-  const parts = { catalog, states, graphs, auth, config };
+  const parts = { catalog, states, graphs, cases, ...(views ? { views } : {}), auth, config };
 
   app.route({
     method: 'POST',

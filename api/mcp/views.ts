@@ -264,3 +264,55 @@ export function fitValue(value: Record<string, unknown>, maxChars: number): Reco
   const text = JSON.stringify(value);
   return { truncated: ['answer'], note: `the answer is ${text.length} characters, over ${maxChars}; this is its beginning as text`, preview: text.slice(0, Math.max(0, maxChars - 400)) };
 }
+
+/**
+ * What a tool asks of one or more documents, as data, so that it can be answered where the documents
+ * are parsed: on a worker thread in `pcg serve` (a 2,000-activity document is 4 MB of JSON, ~40 ms
+ * to parse), in process elsewhere. `diff` takes two documents, every other view one.
+ */
+export type GraphViewRequest =
+  | { kind: 'summary' }
+  /** The whole document when its text is at most maxChars (with the summary, for when the answer around it is not). */
+  | { kind: 'full'; maxChars: number }
+  | { kind: 'section'; section: Section; offset: number; limit: number }
+  | { kind: 'decision'; decision: string }
+  | { kind: 'diff'; limit: number }
+  /** A variant's path by its id, or an outcome's end activity by its id or end activity (list_cases). */
+  | { kind: 'variant'; id: string }
+  | { kind: 'outcome'; id: string };
+
+/** A parsed document and the length of its text. */
+export interface ReadDocument {
+  document: GraphDocument;
+  chars: number;
+}
+
+/** The answer to one view request (`not_found` as an ApiError, as the views above throw it). */
+export function viewOf(docs: readonly ReadDocument[], request: GraphViewRequest): Record<string, unknown> {
+  const doc = docs[0]!.document;
+  switch (request.kind) {
+    case 'summary':
+      return summarize(doc);
+    case 'full':
+      return docs[0]!.chars <= request.maxChars ? { chars: docs[0]!.chars, document: doc, summary: summarize(doc) } : { chars: docs[0]!.chars, summary: summarize(doc) };
+    case 'section': {
+      const items = sectionItems(doc, request.section);
+      return { total: items.length, items: items.slice(request.offset, request.offset + request.limit) };
+    }
+    case 'decision':
+      return explainDecision(doc, request.decision);
+    case 'diff':
+      return diffDocuments(doc, docs[1]!.document, request.limit);
+    case 'variant': {
+      const v = doc.variants.find((x) => x.id === request.id);
+      if (!v) throw new ApiError('not_found', `no variant '${request.id}' in the newest document (variants under 1% of cases are left out: pass path instead)`);
+      return { id: v.id, path: v.path.map(String) };
+    }
+    case 'outcome': {
+      const outcome = doc.outcomes.find((o) => o.id === request.id);
+      const end = outcome?.end_activity ?? (doc.outcomes.some((o) => o.end_activity === request.id) ? request.id : undefined);
+      if (end === undefined) throw new ApiError('not_found', `no outcome '${request.id}'; outcomes: ${doc.outcomes.map((o) => o.id).join(', ') || 'none'}`);
+      return { endActivity: end };
+    }
+  }
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ProjectRecord } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
-import type { Graphs } from '../../engine/projects/index.js';
+import type { CaseReads, Graphs } from '../../engine/projects/index.js';
 import { route } from '../route.js';
 import { description, guid, listOf, name, projectParams, scopeSchema, type Scope } from '../schemas.js';
 import { blockRoutes } from './blocks.js';
@@ -52,7 +52,7 @@ export function lineage(ctx: AppContext) {
   return { investigation, notebook, scopeOf, investigationView, notebookView };
 }
 
-export function analysisRoutes(ctx: AppContext, graphs: Graphs) {
+export function analysisRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads) {
   const { investigations, notebooks } = ctx.catalog;
   const l = lineage(ctx);
   const invBody = z.object({ name, description: description.optional(), scope: scopeSchema.default({}) }).strict();
@@ -129,6 +129,6 @@ export function analysisRoutes(ctx: AppContext, graphs: Graphs) {
         notebooks.delete(params.tenantId, params.projectId, params.notebookId);
       },
     }),
-    ...blockRoutes(ctx, graphs, l),
+    ...blockRoutes(ctx, graphs, cases, l),
   ];
 }

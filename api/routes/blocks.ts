@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { blockSpecSchema, runBlock, type BlockSpec, type Graphs } from '../../engine/projects/index.js';
+import type { FastifyReply } from 'fastify';
+import { blockSpecSchema, runBlock, stringifyWithText, type BlockSpec, type CaseReads, type Graphs } from '../../engine/projects/index.js';
 import type { ProjectRecord } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
@@ -33,8 +34,11 @@ const blockView = (r: ProjectRecord) => ({
   updatedAt: r.updatedAt,
 });
 
+/** Block results are sent with a graph block's document spliced in as served (JsonText), never parsed on the loop. */
+const json = (reply: FastifyReply, value: unknown) => reply.type('application/json; charset=utf-8').send(stringifyWithText(value));
+
 /** Blocks (typed steps of a notebook), running them, and dashboards over their results. */
-export function blockRoutes(ctx: AppContext, graphs: Graphs, l: ReturnType<typeof lineage>) {
+export function blockRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads, l: ReturnType<typeof lineage>) {
   const { blocks, notebooks, investigations, dashboards } = ctx.catalog;
   const read = { tenant: 'read' as const };
   const write = { tenant: 'write' as const };
@@ -47,9 +51,7 @@ export function blockRoutes(ctx: AppContext, graphs: Graphs, l: ReturnType<typeo
   };
   const execute = async (b: ProjectRecord, scopes: Scope[]) => {
     const spec = blockSpecSchema.parse(b.body.spec) as BlockSpec;
-    const state = ctx.states.state(b.projectId);
-    const dataVersion = state.dataVersion;
-    const result = await runBlock(spec, state, b.projectId, `block:${b.id}`, scopes, graphs);
+    const { dataVersion, result } = await runBlock(spec, b.projectId, `block:${b.id}`, scopes, graphs, cases);
     return { blockId: b.id, name: b.name, type: spec.type, dataVersion, result };
   };
   /** A block's own scope when run alone or on a dashboard: its investigation's. */
@@ -103,12 +105,12 @@ export function blockRoutes(ctx: AppContext, graphs: Graphs, l: ReturnType<typeo
     }),
     route({
       method: 'POST', url: `${base}/block/:blockId/execute`, summary: "Run one block alone over its investigation's scope", tag: 'blocks', access: read, params: blockParams, response: blockResultSchema,
-      handler: ({ params }) => execute(block(params), scopeOfBlock(block(params))),
+      handler: async ({ params, reply }) => json(reply, await execute(block(params), scopeOfBlock(block(params)))),
     }),
     route({
       method: 'POST', url: `${base}/execute`, summary: 'Run a notebook: its blocks in order, each filter narrowing the blocks after it', tag: 'notebooks', access: read, params: notebookParams,
       response: z.object({ notebookId: guid, results: z.array(blockResultSchema) }),
-      handler: async ({ params }) => {
+      handler: async ({ params, reply }) => {
         const inv = l.investigation(params.tenantId, params.projectId, params.investigationId);
         l.notebook(params.tenantId, params.projectId, params.investigationId, params.notebookId);
         const scopes: Scope[] = [l.scopeOf(inv)];
@@ -118,7 +120,7 @@ export function blockRoutes(ctx: AppContext, graphs: Graphs, l: ReturnType<typeo
           const spec = b.body.spec as BlockSpec;
           if (spec.type === 'filter') scopes.push(spec.scope);
         }
-        return { notebookId: params.notebookId, results };
+        return json(reply, { notebookId: params.notebookId, results });
       },
     }),
     route({
@@ -159,14 +161,14 @@ export function blockRoutes(ctx: AppContext, graphs: Graphs, l: ReturnType<typeo
     route({
       method: 'GET', url: '/api/:tenantId/project/:projectId/dashboard/:dashboardId/results', summary: "The current results of a dashboard's blocks (blocks deleted since are left out)", tag: 'dashboards', access: read, params: dashboardParams,
       response: z.object({ dashboardId: guid, results: z.array(blockResultSchema) }),
-      handler: async ({ params }) => {
+      handler: async ({ params, reply }) => {
         const d = dashboardView(dashboard(params.tenantId, params.projectId, params.dashboardId));
         const results = [];
         for (const id of d.blockIds) {
           const b = blocks.get(params.tenantId, params.projectId, id);
           if (b) results.push(await execute(b, scopeOfBlock(b)));
         }
-        return { dashboardId: d.id, results };
+        return json(reply, { dashboardId: d.id, results });
       },
     }),
   ];

@@ -147,8 +147,10 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
             }
             if (!closed) raw.write(`id: ${version}\nevent: version\ndata: ${data}\n\n`);
           } catch (error) {
+            // Ended meanwhile (the client left, the server is closing): nothing failed that anyone waits for.
+            if (closed) return;
             request.log.error({ err: error }, 'graph stream failed');
-            if (!closed) raw.write(`event: error\ndata: ${JSON.stringify({ error: 'internal_error', message: 'the graph could not be built' })}\n\n`);
+            raw.write(`event: error\ndata: ${JSON.stringify({ error: 'internal_error', message: 'the graph could not be built' })}\n\n`);
           } finally {
             busy = false;
           }
@@ -177,6 +179,13 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
             armExpiry();
           }, Math.min(wait, 2 ** 31 - 1));
         };
+        const onClosing = () => {
+          if (closed) return;
+          raw.write(`event: error\ndata: ${JSON.stringify({ error: 'unavailable', message: 'the server is shutting down; reconnect later' })}\n\n`);
+          stop();
+          raw.end();
+        };
+        ctx.closing.addEventListener('abort', onClosing, { once: true });
         ctx.states.changes.on(params.projectId, onChange);
         ctx.states.changes.once(`${params.projectId}:deleted`, onDeleted);
         ctx.catalog.keys.changes.on('change', recheck);
@@ -196,9 +205,14 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
           ctx.states.changes.off(`${params.projectId}:deleted`, onDeleted);
           ctx.catalog.keys.changes.off('change', recheck);
           ctx.catalog.identity.changes.off('change', recheck);
+          ctx.closing.removeEventListener('abort', onClosing);
         };
         raw.on('close', stop);
         request.raw.on('close', stop);
+        if (ctx.closing.aborted) {
+          onClosing();
+          return reply;
+        }
         await send();
         return reply;
       },

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
 import { ProjectStore, type ProjectSnapshot } from '../store/project-store.js';
+import type { CaseQuery } from './case-queries.js';
+import { readCases, type CaseAnswer } from './case-reads.js';
 import { scopedSnapshot, type Scope } from './scope.js';
 import { mergedState, storeState, type ProjectState } from './state.js';
 
@@ -28,6 +30,13 @@ export class StateFiles {
     const state = this.state(files);
     if (files.length > 1) return scopedSnapshot(state, scopes);
     return this.store(files[0]!).db.transaction(() => scopedSnapshot(state, scopes))();
+  }
+
+  /** A query over the cases of these files' scoped view (engine/projects/case-reads.ts), one read transaction for a one-file project. */
+  read(files: readonly string[], scopes: readonly Scope[], query: CaseQuery): CaseAnswer {
+    const state = this.state(files);
+    if (files.length > 1) return readCases(state, scopes, query);
+    return this.store(files[0]!).db.transaction(() => readCases(state, scopes, query))();
   }
 
   private state(files: readonly string[]): ProjectState {

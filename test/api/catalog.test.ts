@@ -98,6 +98,11 @@ describe('catalog', () => {
     const few = new GraphVersions(c.db, 2, 10_000);
     for (let v = 1; v <= 3; v++) few.put(q.id, v, '{}', packed(100));
     expect(few.list(q.id).map((x) => x.dataVersion)).toEqual([2, 3]);
+    // The same version again: still kept. A project deleted while its document was built keeps nothing, and nothing fails.
+    expect(few.put(q.id, 3, '{}', packed(100))).toBe(true);
+    c.projects.delete(tenant.id, q.id);
+    expect(few.put(q.id, 4, '{}', packed(100))).toBe(false);
+    expect(few.list(q.id)).toEqual([]);
     expect(versions.list(p.id).map((x) => x.dataVersion)).toEqual([9]);
     // The defaults: 500 versions, 256 MiB.
     expect([c.graphVersions.keep, c.graphVersions.maxBytes]).toEqual([500, 256 * 1024 * 1024]);

@@ -122,4 +122,35 @@ describe('graph endpoint', () => {
     expect(second.data.document.source.cases).toBe(13);
     controller.abort();
   });
+
+  it('ends an open graph stream with an `unavailable` event when the app closes, before the catalog it checks keys against is closed', async () => {
+    const own = testApp();
+    const w = await makeTenant(own.app, 'closing');
+    const address = await own.app.listen({ host: '127.0.0.1', port: 0 });
+    const res = await fetch(`${address}/api/${w.tenantId}/project/${w.projectId}/graph/stream`, { headers: { authorization: `Bearer ${w.reader}` } });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('event: version')) text += decoder.decode((await reader.read()).value, { stream: true });
+    // A key check after the catalog closed would throw from the stream's timer: the hook ends the stream first.
+    const uncaught: unknown[] = [];
+    const onUncaught = (e: unknown) => uncaught.push(e);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const closed = own.close();
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += decoder.decode(value, { stream: true });
+      }
+      await closed;
+      expect(text).toContain('event: error\ndata: {"error":"unavailable","message":"the server is shutting down; reconnect later"}');
+      // A stream opened once closing began is ended at once too (the signal stays aborted).
+      expect(own.context.closing.aborted).toBe(true);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(uncaught).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
 });

@@ -5,17 +5,22 @@
  * (`pcg serve`); pings go every 20 ms during the builds and, as the baseline
  * measured in the same run, while nothing builds. Then: how long an ingestion
  * takes to be acknowledged, alone and with a graph stream subscriber that
- * asks for every new document (`include=document`).
+ * asks for every new document (`include=document`). Then the reads whose cost
+ * grows with the project besides builds, each with pings beside it: a notebook
+ * block (kpi) over every case of a 200k-event project, and MCP tool calls that
+ * parse the 2,000-activity document (get_graph's summary and a section page).
  *
- *   node --import tsx test/bench/isolation.ts [--builds 5] [--threads 1]
+ *   node --import tsx test/bench/isolation.ts [--builds 5] [--threads 1] [--reads 5]
  *
  * --threads sets PCG_BUILD_THREADS (document builds on worker threads; 0
  * builds on the event loop, as before, for the comparison).
  */
 import { parseArgs } from 'node:util';
+import { simulate } from '../../connectors/simulator/index.js';
 import { startServer } from './server.js';
 
-const { values } = parseArgs({ options: { builds: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { builds: { type: 'string', default: '5' }, threads: { type: 'string', default: '1' }, reads: { type: 'string', default: '5' } } });
+const reads = Number(values.reads);
 const builds = Number(values.builds);
 const server = await startServer({ PCG_BUILD_THREADS: values.threads! });
 const { base, api } = server;
@@ -73,6 +78,40 @@ try {
   const ackWithStream = await ingestAcks(20);
   stream.abort();
   await subscribed;
+
+  /** Runs `read` `reads` times, one after another, with pings beside each; their durations and the pings. */
+  const timedReads = async (read: () => Promise<unknown>) => {
+    const pings: number[] = [];
+    const ms: number[] = [];
+    for (let i = 0; i < reads; i++) {
+      const t = performance.now();
+      const done = read().then(() => ms.push(performance.now() - t));
+      pings.push(...(await pingWhile(done)));
+    }
+    return { readMsMedian: Math.round([...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]!), ping: stats(pings) };
+  };
+  // MCP over HTTP on the wide project: each call parses its 2,000-activity document.
+  let rpc = 0;
+  const tool = (name: string, args: object) =>
+    fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: ++rpc, method: 'tools/call', params: { name, arguments: args } }),
+    }).then(async (r) => {
+      const body = (await r.json()) as { result?: { isError?: boolean } };
+      if (!r.ok || !body.result || body.result.isError) throw new Error(`${name}: ${r.status} ${JSON.stringify(body).slice(0, 300)}`);
+    });
+  const projectId = p.split('/').pop()!;
+  await api('GET', `${p}/graph`, key);
+  const mcpSummary = await timedReads(() => tool('get_graph', { projectId, view: 'summary' }));
+  const mcpSection = await timedReads(() => tool('get_graph', { projectId, view: 'edges', limit: 50 }));
+  // A block over every case of a 200k-event project.
+  const big = [...simulate({ model: 'order-to-cash', cases: 20_000, seed: 1 })];
+  for (let i = 0; i < big.length; i += 50_000) await api('POST', `${p}/events`, key, big.slice(i, i + 50_000));
+  const inv = await api('POST', `${p}/investigation`, key, { name: 'all' });
+  const nb = await api('POST', `${p}/investigation/${inv.id}/notebook`, key, { name: 'nb' });
+  const block = await api('POST', `${p}/investigation/${inv.id}/notebook/${nb.id}/block`, key, { spec: { type: 'kpi' } });
+  const kpiBlock = await timedReads(() => api('POST', `${p}/investigation/${inv.id}/notebook/${nb.id}/block/${block.id}/execute`, key));
   const result = {
     threads: Number(values.threads),
     builds,
@@ -81,6 +120,10 @@ try {
     pingDuringBuilds: stats(during),
     ingestAckAlone: stats(ackAlone),
     ingestAckWithDocumentStream: stats(ackWithStream),
+    mcpGetGraphSummary: mcpSummary,
+    mcpGetGraphSection: mcpSection,
+    kpiBlockEvents: big.length + 8000,
+    kpiBlock,
   };
   console.log(JSON.stringify(result, null, 2));
 } finally {
