@@ -86,7 +86,8 @@ try {
     for (let i = 0; i < reads; i++) {
       const t = performance.now();
       const done = read().then(() => ms.push(performance.now() - t));
-      pings.push(...(await pingWhile(done)));
+      pings.push(...(await pingWhile(done.catch(() => undefined))));
+      await done;
     }
     return { readMsMedian: Math.round([...ms].sort((a, b) => a - b)[Math.floor(ms.length / 2)]!), ping: stats(pings) };
   };

@@ -32,7 +32,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
     rmSync(dir, { recursive: true, force: true });
   };
   const api = async (method: string, path: string, key: string, body?: unknown): Promise<any> => {
-    const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const headers: Record<string, string> = { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+    const r = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
     return r.status === 204 ? undefined : r.json();
   };
