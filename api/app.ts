@@ -25,6 +25,7 @@ import { startSourceThread, type SourceThread } from './source-thread.js';
 import { tenantRoutes, userRoutes } from './routes/tenants.js';
 import { buildInProcess, CaseReads, Graphs, ProjectRegistry, type ApplyObserver } from '../engine/projects/index.js';
 import { documentPool } from './document-pool.js';
+import { retractOnThread } from './retract-thread.js';
 import { Health } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
@@ -126,7 +127,7 @@ export function createApp(options: AppOptions): PcgApp {
     });
   }
   // Dataset imports a stopped server left are resumed (or rolled back) once the app is up.
-  const datasetImports = new DatasetImports(context);
+  const datasetImports = new DatasetImports(context, retractOnThread);
   const routes: RouteDef[] = [
     ...pingRoutes(context),
     ...healthRoutes(config, health, metrics),

@@ -17,6 +17,7 @@ const entries = {
   'preparer-thread': 'connectors/kafka/preparer-thread.mjs',
   'workers/sources': 'api/workers/sources.mjs',
   'workers/build-document': 'api/workers/build-document.mjs',
+  'workers/retract': 'api/workers/retract.mjs',
 };
 
 const noTsx = {

@@ -5,6 +5,8 @@ import { checkLog, importLog, type FileDamage, type ImportOptions } from '../con
 import type { ProjectRecord } from './catalog/index.js';
 import type { AppContext } from './context.js';
 import { ApiError } from './errors.js';
+import { EngineError } from '../engine/index.js';
+import type { SourceRetractor } from '../engine/projects/index.js';
 
 /**
  * A dataset's life: `importing` from the moment its checked file is in place
@@ -66,7 +68,24 @@ export class DatasetImports {
   }
   private readonly stopping = new AbortController();
 
-  constructor(private readonly ctx: AppContext) {}
+  /** Projects with an import running in this process, by dataset id. */
+  private readonly importingIn = new Map<string, string>();
+
+  /** `retractor`: where a deleted or failed dataset's events are taken back (a thread in `pcg serve`); in process without. */
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly retractor?: SourceRetractor,
+  ) {}
+
+  /**
+   * Takes a dataset's events back from its project. On the retractor's thread when there is one: the
+   * transaction grows with the dataset, and the project answers 503 meanwhile. In process when another
+   * import of the project runs here (its batches must not meet a closed store) or there is no retractor.
+   */
+  private async retract(projectId: string, source: string): Promise<void> {
+    if (this.retractor && ![...this.importingIn.values()].includes(projectId)) await this.ctx.states.retractElsewhere(projectId, source, this.retractor);
+    else this.ctx.states.retract(projectId, source);
+  }
 
   dirOf(projectId: string): string {
     return join(this.ctx.states.dirOf(projectId), 'datasets');
@@ -118,8 +137,13 @@ export class DatasetImports {
   import(record: ProjectRecord): Promise<ProjectRecord> {
     const running = this.running.get(record.id);
     if (running) return running;
-    const job = this.run(record).finally(() => this.running.delete(record.id));
+    if (this.ctx.states.isAway(record.projectId)) throw new EngineError('state_busy', "a dataset of this project is being deleted; upload again once it is done");
+    const job = this.run(record).finally(() => {
+      this.running.delete(record.id);
+      this.importingIn.delete(record.id);
+    });
     this.running.set(record.id, job);
+    this.importingIn.set(record.id, record.projectId);
     return job;
   }
 
@@ -169,10 +193,10 @@ export class DatasetImports {
   }
 
   /** Undoes a dataset that did not finish: its events are taken back, its record and file deleted. */
-  rollback(record: ProjectRecord): void {
+  async rollback(record: ProjectRecord): Promise<void> {
     const body = record.body as unknown as DatasetBody;
     if (body.source && this.ctx.catalog.projects.get(record.tenantId, record.projectId)) {
-      this.ctx.states.retract(record.projectId, body.source);
+      await this.retract(record.projectId, body.source);
       this.handReadingOn(record);
     }
     this.ctx.catalog.datasets.delete(record.tenantId, record.projectId, record.id);
@@ -184,12 +208,12 @@ export class DatasetImports {
    * those another source also sent stay), then its record and file deleted. A dataset still
    * importing here is a 409; one left importing by a stopped server can be deleted.
    */
-  remove(record: ProjectRecord): void {
+  async remove(record: ProjectRecord): Promise<void> {
     if (this.running.has(record.id)) throw new ApiError('conflict', 'the dataset is still importing; delete it once it is ready');
     const body = record.body as unknown as DatasetBody;
     if (body.source) {
       if (body.state !== 'deleting') this.ctx.catalog.datasets.update(record.tenantId, record.projectId, record.id, { body: { ...body, state: 'deleting' } });
-      this.ctx.states.retract(record.projectId, body.source);
+      await this.retract(record.projectId, body.source);
       this.handReadingOn(record);
     }
     this.ctx.catalog.datasets.delete(record.tenantId, record.projectId, record.id);
@@ -258,15 +282,15 @@ export class DatasetImports {
       if (!record) continue;
       const body = record.body as unknown as DatasetBody;
       try {
-        if (body.state === 'deleting') this.remove(record);
-        else if (!existsSync(this.fileOf(projectId, id))) this.rollback(record);
+        if (body.state === 'deleting') await this.remove(record);
+        else if (!existsSync(this.fileOf(projectId, id))) await this.rollback(record);
         else await this.import(record);
         this.ctx.logger.info({ projectId, datasetId: id, state: body.state }, body.state === 'deleting' ? 'dataset deletion finished' : 'dataset import resumed');
       } catch (error) {
         if (DatasetImports.interrupted(error)) continue;
         this.ctx.logger.error({ err: error, projectId, datasetId: id }, 'a dataset left by a stopped server could not be finished; it is rolled back');
         try {
-          this.rollback(record);
+          await this.rollback(record);
         } catch (again) {
           this.ctx.logger.error({ err: again, projectId, datasetId: id }, 'the rollback failed too; the dataset stays importing until the next start or its deletion');
         }

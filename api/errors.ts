@@ -83,6 +83,7 @@ export function toApiError(error: unknown, limits: BoundaryLimits = {}): ApiErro
   if (error instanceof ApiError) return error;
   if (error instanceof EngineError) {
     if (error.code === 'invalid_argument' || error.code === 'invalid_event') return new ApiError('validation_failed', error.message);
+    if (error.code === 'state_busy') return new ApiError('unavailable', error.message, { 'retry-after': '2' });
     return new ApiError('internal_error', 'the project state could not be read');
   }
   const e = error as Partial<FastifyError> & { type?: string };

@@ -8,6 +8,7 @@ export const engineErrorCodes = {
   state_corrupt: 'the state file is not a pcg project state',
   invalid_argument: 'an argument is out of its allowed range',
   state_pruned: 'the state holds pruned events (retention): their counts cannot be recomputed from the kept events',
+  state_busy: "the project's state is being rewritten elsewhere (a source's events taken back on another thread): retry shortly",
   position_overlap: 'part of the batch was already applied from this source position (another writer): re-read the position and send the rest',
 } as const;
 

@@ -126,7 +126,7 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new Datase
           // Stopped from outside: the server is stopping (a restart resumes it) or the project is gone.
           if (DatasetImports.interrupted(error)) throw error;
           try {
-            jobs.rollback(record);
+            await jobs.rollback(record);
           } catch (again) {
             ctx.logger.error({ err: again, projectId, datasetId: record.id }, 'a failed upload could not be rolled back; it stays importing until the next start or its deletion');
           }
@@ -168,8 +168,8 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new Datase
       access: { tenant: 'write' },
       params: datasetParams,
       status: 204,
-      handler: ({ params }) => {
-        jobs.remove(datasets.get(params.tenantId, params.projectId, params.datasetId) ?? notFound('dataset'));
+      handler: async ({ params }) => {
+        await jobs.remove(datasets.get(params.tenantId, params.projectId, params.datasetId) ?? notFound('dataset'));
       },
     }),
   ];

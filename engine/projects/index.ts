@@ -4,7 +4,7 @@
  * (registry), served graph documents by version and scope (graphs), scoped
  * views (scope), block analytics (blocks) and other reads of every case (case-reads).
  */
-export { DEFAULT_MAX_OPEN, PROJECT_DELETED, ProjectRegistry, type ApplyObserver, type IngestTarget, type RegistryOptions } from './registry.js';
+export { DEFAULT_MAX_OPEN, PROJECT_DELETED, ProjectRegistry, type ApplyObserver, type IngestTarget, type RegistryOptions, type SourceRetractor } from './registry.js';
 export { buildInProcess, builtDocument, documentText, Graphs, type BuildSource, type BuiltDocument, type DocumentBuilder, type GraphVersionStore, type KeptDocument, type ServedGraph } from './graphs.js';
 export { casesOf, inScope, scopedCases, scopedSnapshot, scopeSchema, type Scope } from './scope.js';
 export { blockSpecSchema, runBlock, type BlockSpec } from './blocks.js';

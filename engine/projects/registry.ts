@@ -3,6 +3,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { ApplyResult, Batch, Position, RetractResult, StoreOptions } from '../store/project-store.js';
 import { DEFAULT_EVENT_LIMITS, type EventLimits } from '../event.js';
+import { EngineError } from '../errors.js';
 import type { Tally } from '../tally.js';
 import { ProjectStore } from '../store/project-store.js';
 import { FoldBudget } from '../store/case-cache.js';
@@ -73,6 +74,12 @@ export interface IngestTarget {
  * `changes` (the graph stream listens there); `watch` announces the versions
  * other processes write.
  */
+/**
+ * Takes back every event of one source from a project's store file on a connection of its own (another
+ * thread: api/retract-thread.ts), while the registry keeps the file closed.
+ */
+export type SourceRetractor = (file: string, source: string) => Promise<RetractResult>;
+
 export class ProjectRegistry {
   readonly changes = new EventEmitter();
   /** Every open store by file path, least recently used first (a Map keeps insertion order; a use re-inserts). */
@@ -82,6 +89,8 @@ export class ProjectRegistry {
   private watcher: NodeJS.Timeout | undefined;
   /** Stores with a settle scheduled (see settleSoon). */
   private readonly settling = new Set<ProjectStore>();
+  /** Projects whose own store another thread is rewriting (retractElsewhere): closed here until it is done. */
+  private readonly away = new Set<string>();
 
   private readonly maxOpen: number;
   private readonly observe: ApplyObserver | undefined;
@@ -184,6 +193,7 @@ export class ProjectRegistry {
   }
 
   store(projectId: string): ProjectStore {
+    if (this.away.has(projectId)) throw new EngineError('state_busy', `project ${projectId} is taking back a dataset's events; retry shortly`);
     return this.openFile(this.fileOf(projectId), {});
   }
 
@@ -237,6 +247,36 @@ export class ProjectRegistry {
     const result = store.retractSource(source);
     if (store.dataVersion !== before) this.announce(projectId);
     return result;
+  }
+
+  /**
+   * `retract` done by another thread: its cost grows with the source's events (about 15 s for a million,
+   * one transaction), which on this thread would hold every tenant's requests. Meanwhile the project's own
+   * store is closed here (its pending merges stay in the batch log, whole) and every read or write of the
+   * project answers `state_busy`, retriable; other projects go on. The store reopens on the next use, with
+   * nothing cached from before.
+   */
+  async retractElsewhere(projectId: string, source: string, elsewhere: SourceRetractor): Promise<RetractResult> {
+    // One at a time: a second would write the file beside the first, and reopen it here before the first is done.
+    this.store(projectId);
+    const file = this.fileOf(projectId);
+    const open = this.open.get(file);
+    // Throws while a reader still iterates it: then the retraction waits for a later try.
+    open?.close({ discard: true });
+    this.open.delete(file);
+    this.away.add(projectId);
+    try {
+      return await elsewhere(file, source);
+    } finally {
+      this.away.delete(projectId);
+      // A project deleted meanwhile has no listeners left, so nothing is opened (or made again) here.
+      this.announce(projectId);
+    }
+  }
+
+  /** Whether another thread is rewriting the project's own store now (retractElsewhere). */
+  isAway(projectId: string): boolean {
+    return this.away.has(projectId);
   }
 
   /** The project's state files that exist (its own store, then its partition states), each looked up when used. */

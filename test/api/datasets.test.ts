@@ -185,6 +185,31 @@ describe('dataset uploads', () => {
     expect(doc(g)).toBe(doc(await graph(only)));
     expectError(await call(t.app, 'DELETE', `${base(p)}/dataset/${a1.body.id}`, a.admin), 404, 'not_found');
   });
+
+  it('takes a deleted dataset back on another thread: meanwhile its project answers 503 with Retry-After and the others are served', async () => {
+    const p = await newProject('away');
+    const other = await newProject('beside');
+    await call(t.app, 'POST', `${base(other)}/events`, a.admin, [{ caseId: 'x', activity: 'a', timestamp: '2024-01-01T00:00:00Z' }]);
+    const before = doc(await graph(p));
+    const d = await upload(p, readFileSync(csvFile), '?name=o2c.csv');
+    expect(d.status, d.text).toBe(201);
+    let done = false;
+    const deleting = call(t.app, 'DELETE', `${base(p)}/dataset/${d.body.id}`, a.admin).finally(() => (done = true));
+    const busy: { status: number; code: string; retryAfter: unknown }[] = [];
+    const beside: number[] = [];
+    while (!done) {
+      const [g, o] = await Promise.all([call(t.app, 'GET', `${base(p)}/graph`, a.reader), call(t.app, 'GET', `${base(other)}/graph`, a.reader)]);
+      if (g.status !== 200) busy.push({ status: g.status, code: g.body.error, retryAfter: g.headers['retry-after'] });
+      beside.push(o.status);
+    }
+    expect((await deleting).status).toBe(204);
+    // A thread takes a few hundred milliseconds to start: the project was seen busy, never failing otherwise.
+    expect(busy.length).toBeGreaterThan(0);
+    for (const b of busy) expect(b).toEqual({ status: 503, code: 'unavailable', retryAfter: '2' });
+    expect(beside.every((s) => s === 200)).toBe(true);
+    // Its events are back out: the project is as before the upload (writes refused meanwhile: test/engine/projects.test.ts).
+    expect(doc(await graph(p))).toBe(before);
+  });
 });
 
 describe('datasets a stopped server left', () => {
@@ -227,7 +252,8 @@ describe('datasets a stopped server left', () => {
 
       const second = createApp({ config });
       try {
-        // Resumed at once: still running, so it cannot be deleted yet.
+        // Resumed once the deletion and the rollback before it are done (on another thread): while it runs, it cannot be deleted.
+        for (let i = 0; i < 600 && (await call(second.app, 'GET', `${url}/dataset/${resumed.id}`, w.reader)).body.progress === null; i++) await new Promise((r) => setTimeout(r, 10));
         expectError(await call(second.app, 'DELETE', `${url}/dataset/${resumed.id}`, w.admin), 409, 'conflict');
         let items: { id: string; state: string; summary: Record<string, unknown> }[] = [];
         for (let i = 0; i < 600; i++) {

@@ -7,8 +7,9 @@
  * takes to be acknowledged, alone and with a graph stream subscriber that
  * asks for every new document (`include=document`). Then the reads whose cost
  * grows with the project besides builds, each with pings beside it: a notebook
- * block (kpi) over every case of a 200k-event project, and MCP tool calls that
- * parse the 2,000-activity document (get_graph's summary and a section page).
+ * block (kpi) over every case of a 200k-event project, MCP tool calls that
+ * parse the 2,000-activity document (get_graph's summary and a section page),
+ * and deleting a dataset of 219k events (taken back in one transaction).
  *
  *   node --import tsx test/bench/isolation.ts [--builds 5] [--threads 1] [--reads 5]
  *
@@ -113,6 +114,16 @@ try {
   const nb = await api('POST', `${p}/investigation/${inv.id}/notebook`, key, { name: 'nb' });
   const block = await api('POST', `${p}/investigation/${inv.id}/notebook/${nb.id}/block`, key, { spec: { type: 'kpi' } });
   const kpiBlock = await timedReads(() => api('POST', `${p}/investigation/${inv.id}/notebook/${nb.id}/block/${block.id}/execute`, key));
+  // A dataset of the same 219k events (other case ids) uploaded, then deleted: its events taken back in one transaction.
+  const csv = ['case,activity,time', ...big.map((e) => `d-${e.caseId},${JSON.stringify(e.activity)},${e.timestamp}`)].join('\n');
+  const uploaded = await fetch(`${base}${p}/dataset?name=big.csv`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, body: csv });
+  if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
+  const dataset = (await uploaded.json()) as { id: string };
+  const deleteStarted = performance.now();
+  const deleted = api('DELETE', `${p}/dataset/${dataset.id}`, key);
+  const datasetDelete = { events: big.length, deleteMs: 0, ping: stats(await pingWhile(deleted.catch(() => undefined))) };
+  await deleted;
+  datasetDelete.deleteMs = Math.round(performance.now() - deleteStarted);
   const result = {
     threads: Number(values.threads),
     builds,
@@ -125,6 +136,7 @@ try {
     mcpGetGraphSection: mcpSection,
     kpiBlockEvents: big.length + 8000,
     kpiBlock,
+    datasetDelete,
   };
   console.log(JSON.stringify(result, null, 2));
 } finally {

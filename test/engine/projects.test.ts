@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importLog } from '../../connectors/files/index.js';
+import { EngineError } from '../../engine/index.js';
+import { ProjectStore } from '../../engine/store/project-store.js';
 import { buildInProcess, documentText, Graphs, ProjectRegistry, type GraphVersionStore } from '../../engine/projects/index.js';
 
 /** The project service without HTTP: one ingest path that applies, then announces. */
@@ -36,6 +38,48 @@ describe('the project registry', () => {
     expect(registry.ingest('p1', { records: events(2, 3) }).accepted).toBe(2);
     expect(seen).toEqual([1, 2]);
     expect(registry.store('p1').snapshot().tally.cases).toBe(5);
+  });
+
+  it("retracts a source elsewhere with the store closed here: the project answers state_busy meanwhile, others go on, and the result is the in-process retraction's", async () => {
+    const { registry } = fresh();
+    const { registry: twin } = fresh();
+    for (const r of [registry, twin]) {
+      r.ingest('p', { records: events(30) }, { source: 'http', partition: 0, offset: 1 });
+      r.ingest('p', { records: events(40, 20) }, { source: 'dataset', partition: 0, offset: 1 });
+      r.ingest('q', { records: events(5) });
+    }
+    const seen: number[] = [];
+    registry.changes.on('p', (v: number) => seen.push(v));
+    const busyCodes: string[] = [];
+    const result = await registry.retractElsewhere('p', 'dataset', async (file, source) => {
+      // Another connection, as on a thread; here the project is closed and refuses, the other project is served.
+      for (const use of [() => registry.store('p'), () => registry.state('p'), () => registry.ingest('p', { records: events(1, 99) })]) {
+        try {
+          use();
+        } catch (error) {
+          if (error instanceof EngineError) busyCodes.push(error.code);
+        }
+      }
+      expect(registry.isAway('p')).toBe(true);
+      expect(registry.ingest('q', { records: events(1, 5) }).accepted).toBe(1);
+      const store = ProjectStore.open(file);
+      try {
+        return store.retractSource(source);
+      } finally {
+        store.close();
+      }
+    });
+    expect(busyCodes).toEqual(['state_busy', 'state_busy', 'state_busy']);
+    expect(registry.isAway('p')).toBe(false);
+    expect(result).toEqual(twin.retract('p', 'dataset'));
+    // Reopened with nothing cached from before: the same state as the twin's, announced once.
+    expect(registry.store('p').snapshot()).toEqual(twin.store('p').snapshot());
+    expect(registry.store('p').snapshot().tally.events).toBe(30);
+    expect(seen).toEqual([registry.state('p').dataVersion]);
+    // It goes on from there as the twin does.
+    expect(registry.ingest('p', { records: events(3, 100) }).accepted).toBe(3);
+    expect(twin.ingest('p', { records: events(3, 100) }).accepted).toBe(3);
+    expect(registry.store('p').snapshot()).toEqual(twin.store('p').snapshot());
   });
 
   it('answers an ingest before the merge it made due, and merges right after', async () => {

@@ -56,7 +56,10 @@ export class Pathological {
     let made = 0;
     for (let n = 0; !this.signal.aborted; n++) {
       if (!project || activities >= 2000) {
-        if (project) await this.call('DELETE project (wide)', 'DELETE', `/api/${c.id}/project/${project}`, { key: c.key, expect: [204] });
+        if (project) {
+          await this.call('DELETE project (wide)', 'DELETE', `/api/${c.id}/project/${project}`, { key: c.key, expect: [204] });
+          this.load.traffic.wideCycleEnded();
+        }
         const a = await this.call('POST project (wide)', 'POST', `/api/${c.id}/project`, { key: c.key, body: JSON.stringify({ name: `wide-${made++}` }), expect: [201, 422] });
         if (a?.status !== 201) {
           project = '';

@@ -75,9 +75,13 @@ export function report(o: RunOutcome): boolean {
     );
   }
 
-  // Flatness: after a warm-up (the first minute, a fifth of shorter runs: JIT, caches and the
-  // pathological tenant's projects filling up to its limit), the last third of the rest against the first.
-  const warmMs = Math.min(60_000, o.loadMs / 5);
+  // Flatness: after a warm-up, the last third of the rest against the first. The warm-up is the first minute (a fifth
+  // of shorter runs: JIT, caches, the pathological tenant's projects filling up to its limit), or longer, until the
+  // workload's longest cycle has run once: the pathological tenant's wide project grows to 2,000 activities (~100-180 s)
+  // and the counter key books of its stores grow with it (heap snapshots: live heap 95 MiB at 3 minutes, 140 at 6,
+  // 138 at 9). Compared before that, the first third measures the warm-up, not a trend. At most a third of the run.
+  const firstCycle = traffic.wideCycles[0];
+  const warmMs = Math.min(Math.max(Math.min(60_000, o.loadMs / 5), firstCycle ?? 0), o.loadMs / 3);
   const third = (o.loadMs - warmMs) / 3;
   const firstFrom = warmMs;
   const firstTo = warmMs + third;
@@ -94,10 +98,11 @@ export function report(o: RunOutcome): boolean {
   const rssSlope = slope(afterWarmup.map((s) => ({ x: s.t / 60_000, y: s.rssMiB })));
   const heapSlope = slope(afterWarmup.map((s) => ({ x: s.t / 60_000, y: s.heapMiB })));
   check('RSS MiB (mean of samples)', mean(inFirst.map((s) => s.rssMiB)), mean(inLast.map((s) => s.rssMiB)), 1.2, 0, `slope over the last two thirds ${f1(rssSlope)} MiB/min`);
-  check('V8 heap used MiB (mean)', mean(inFirst.map((s) => s.heapMiB)), mean(inLast.map((s) => s.heapMiB)), 1.2, 0, `slope ${f1(heapSlope)} MiB/min`);
   // Heap used saws between full GCs (here about a minute apart): its mean is mostly how far V8 lets the heap grow before
-  // collecting, and its lowest sample in a third only as low as a sample happened to fall after a collection. The live
-  // heap (the server's heap right after each full collection, pcg_heap_live_bytes) is what says whether memory grows.
+  // collecting (a multiple of the live heap it last found), and its lowest sample in a third only as low as a sample
+  // happened to fall after a collection. The live heap (the server's heap right after each full collection,
+  // pcg_heap_live_bytes) is what says whether memory grows: the other two are shown as context.
+  check('V8 heap used MiB (mean)', mean(inFirst.map((s) => s.heapMiB)), mean(inLast.map((s) => s.heapMiB)), Infinity, 0, `context only: the sawtooth between collections (slope ${f1(heapSlope)} MiB/min)`);
   const live = (ss: Sample[]) => mean(ss.map((s) => s.liveHeapMiB).filter(Number.isFinite));
   check('V8 live heap MiB (mean, after each full GC)', live(inFirst), live(inLast), 1.2, 0);
   check('V8 heap floor MiB (lowest sample)', Math.min(...inFirst.map((s) => s.heapMiB)), Math.min(...inLast.map((s) => s.heapMiB)), Infinity, 0, 'context only: a sample, not a collection');
@@ -147,7 +152,9 @@ export function report(o: RunOutcome): boolean {
   out.push('');
   out.push('Latencies are the well-behaved tenants\' (client side, body read included): reads are every GET but streams, ingests `POST …/events` of 150 events; "worst tenant" is the highest of the three tenants\' p99 that minute.');
   out.push('');
-  out.push(`Flatness: the first third after a ${f0(warmMs / 1000)} s warm-up (${f0(firstFrom / 1000)}-${f0(firstTo / 1000)} s) against the last third (${f0(lastFrom / 1000)}-${f0(o.loadMs / 1000)} s).`);
+  out.push(
+    `Flatness: the first third after a ${f0(warmMs / 1000)} s warm-up (${firstCycle !== undefined && warmMs > 60_000 ? "until the wide project's first cycle ended" : 'the first minute'}; ${f0(firstFrom / 1000)}-${f0(firstTo / 1000)} s) against the last third (${f0(lastFrom / 1000)}-${f0(o.loadMs / 1000)} s).`,
+  );
   out.push('');
   out.push('| flatness: last third vs first third | first | last | ratio | verdict |');
   out.push('|---|---|---|---|---|');
@@ -159,7 +166,7 @@ export function report(o: RunOutcome): boolean {
   out.push('');
   out.push(`server: ${o.died ?? 'alive to the end'}; SIGTERM at the end: ${o.stopped}; log lines at warn ${o.logs.warn}, error+ ${o.logs.error}, other ${o.logs.other}`);
   out.push(`5xx seen by the clients: ${traffic.fiveHundreds.length}; 5xx counted by the server's /metrics: ${serverFiveHundreds}; failed well-behaved requests (no answer, stream ended): ${traffic.failures.length}; unexpected statuses: ${traffic.unexpected.length}; runner event-loop p99 max ${f1(Math.max(...loaded.map((s) => s.clientLoopP99ms)))} ms`);
-  out.push(`verdict: ${flat ? 'FLAT' : 'NOT FLAT'} (RSS and heap within 1.2x, fds within 1.2x + 8, p50/p99 within 1.5x + a few ms, last third against first); ${failed ? 'FAILED' : 'no 5xx, no failures, server alive'}`);
+  out.push(`verdict: ${flat ? 'FLAT' : 'NOT FLAT'} (RSS and live heap within 1.2x, fds within 1.2x + 8, p50/p99 within 1.5x + a few ms, last third against first); ${failed ? 'FAILED' : 'no 5xx, no failures, server alive'}`);
   console.log(out.join('\n'));
 
   console.error('\nstatuses by tenant and route:\n' + statusLines.join('\n'));

@@ -81,6 +81,8 @@ export class Traffic {
   readonly totals: Totals = { goodEvents: 0, badEvents: 0, uploads: 0, deletes: 0, sseConnects: 0, projectsMade: 0, projectsDeleted: 0, projectLimitHits: 0, keysIssued: 0, badStreams: 0, revokedStreamsEnded: 0, revokedStreamsLeftOpen: 0 };
   /** The pathological wide project's graph builds: how many activities, how long the GET took. */
   readonly wideBuilds: { activities: number; ms: number }[] = [];
+  /** When the wide project reached its 2,000 activities and was deleted (the end of each of its cycles, ~100 s long). */
+  readonly wideCycles: number[] = [];
 
   /** `load`: aborted when the run stops; what fails after that is the stop's doing, not the server's. */
   constructor(
@@ -88,6 +90,10 @@ export class Traffic {
     private readonly clock: Clock,
     private readonly load: AbortSignal,
   ) {}
+
+  wideCycleEnded(): void {
+    this.wideCycles.push(this.clock.now());
+  }
 
   count(tenant: string, label: string, status: number | string): void {
     let m = this.statuses.get(tenant);

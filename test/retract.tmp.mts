@@ -1,0 +1,17 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { simulate } from '../connectors/simulator/index.js';
+import { ProjectStore } from '../engine/index.js';
+const dir = mkdtempSync(join(tmpdir(), 'pcg-retract-'));
+const store = ProjectStore.open(join(dir, 's.sqlite'));
+const base = [...simulate({ model: 'order-to-cash', cases: 10000, seed: 2 })];
+store.apply({ records: base }, { source: 'base', partition: 0, offset: 1 });
+const n = Number(process.argv[2] ?? 20000);
+const ds = [...simulate({ model: 'order-to-cash', cases: n, seed: 3 })].map((e: any) => ({ ...e, caseId: `d-${e.caseId}` }));
+for (let i = 0, k = 1; i < ds.length; i += 5000, k++) store.apply({ records: ds.slice(i, i + 5000) }, { source: 'ds', partition: 0, offset: k });
+const t = performance.now();
+const r = store.retractSource('ds');
+console.log(JSON.stringify({ events: ds.length, ...r, ms: Math.round(performance.now() - t) }));
+store.close();
+rmSync(dir, { recursive: true, force: true });
