@@ -1,3 +1,4 @@
+import { EngineError } from '../engine/index.js';
 import type { PassResult } from '../engine/projects/index.js';
 import { retentionDaysOf } from './config.js';
 import type { AppContext } from './context.js';
@@ -35,8 +36,10 @@ export function startRetention(ctx: AppContext, metrics: Metrics | undefined): R
         metrics?.observePrune(id, result);
         if (result.events > 0 || result.deadLetters > 0) ctx.logger.info({ projectId: id, ...result }, 'retention: pruned');
       } catch (error) {
-        // A busy or damaged state file costs its own project this pass, never the others.
-        ctx.logger.warn({ err: error, projectId: id }, 'retention: the pass of a project failed');
+        // A busy or damaged state file costs its own project this pass, never the others; one being
+        // rewritten by another thread (a dataset taken back) is simply left for the next pass.
+        if (error instanceof EngineError && error.code === 'state_busy') ctx.logger.debug({ projectId: id }, 'retention: project busy, left for the next pass');
+        else ctx.logger.warn({ err: error, projectId: id }, 'retention: the pass of a project failed');
       }
     }
     return out;

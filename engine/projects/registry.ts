@@ -192,13 +192,19 @@ export class ProjectRegistry {
     return parts.length ? mergedState(own, parts) : storeState(own);
   }
 
+  /** The project's own store, for reading (writers go through ingest, retract and target, which refuse while it is away). */
   store(projectId: string): ProjectStore {
-    if (this.away.has(projectId)) throw new EngineError('state_busy', `project ${projectId} is taking back a dataset's events; retry shortly`);
     return this.openFile(this.fileOf(projectId), {});
+  }
+
+  /** Refuses a write while another thread rewrites the project's own store (retractElsewhere). */
+  private writable(projectId: string): void {
+    if (this.away.has(projectId)) throw new EngineError('state_busy', `project ${projectId} is taking back a dataset's events; write again shortly`);
   }
 
   /** Applies a batch to the project (exactly once per position) and announces the new data version, if there is one. */
   ingest(projectId: string, batch: Batch | PreparedBatch, position?: Position): ApplyResult {
+    this.writable(projectId);
     const store = this.store(projectId);
     const before = store.dataVersion;
     const started = performance.now();
@@ -242,6 +248,7 @@ export class ProjectRegistry {
 
   /** Takes back from the project's own store every event of one source (a deleted dataset) and announces the change. */
   retract(projectId: string, source: string): RetractResult {
+    this.writable(projectId);
     const store = this.store(projectId);
     const before = store.dataVersion;
     const result = store.retractSource(source);
@@ -251,23 +258,27 @@ export class ProjectRegistry {
 
   /**
    * `retract` done by another thread: its cost grows with the source's events (about 15 s for a million,
-   * one transaction), which on this thread would hold every tenant's requests. Meanwhile the project's own
-   * store is closed here (its pending merges stay in the batch log, whole) and every read or write of the
-   * project answers `state_busy`, retriable; other projects go on. The store reopens on the next use, with
-   * nothing cached from before.
+   * one transaction), which on this thread would hold every tenant's requests. Meanwhile writes to the
+   * project answer `state_busy` (retriable) and reads go on: they see the state before the retraction until
+   * its transaction commits, as readers of a file another thread writes do (partition states). The store
+   * open here is dropped before and after (its pending merges stay in the batch log, whole), so what is
+   * cached for writing (the key index, case folds) is never the old one.
    */
   async retractElsewhere(projectId: string, source: string, elsewhere: SourceRetractor): Promise<RetractResult> {
-    // One at a time: a second would write the file beside the first, and reopen it here before the first is done.
-    this.store(projectId);
+    // One at a time: a second would write the file beside the first.
+    this.writable(projectId);
     const file = this.fileOf(projectId);
-    const open = this.open.get(file);
-    // Throws while a reader still iterates it: then the retraction waits for a later try.
-    open?.close({ discard: true });
-    this.open.delete(file);
+    const drop = () => {
+      // Throws while a reader still iterates it (a reader runs to its end within one turn, so not here).
+      this.open.get(file)?.close({ discard: true });
+      this.open.delete(file);
+    };
+    drop();
     this.away.add(projectId);
     try {
       return await elsewhere(file, source);
     } finally {
+      drop();
       this.away.delete(projectId);
       // A project deleted meanwhile has no listeners left, so nothing is opened (or made again) here.
       this.announce(projectId);
@@ -287,7 +298,15 @@ export class ProjectRegistry {
       return open();
     };
     const own = this.fileOf(projectId);
-    const refs: StoreRef[] = existsSync(own) ? [existing(own, () => this.store(projectId))] : [];
+    const refs: StoreRef[] = existsSync(own)
+      ? [
+          existing(own, () => {
+            // Retention writes: not while another thread rewrites the file.
+            this.writable(projectId);
+            return this.store(projectId);
+          }),
+        ]
+      : [];
     const dir = this.partsDir(projectId);
     if (!existsSync(dir)) return refs;
     for (const f of readdirSync(dir).filter((f) => PART_FILE.test(f)).sort()) {
@@ -359,7 +378,10 @@ export class ProjectRegistry {
     return {
       apply: (batch, position) => this.ingest(projectId, batch, position),
       limits: this.limits,
-      setMeta: (key, value) => this.store(projectId).setMeta(key, value),
+      setMeta: (key, value) => {
+        this.writable(projectId);
+        this.store(projectId).setMeta(key, value);
+      },
       currentTally: () => this.store(projectId).currentTally(),
     };
   }

@@ -40,7 +40,7 @@ describe('the project registry', () => {
     expect(registry.store('p1').snapshot().tally.cases).toBe(5);
   });
 
-  it("retracts a source elsewhere with the store closed here: the project answers state_busy meanwhile, others go on, and the result is the in-process retraction's", async () => {
+  it("retracts a source elsewhere: meanwhile the project's writes answer state_busy and its reads see the state before, others go on; the result is the in-process retraction's", async () => {
     const { registry } = fresh();
     const { registry: twin } = fresh();
     for (const r of [registry, twin]) {
@@ -51,20 +51,26 @@ describe('the project registry', () => {
     const seen: number[] = [];
     registry.changes.on('p', (v: number) => seen.push(v));
     const busyCodes: string[] = [];
+    const before = twin.store('p').snapshot();
     const result = await registry.retractElsewhere('p', 'dataset', async (file, source) => {
-      // Another connection, as on a thread; here the project is closed and refuses, the other project is served.
-      for (const use of [() => registry.store('p'), () => registry.state('p'), () => registry.ingest('p', { records: events(1, 99) })]) {
+      // Another connection, as on a thread; here the project's writes are refused, its reads answered, the other project served.
+      for (const write of [() => registry.ingest('p', { records: events(1, 99) }), () => registry.retract('p', 'http'), () => registry.target('p').setMeta('x', 'y')]) {
         try {
-          use();
+          write();
         } catch (error) {
           if (error instanceof EngineError) busyCodes.push(error.code);
         }
       }
+      await expect(registry.retractElsewhere('p', 'http', async () => ({ removed: 0, cases: 0, deadLetters: 0, dataVersion: 0 }))).rejects.toThrow(/taking back/);
       expect(registry.isAway('p')).toBe(true);
       expect(registry.ingest('q', { records: events(1, 5) }).accepted).toBe(1);
+      expect(registry.state('p').snapshot()).toEqual(before);
       const store = ProjectStore.open(file);
       try {
-        return store.retractSource(source);
+        const result = store.retractSource(source);
+        // Read before the end is announced: the reader's store sees the new state, as readers of a partition written elsewhere do.
+        expect(registry.state('p').snapshot().tally.events).toBe(30);
+        return result;
       } finally {
         store.close();
       }
