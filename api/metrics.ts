@@ -91,6 +91,14 @@ export function createMetrics(ctx: AppContext): Metrics {
     },
   });
   new Gauge({
+    name: 'pcg_counter_keys',
+    help: "Counter keys the open project stores of the API process hold in memory (each store's key book: at most 200,000, then renewed with only those in use); grows with a project's distinct counters, e.g. its end activities per hour",
+    registers,
+    collect() {
+      this.set(ctx.states.counterKeys);
+    },
+  });
+  new Gauge({
     name: 'pcg_cached_case_folds',
     help: 'Case folds the open project stores of the API process cache together; at most PCG_CACHED_CASES',
     registers,

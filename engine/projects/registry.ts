@@ -138,6 +138,13 @@ export class ProjectRegistry {
     return this.open.size;
   }
 
+  /** Counter keys the open stores hold in memory together (each store at most its maxCounterIds). */
+  get counterKeys(): number {
+    let n = 0;
+    for (const s of this.open.values()) n += s.counterKeys;
+    return n;
+  }
+
   dirOf(projectId: string): string {
     return join(this.dataDir, 'projects', projectId);
   }

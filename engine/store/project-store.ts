@@ -192,6 +192,11 @@ export class ProjectStore {
     return !this.log.isEmpty || !this.folds.isEmpty;
   }
 
+  /** Counter keys this store holds in memory (its key book: at most maxCounterIds, then renewed with only those in use). */
+  get counterKeys(): number {
+    return this.book.size;
+  }
+
   get dataVersion(): number {
     return Number(this.getMeta('data_version') ?? '0');
   }

@@ -164,6 +164,10 @@ describe('metrics', () => {
       // Both projects' stores are open in this process.
       expect(sample(text, 'pcg_open_project_stores')).toBe(2);
       expect(sample(text, 'pcg_max_open_project_stores')).toBe(256);
+      // The counter keys the two stores hold, as their books count them.
+      const keys = t.context.states.store(a.projectId).counterKeys + t.context.states.store(b.projectId).counterKeys;
+      expect(keys).toBeGreaterThan(10);
+      expect(sample(text, 'pcg_counter_keys')).toBe(keys);
     });
 
     it('give the live heap: the heap used right after the latest full collection', async () => {

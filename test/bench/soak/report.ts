@@ -105,6 +105,16 @@ export function report(o: RunOutcome): boolean {
   check('V8 heap used MiB (mean)', mean(inFirst.map((s) => s.heapMiB)), mean(inLast.map((s) => s.heapMiB)), Infinity, 0, `context only: the sawtooth between collections (slope ${f1(heapSlope)} MiB/min)`);
   const live = (ss: Sample[]) => mean(ss.map((s) => s.liveHeapMiB).filter(Number.isFinite));
   check('V8 live heap MiB (mean, after each full GC)', live(inFirst), live(inLast), 1.2, 0);
+  // The counted state held in memory grows with the data, not with time: the streams' end counters per hour of their
+  // (fast-forwarded) simulated time, wait buckets, variants; each store's key book is bounded (200,000 keys, ~45 MiB).
+  check(
+    'counter keys held by open stores (thousands)',
+    mean(inFirst.map((s) => s.counterKeys)) / 1000,
+    mean(inLast.map((s) => s.counterKeys)) / 1000,
+    Infinity,
+    0,
+    'context only: counted state, growing with the streams\' data (about 220 bytes of live heap a key)',
+  );
   check('V8 heap floor MiB (lowest sample)', Math.min(...inFirst.map((s) => s.heapMiB)), Math.min(...inLast.map((s) => s.heapMiB)), Infinity, 0, 'context only: a sample, not a collection');
   check('open fds (mean)', mean(inFirst.map((s) => s.fds)), mean(inLast.map((s) => s.fds)), 1.2, 8);
   check('open fds (max)', Math.max(...inFirst.map((s) => s.fds)), Math.max(...inLast.map((s) => s.fds)), 1.2, 8);
