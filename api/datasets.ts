@@ -5,7 +5,6 @@ import { checkLog, importLog, type FileDamage, type ImportOptions } from '../con
 import type { ProjectRecord } from './catalog/index.js';
 import type { AppContext } from './context.js';
 import { ApiError } from './errors.js';
-import { EngineError } from '../engine/index.js';
 import type { SourceRetractor } from '../engine/projects/index.js';
 
 /**
@@ -137,7 +136,6 @@ export class DatasetImports {
   import(record: ProjectRecord): Promise<ProjectRecord> {
     const running = this.running.get(record.id);
     if (running) return running;
-    if (this.ctx.states.isAway(record.projectId)) throw new EngineError('state_busy', "a dataset of this project is being deleted; upload again once it is done");
     const job = this.run(record).finally(() => {
       this.running.delete(record.id);
       this.importingIn.delete(record.id);
@@ -149,6 +147,9 @@ export class DatasetImports {
 
   private async run(record: ProjectRecord): Promise<ProjectRecord> {
     const { tenantId, projectId, id } = record;
+    // Another dataset of the project being taken back elsewhere: this one waits for it (a deletion that starts
+    // now sees this import and runs in process).
+    await this.ctx.states.whenWritable(projectId);
     const body = record.body as unknown as DatasetBody;
     const source = body.source ?? datasetSource(id);
     const stop = new AbortController();

@@ -2,7 +2,6 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { join } from 'node:path';
 import type { AppContext } from './context.js';
 import { liveFeed, modelNames } from '../connectors/simulator/index.js';
-import { EngineError } from '../engine/index.js';
 
 export const DEMO_TENANT = 'Demo tenant';
 export const DEMO_EMAIL = 'demo@pcg.local';
@@ -68,15 +67,8 @@ export async function runLiveFeed(ctx: AppContext, projectId: string, signal: Ab
       if (signal.aborted) break;
       if (!records.length) continue;
       // A dataset of the demo project being taken back on another thread: the same records once it is done.
-      for (;;) {
-        try {
-          ctx.states.ingest(projectId, { records });
-          break;
-        } catch (error) {
-          if (!(error instanceof EngineError && error.code === 'state_busy') || signal.aborted) throw error;
-          await new Promise((r) => setTimeout(r, 500));
-        }
-      }
+      await ctx.states.whenWritable(projectId);
+      ctx.states.ingest(projectId, { records });
     }
   } catch (error) {
     if (!signal.aborted) ctx.logger.error({ err: error }, 'demo live feed stopped');

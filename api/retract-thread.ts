@@ -7,7 +7,7 @@ import type { SourceRetractor } from '../engine/projects/index.js';
  * Taking a deleted dataset's events back (ProjectStore.retractSource) on a
  * thread of its own: one transaction whose cost grows with the dataset (about
  * 15 s for a million events), which on the request loop held every tenant's
- * requests. The registry keeps the project's store closed meanwhile
+ * requests. The registry refuses the project's writes meanwhile
  * (ProjectRegistry.retractElsewhere). A thread per retraction, not the build
  * pool: a long one would otherwise hold every tenant's document builds, and
  * it is never cut short by a time budget (its transaction commits or rolls

@@ -6,8 +6,7 @@ import { retentionDaysOf, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { BlockAnswer, CasePage, CaseQuery, GraphAnswer, GraphViewAnswer, Identity, IngestAnswer, PcgBackend, ProjectInfo } from './backend.js';
 import { viewInProcess, type DocumentViewer } from './viewer.js';
-import type { GraphViewRequest } from './views.js';
-import { DEFAULT_MAX_CHARS, fitItems, offsetOf } from './views.js';
+import { DEFAULT_MAX_CHARS, fitItems, offsetOf, type GraphViewRequest } from './views.js';
 
 export interface LocalParts {
   catalog: Catalog;

@@ -90,7 +90,7 @@ export class ProjectRegistry {
   /** Stores with a settle scheduled (see settleSoon). */
   private readonly settling = new Set<ProjectStore>();
   /** Projects whose own store another thread is rewriting (retractElsewhere): closed here until it is done. */
-  private readonly away = new Set<string>();
+  private readonly away = new Map<string, Promise<void>>();
 
   private readonly maxOpen: number;
   private readonly observe: ApplyObserver | undefined;
@@ -281,12 +281,14 @@ export class ProjectRegistry {
       this.open.delete(file);
     };
     drop();
-    this.away.add(projectId);
+    let done = () => {};
+    this.away.set(projectId, new Promise<void>((resolve) => (done = resolve)));
     try {
       return await elsewhere(file, source);
     } finally {
       drop();
       this.away.delete(projectId);
+      done();
       // A project deleted meanwhile has no listeners left, so nothing is opened (or made again) here.
       this.announce(projectId);
     }
@@ -295,6 +297,11 @@ export class ProjectRegistry {
   /** Whether another thread is rewriting the project's own store now (retractElsewhere). */
   isAway(projectId: string): boolean {
     return this.away.has(projectId);
+  }
+
+  /** Settles once the project may be written again (at once when nobody rewrites it elsewhere). */
+  async whenWritable(projectId: string): Promise<void> {
+    for (let gate = this.away.get(projectId); gate; gate = this.away.get(projectId)) await gate;
   }
 
   /** The project's state files that exist (its own store, then its partition states), each looked up when used. */

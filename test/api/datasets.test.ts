@@ -198,6 +198,9 @@ describe('dataset uploads', () => {
     expect(d.status, d.text).toBe(201);
     let done = false;
     const deleting = call(t.app, 'DELETE', `${base(p)}/dataset/${d.body.id}`, a.admin).finally(() => (done = true));
+    // An upload to the project meanwhile waits for the deletion, then imports.
+    const small = 'case,activity,time\ns1,a,2024-02-01T00:00:00Z\ns1,b,2024-02-01T01:00:00Z\n';
+    const uploadedMeanwhile = upload(p, small, '?name=small.csv');
     const writes: { status: number; code?: string; retryAfter?: unknown; duplicates?: number }[] = [];
     const reads: number[] = [];
     while (!done) {
@@ -214,8 +217,13 @@ describe('dataset uploads', () => {
     expect(writes.some((w) => w.status === 503)).toBe(true);
     for (const w of writes) expect([{ status: 503, code: 'unavailable', retryAfter: '2' }, { status: 200, duplicates: 1 }]).toContainEqual(w);
     expect(reads.every((s) => s === 200)).toBe(true);
-    // Its events are back out: the project is as before the upload.
-    expect(doc(await graph(p))).toBe(before);
+    // Its events are back out, and the upload that waited is in: the document of the project's own event and that file.
+    expect((await uploadedMeanwhile).status).toBe(201);
+    const twin = await newProject('away twin');
+    await call(t.app, 'POST', `${base(twin)}/events`, a.admin, own);
+    expect((await upload(twin, small, '?name=small.csv')).status).toBe(201);
+    expect(doc(await graph(p))).toBe(doc(await graph(twin)));
+    expect(doc(await graph(p))).not.toBe(before);
   });
 });
 

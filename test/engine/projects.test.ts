@@ -51,6 +51,7 @@ describe('the project registry', () => {
     const seen: number[] = [];
     registry.changes.on('p', (v: number) => seen.push(v));
     const busyCodes: string[] = [];
+    let writableAfter: Promise<boolean> | undefined;
     const before = twin.store('p').snapshot();
     const result = await registry.retractElsewhere('p', 'dataset', async (file, source) => {
       // Another connection, as on a thread; here the project's writes are refused, its reads answered, the other project served.
@@ -63,6 +64,7 @@ describe('the project registry', () => {
       }
       await expect(registry.retractElsewhere('p', 'http', async () => ({ removed: 0, cases: 0, deadLetters: 0, dataVersion: 0 }))).rejects.toThrow(/taking back/);
       expect(registry.isAway('p')).toBe(true);
+      writableAfter = registry.whenWritable('p').then(() => registry.isAway('p'));
       expect(registry.ingest('q', { records: events(1, 5) }).accepted).toBe(1);
       expect(registry.state('p').snapshot()).toEqual(before);
       const store = ProjectStore.open(file);
@@ -76,6 +78,8 @@ describe('the project registry', () => {
       }
     });
     expect(busyCodes).toEqual(['state_busy', 'state_busy', 'state_busy']);
+    // A writer that waited is let through once the project is writable again.
+    expect(await writableAfter).toBe(false);
     expect(registry.isAway('p')).toBe(false);
     expect(result).toEqual(twin.retract('p', 'dataset'));
     // Reopened with nothing cached from before: the same state as the twin's, announced once.
