@@ -14,6 +14,7 @@ if (freshBundle('pcg.mjs') && !process.argv.includes('--force')) process.exit(0)
 const entries = {
   pcg: 'api/cli/run.ts',
   'reader-thread': 'connectors/files/reader-thread.mjs',
+  'xes-part-thread': 'connectors/files/xes-part-thread.mjs',
   'preparer-thread': 'connectors/kafka/preparer-thread.mjs',
   'workers/sources': 'api/workers/sources.mjs',
   'workers/build-document': 'api/workers/build-document.mjs',

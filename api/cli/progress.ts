@@ -14,13 +14,15 @@ export interface ProgressStream {
 export interface Progress {
   /** Wraps the import's target so every batch applied counts its events (and redraws). */
   target<T extends IngestTarget>(target: T): IngestTarget;
+  /** Says `n` records of the file are read in all (a reading that applies no batches to a target). */
+  read(n: number): void;
   /** Redraws now (the timer does this every 200 ms). */
   tick(): void;
   /** Stops and clears the bar. */
   done(): void;
 }
 
-const noProgress: Progress = { target: (t) => t, tick: () => {}, done: () => {} };
+const noProgress: Progress = { target: (t) => t, read: () => {}, tick: () => {}, done: () => {} };
 
 /**
  * How far the process has read `file`: the largest file position among its
@@ -102,6 +104,10 @@ export function fileProgress(name: string, file: string, stream: ProgressStream,
         currentTally: () => target.currentTally(),
         limits: target.limits,
       };
+    },
+    read(n) {
+      events = n;
+      if (Date.now() - last >= 200) draw();
     },
     tick: draw,
     done() {

@@ -13,6 +13,7 @@ import { checkOptions } from './options.js';
 import { zoneReader } from './timestamp.js';
 import type { FileDamage, ImportOptions, LogSource } from './types.js';
 import { xesBatches, type XesFacts } from './xes.js';
+import { readXesInParts } from './xes-parts.js';
 
 export { FileImportError, fileErrorCodes, type FileErrorCode } from './errors.js';
 export { lightCheck, type InspectSummary } from './inspect.js';
@@ -80,6 +81,7 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
         return xesBatches(input, { lifecycle: o.lifecycle ?? 'all', classifier: o.classifier, batchSize, idPrefix, zone, lean }, facts);
       },
       damage: () => facts.damage,
+      readInParts: (limits, run) => readXesInParts(input, o, idPrefix, limits, run),
       extra: () => ({
         lifecycle: o.lifecycle ?? 'all',
         ...(o.classifier ? { classifier: o.classifier } : {}),
@@ -194,6 +196,17 @@ export interface ImportSummary {
   events: number;
 }
 
+/** What the project's meta says of the log it was read from. */
+export function describeSource(target: Pick<IngestTarget, 'setMeta'>, source: Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase'>, options: ImportOptions): void {
+  target.setMeta('case_notion', source.caseNotion);
+  // Written for every format, so a CSV imported after an OCEL log leaves no stale reason behind.
+  target.setMeta('case_notion_reason', source.caseNotionReason ?? '');
+  target.setMeta('events_without_case_object', String(source.eventsWithoutCase ?? 0));
+  target.setMeta('format', source.format);
+  // The document says which zone zone-less times were read in.
+  target.setMeta('timezone', options.timezone ?? 'UTC');
+}
+
 /**
  * Loads a log into a project through the store's one write path. Every batch
  * is positioned at the cumulative count of items (records and rejections) at
@@ -207,13 +220,7 @@ export async function importLog(store: IngestTarget, path: string, options: Impo
     ? await openLogOnThread(path, options, store.limits)
     : await openLog(path, options);
   const positionSource = run.source ?? source.sourceId;
-  store.setMeta('case_notion', source.caseNotion);
-  // Written for every format, so a CSV imported after an OCEL log leaves no stale reason behind.
-  store.setMeta('case_notion_reason', source.caseNotionReason ?? '');
-  store.setMeta('events_without_case_object', String(source.eventsWithoutCase ?? 0));
-  store.setMeta('format', source.format);
-  // The document says which zone zone-less times were read in.
-  store.setMeta('timezone', options.timezone ?? 'UTC');
+  describeSource(store, source, options);
   const summary: ImportSummary = {
     format: source.format,
     case_notion: source.caseNotion,

@@ -1,4 +1,5 @@
-import type { Batch } from '../../engine/index.js';
+import type { Batch, EventLimits } from '../../engine/index.js';
+import type { PartsRun, XesInParts } from './xes-parts.js';
 
 /**
  * The contract every file reader keeps. A reader streams a log as engine
@@ -49,6 +50,11 @@ export interface LogSource {
    * are still in the batches, and the damage itself is one of their rejections.)
    */
   damage?(): FileDamage | undefined;
+  /**
+   * XES: reads the log into memory on two threads (xes-parts.ts); undefined when it cannot be read so
+   * exactly (then read its batches).
+   */
+  readInParts?(limits: EventLimits, run?: PartsRun): Promise<XesInParts | undefined>;
 }
 
 /** Damage to a file as a whole, with where reading stopped. */

@@ -33,6 +33,28 @@ export interface XesFacts {
   filtered: number;
   /** Where the XML broke or stopped early (a cut-off .gz, a file that ends inside an element). */
   damage?: { location: string; reason: string };
+  /**
+   * A child of <log> other than a trace met after the first trace (a late <global> or <classifier>):
+   * it changes how the traces after it read, so a log with one cannot be read in parts (xes-parts.ts).
+   */
+  lateHeader?: boolean;
+}
+
+export async function* xesBatches(input: Input, options: XesOptions, facts: XesFacts): AsyncGenerator<Batch> {
+  const reader = new XesReader(input.path, input.head, options, facts);
+  try {
+    for await (const chunk of input.chunks()) {
+      reader.write(chunk);
+      yield* reader.take();
+    }
+    if (input.truncated) throw new XmlError('the compressed file ends early (truncated .gz)', reader.line());
+    reader.end();
+  } catch (error) {
+    if (!(error instanceof XmlError)) throw error;
+    const message = error.message.replace(/^line \d+: /, '');
+    reader.fail(/ends inside|truncated/.test(message) ? `truncated XML: ${message}` : `malformed XML: ${message}`);
+  }
+  yield* reader.flush();
 }
 
 const ATTRIBUTE_TAGS = new Set(['string', 'date', 'int', 'float', 'boolean', 'id', 'list', 'container']);
@@ -50,41 +72,115 @@ interface EventDraft {
   time: number;
 }
 
-export async function* xesBatches(input: Input, options: XesOptions, facts: XesFacts): AsyncGenerator<Batch> {
-  const batcher = new Batcher(options.batchSize);
-  const stack: Ctx[] = ['root'];
-  const globals: Record<'trace' | 'event', Record<string, AttributeValue>> = { trace: {}, event: {} };
-  let globalScope: 'trace' | 'event' | undefined;
-  let classifierKeys: string[] | undefined;
-  let headerDone = false;
-  let traceNo = 0;
-  let eventOrdinal = 0;
-  let traceAttrs: Record<string, AttributeValue> = {};
-  let events: EventDraft[] = [];
-  let event: EventDraft | undefined;
-  let inTrace = false;
+/**
+ * The XES mapping as a push parser: bytes in (write), batches out (take,
+ * flush). xesBatches feeds it a whole file; a log read in parts
+ * (xes-parts.ts) feeds one reader the header and then only some of the
+ * traces, each run of them numbered from where it stands in the file.
+ */
+export class XesReader {
+  private readonly batcher: Batcher;
+  private readonly tokenizer: XmlTokenizer;
+  private readonly encoding: 'utf8' | 'latin1';
+  private readonly stack: Ctx[] = ['root'];
+  private readonly globals: Record<'trace' | 'event', Record<string, AttributeValue>> = { trace: {}, event: {} };
+  private globalScope: 'trace' | 'event' | undefined;
+  private classifierKeys: string[] | undefined;
+  private headerDone = false;
+  private traceNo = 0;
+  private eventOrdinal = 0;
+  private traceAttrs: Record<string, AttributeValue> = {};
+  private events: EventDraft[] = [];
+  private event: EventDraft | undefined;
+  private inTrace = false;
 
-  const finishHeader = () => {
-    if (headerDone) return;
-    headerDone = true;
-    if (options.classifier !== undefined) {
-      classifierKeys = facts.classifiers[options.classifier];
-      if (!classifierKeys) {
-        const declared = Object.keys(facts.classifiers);
+  constructor(
+    private readonly path: string,
+    head: Buffer,
+    private readonly options: XesOptions,
+    private readonly facts: XesFacts,
+  ) {
+    this.batcher = new Batcher(options.batchSize);
+    this.encoding = /encoding\s*=\s*["']\s*(iso-8859-1|latin-?1)/i.test(head.subarray(0, 200).toString('latin1')) ? 'latin1' : 'utf8';
+    const handler: XmlHandler = { open: (name, attrs) => this.open(name, attrs), close: () => this.close() };
+    this.tokenizer = new XmlTokenizer(handler);
+  }
+
+  /** The next bytes of the content. Throws an XmlError where the XML breaks (then call fail). */
+  write(chunk: Buffer): void {
+    this.tokenizer.writeBytes(chunk, this.encoding);
+  }
+
+  /** After the last bytes: throws an XmlError when the content is incomplete (then call fail). */
+  end(): void {
+    this.tokenizer.endBytes(this.encoding);
+  }
+
+  /** Where the content broke: every complete event before it is kept, the rest becomes one rejection saying where. */
+  fail(reason: string): void {
+    const where = this.inTrace ? ` (trace ${this.traceNo + 1}${this.event ? ` event ${this.events.length + 1}` : ''})` : '';
+    this.event = undefined;
+    const payload = this.tokenizer.pending();
+    if (this.inTrace) this.finishTrace();
+    this.facts.damage = { location: `line ${this.tokenizer.line()}${where}`, reason };
+    this.batcher.reject(this.facts.damage.location, reason, payload);
+  }
+
+  line(): number {
+    return this.tokenizer.line();
+  }
+
+  /** Batches completed so far. */
+  take(): Batch[] {
+    return this.batcher.take();
+  }
+
+  /** Everything read, the last batch possibly short. */
+  flush(): Batch[] {
+    return this.batcher.flush();
+  }
+
+  /** Traces and events met so far (with the numbering given to numberFrom). */
+  get traces(): number {
+    return this.traceNo;
+  }
+
+  get eventsMet(): number {
+    return this.eventOrdinal;
+  }
+
+  /** The traces and events that come next follow these many before them in the file (a part read apart). */
+  numberFrom(traces: number, events: number): void {
+    this.traceNo = traces;
+    this.eventOrdinal = events;
+  }
+
+  /** Inside <log>, outside any trace, with no byte held back: where the next trace may begin. */
+  betweenTraces(): boolean {
+    return this.stack.length === 2 && this.stack[1] === 'log' && !this.inTrace && this.tokenizer.idle();
+  }
+
+  private finishHeader(): void {
+    if (this.headerDone) return;
+    this.headerDone = true;
+    if (this.options.classifier !== undefined) {
+      this.classifierKeys = this.facts.classifiers[this.options.classifier];
+      if (!this.classifierKeys) {
+        const declared = Object.keys(this.facts.classifiers);
         throw new FileImportError(
           'unknown_classifier',
-          `classifier '${options.classifier}' is not declared in ${input.path}; declared: ${declared.length ? declared.map((n) => `'${n}'`).join(', ') : 'none'}`,
+          `classifier '${this.options.classifier}' is not declared in ${this.path}; declared: ${declared.length ? declared.map((n) => `'${n}'`).join(', ') : 'none'}`,
         );
       }
     }
-  };
+  }
 
-  const activityOf = (e: EventDraft): string | undefined => {
-    if (classifierKeys) {
+  private activityOf(e: EventDraft): string | undefined {
+    if (this.classifierKeys) {
       const parts: string[] = [];
-      for (const key of classifierKeys) {
+      for (const key of this.classifierKeys) {
         const v = key === 'concept:name' ? e.name : key === 'org:resource' ? e.resource : e.attrs[key];
-        const value = v ?? globals.event[key];
+        const value = v ?? this.globals.event[key];
         if (value !== undefined) parts.push(String(value));
       }
       return parts.length ? parts.join('+') : undefined;
@@ -92,29 +188,31 @@ export async function* xesBatches(input: Input, options: XesOptions, facts: XesF
     const name = e.name;
     if (name === undefined) return undefined;
     const transition = e.attrs['lifecycle:transition'];
-    return options.lifecycle === 'label' && transition !== undefined ? `${name}+${transition}` : name;
-  };
+    return this.options.lifecycle === 'label' && transition !== undefined ? `${name}+${transition}` : name;
+  }
 
-  const finishTrace = () => {
-    traceNo += 1;
-    const name = traceAttrs['concept:name'];
+  private finishTrace(): void {
+    const { options, batcher } = this;
+    const traceNo = (this.traceNo += 1);
+    const name = this.traceAttrs['concept:name'];
     const caseId = name !== undefined && String(name).trim() ? String(name) : `trace ${traceNo}`;
     let caseAttributes: Record<string, AttributeValue> | undefined;
-    for (const key in traceAttrs) {
+    for (const key in this.traceAttrs) {
       if (key === 'concept:name') continue;
-      (caseAttributes ??= {})[`case:${key}`] = traceAttrs[key]!;
+      (caseAttributes ??= {})[`case:${key}`] = this.traceAttrs[key]!;
     }
+    const events = this.events;
     for (let k = 0; k < events.length; k++) {
       const e = events[k]!;
       const attrs = e.attrs;
       const transition = attrs['lifecycle:transition'];
       if (options.lifecycle === 'complete' && transition !== undefined && String(transition).toLowerCase() !== 'complete') {
-        facts.filtered += 1;
+        this.facts.filtered += 1;
         continue;
       }
-      const activity = activityOf(e);
+      const activity = this.activityOf(e);
       if (activity === undefined || !activity.trim()) {
-        const reason = classifierKeys ? `event has none of the classifier keys ${classifierKeys.join(', ')}` : e.name === undefined ? 'event has no concept:name' : 'event has an empty concept:name';
+        const reason = this.classifierKeys ? `event has none of the classifier keys ${this.classifierKeys.join(', ')}` : e.name === undefined ? 'event has no concept:name' : 'event has an empty concept:name';
         batcher.reject(eventLocation(traceNo, k), reason, draftJson(caseId, e));
         continue;
       }
@@ -137,58 +235,60 @@ export async function* xesBatches(input: Input, options: XesOptions, facts: XesF
       }
       batcher.record(record, options.lean ? undefined : eventLocation(traceNo, k));
     }
-    traceAttrs = {};
-    events = [];
-  };
+    this.traceAttrs = {};
+    this.events = [];
+  }
 
-  const handler: XmlHandler = {
-    open(name, attrs) {
-      const ctx = stack[stack.length - 1]!;
-      let next: Ctx = 'skip';
-      if (ctx === 'root') {
-        if (name !== 'log' && !name.endsWith(':log')) throw new FileImportError('unknown_format', `${input.path} is XML but not XES: the root element is <${name}>, not <log>`);
-        next = 'log';
-      } else if (ctx === 'log') {
-        if (name === 'trace') {
-          finishHeader();
-          inTrace = true;
-          next = 'trace';
-        } else if (name === 'global') {
+  private open(name: string, attrs: string[]): void {
+    const ctx = this.stack[this.stack.length - 1]!;
+    let next: Ctx = 'skip';
+    if (ctx === 'root') {
+      if (name !== 'log' && !name.endsWith(':log')) throw new FileImportError('unknown_format', `${this.path} is XML but not XES: the root element is <${name}>, not <log>`);
+      next = 'log';
+    } else if (ctx === 'log') {
+      if (name === 'trace') {
+        this.finishHeader();
+        this.inTrace = true;
+        next = 'trace';
+      } else {
+        if (this.headerDone) this.facts.lateHeader = true;
+        if (name === 'global') {
           const scope = attrOf(attrs, 'scope');
-          globalScope = scope === 'trace' ? 'trace' : 'event';
+          this.globalScope = scope === 'trace' ? 'trace' : 'event';
           next = 'global';
         } else if (name === 'classifier') {
           const cname = attrOf(attrs, 'name');
           const keys = attrOf(attrs, 'keys');
-          if (cname !== undefined && keys !== undefined) facts.classifiers[cname] = splitKeys(keys);
+          if (cname !== undefined && keys !== undefined) this.facts.classifiers[cname] = splitKeys(keys);
         }
-      } else if (ctx === 'trace') {
-        if (name === 'event') {
-          eventOrdinal += 1;
-          event = { ordinal: eventOrdinal, attrs: {}, name: undefined, resource: undefined, timeText: undefined, time: Number.NaN };
-          next = 'event';
-        } else setAttribute(traceAttrs, name, attrs, undefined);
-      } else if (ctx === 'event') {
-        setAttribute(event!.attrs, name, attrs, event);
-      } else if (ctx === 'global') {
-        setAttribute(globals[globalScope ?? 'event'], name, attrs, undefined);
       }
-      // The tokenizer calls close() for self-closing tags too, so every open pushes.
-      stack.push(next);
-    },
-    close() {
-      const ctx = stack.pop();
-      if (ctx === 'event' && event) {
-        events.push(event);
-        event = undefined;
-      } else if (ctx === 'trace') {
-        inTrace = false;
-        finishTrace();
-      } else if (ctx === 'log') finishHeader();
-    },
-  };
+    } else if (ctx === 'trace') {
+      if (name === 'event') {
+        this.eventOrdinal += 1;
+        this.event = { ordinal: this.eventOrdinal, attrs: {}, name: undefined, resource: undefined, timeText: undefined, time: Number.NaN };
+        next = 'event';
+      } else this.setAttribute(this.traceAttrs, name, attrs, undefined);
+    } else if (ctx === 'event') {
+      this.setAttribute(this.event!.attrs, name, attrs, this.event);
+    } else if (ctx === 'global') {
+      this.setAttribute(this.globals[this.globalScope ?? 'event'], name, attrs, undefined);
+    }
+    // The tokenizer calls close() for self-closing tags too, so every open pushes.
+    this.stack.push(next);
+  }
 
-  const setAttribute = (into: Record<string, AttributeValue>, tag: string, attrs: string[], draft: EventDraft | undefined) => {
+  private close(): void {
+    const ctx = this.stack.pop();
+    if (ctx === 'event' && this.event) {
+      this.events.push(this.event);
+      this.event = undefined;
+    } else if (ctx === 'trace') {
+      this.inTrace = false;
+      this.finishTrace();
+    } else if (ctx === 'log') this.finishHeader();
+  }
+
+  private setAttribute(into: Record<string, AttributeValue>, tag: string, attrs: string[], draft: EventDraft | undefined): void {
     if (!ATTRIBUTE_TAGS.has(tag)) return;
     let key: string | undefined;
     let raw: string | undefined;
@@ -198,6 +298,7 @@ export async function* xesBatches(input: Input, options: XesOptions, facts: XesF
       else if (name === 'value') raw = attrs[i + 1];
     }
     if (key === undefined || raw === undefined) return;
+    const { options } = this;
     if (draft) {
       if (key === 'time:timestamp') {
         draft.timeText = raw;
@@ -213,37 +314,11 @@ export async function* xesBatches(input: Input, options: XesOptions, facts: XesF
         return;
       }
     }
-    if (options.lean && (draft || into === traceAttrs) && key !== 'concept:name' && key !== 'lifecycle:transition' && !classifierKeys?.includes(key)) return;
+    if (options.lean && (draft || into === this.traceAttrs) && key !== 'concept:name' && key !== 'lifecycle:transition' && !this.classifierKeys?.includes(key)) return;
     const value = typedValue(tag, raw, options.zone);
     if (value !== undefined) into[key] = value;
-  };
-
-  const tokenizer = new XmlTokenizer(handler);
-  const encoding = /encoding\s*=\s*["']\s*(iso-8859-1|latin-?1)/i.test(input.head.subarray(0, 200).toString('latin1')) ? 'latin1' : 'utf8';
-  const failAt = (reason: string) => {
-    // Keep every complete event before the failure (the unfinished one is the payload), then say where reading stopped.
-    const where = inTrace ? ` (trace ${traceNo + 1}${event ? ` event ${events.length + 1}` : ''})` : '';
-    event = undefined;
-    const payload = tokenizer.pending();
-    if (inTrace) finishTrace();
-    facts.damage = { location: `line ${tokenizer.line()}${where}`, reason };
-    batcher.reject(facts.damage.location, reason, payload);
-  };
-  try {
-    for await (const chunk of input.chunks()) {
-      tokenizer.writeBytes(chunk, encoding);
-      yield* batcher.take();
-    }
-    if (input.truncated) throw new XmlError('the compressed file ends early (truncated .gz)', tokenizer.line());
-    tokenizer.endBytes(encoding);
-  } catch (error) {
-    if (!(error instanceof XmlError)) throw error;
-    const message = error.message.replace(/^line \d+: /, '');
-    failAt(/ends inside|truncated/.test(message) ? `truncated XML: ${message}` : `malformed XML: ${message}`);
   }
-  yield* batcher.flush();
 }
-
 function eventLocation(traceNo: number, k: number): string {
   return `trace ${traceNo} event ${k + 1}`;
 }

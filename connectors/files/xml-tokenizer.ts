@@ -67,6 +67,11 @@ export class XmlTokenizer {
   private tail: Buffer | undefined;
   private started = false;
 
+  /** Nothing held back: every byte given so far has been tokenized. */
+  idle(): boolean {
+    return this.tail === undefined && this.pos >= this.buf.length;
+  }
+
   /**
    * Bytes in: the unconsumed tail is kept as bytes and decoded together with
    * the next chunk, so the tokenizer always scans one flat string (a string

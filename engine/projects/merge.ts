@@ -1,7 +1,7 @@
 import { cmp } from '../event.js';
 import { addTally, emptyTally } from '../tally.js';
 import { CASE_ID_SAMPLE } from '../store/case-sample.js';
-import { EMPTY_DIGEST } from '../store/digest.js';
+import { EMPTY_DIGEST, sumDigests } from '../store/digest.js';
 import type { ProjectSnapshot } from '../store/project-store.js';
 
 /** What a partition state adds to a merge besides its snapshot: its objects, and its case ids when the merge checks for split cases. */
@@ -10,8 +10,6 @@ export interface MergePart {
   objects?: { objects: { id: string; type: string }[]; relations: { fromId: string; toId: string; qualifier: string }[] };
   caseIds?: ReadonlySet<string>;
 }
-
-const MOD = 1n << 128n;
 
 /** Meta counts of each part that add up (retention's, engine/store/retention.ts). */
 const SUMMED = ['late_unsequenced', 'pruned_events'];
@@ -34,7 +32,6 @@ export function mergeSnapshots(parts: readonly MergePart[]): ProjectSnapshot {
   if (parts.length === 1 && !parts[0]!.caseIds) return parts[0]!.snapshot;
   const tally = emptyTally();
   let dataVersion = 0;
-  let digest = 0n;
   let rejected = 0;
   let start: number | undefined;
   let end: number | undefined;
@@ -43,7 +40,6 @@ export function mergeSnapshots(parts: readonly MergePart[]): ProjectSnapshot {
   for (const { snapshot: s } of parts) {
     addTally(tally, s.tally);
     dataVersion += s.dataVersion;
-    digest = (digest + BigInt(`0x${s.logDigest}`)) % MOD;
     rejected += s.rejected;
     if (s.periodStart !== undefined && (start === undefined || s.periodStart < start)) start = s.periodStart;
     if (s.periodEnd !== undefined && (end === undefined || s.periodEnd > end)) end = s.periodEnd;
@@ -51,7 +47,7 @@ export function mergeSnapshots(parts: readonly MergePart[]): ProjectSnapshot {
     sample = sample.concat(JSON.parse(s.meta.case_id_sample ?? '[]') as string[]);
     for (const k of SUMMED) if (s.meta[k]) meta[k] = String(Number(meta[k] ?? '0') + Number(s.meta[k]));
   }
-  const logDigest = digest === 0n ? EMPTY_DIGEST : digest.toString(16).padStart(32, '0');
+  const logDigest = sumDigests(parts.map((p) => p.snapshot.logDigest));
   Object.assign(meta, {
     data_version: String(dataVersion),
     log_digest: logDigest,

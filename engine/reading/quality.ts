@@ -1,4 +1,5 @@
 import { quantile, ZERO_BUCKET, sketchCount } from '../sketch.js';
+import { cmp } from '../event.js';
 import { splitChoiceKey, splitKey } from '../tally.js';
 import { DAY_MS, HOUR_MS } from '../time.js';
 import type { Plain } from '../document/types.js';
@@ -66,7 +67,7 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
   if (placeholders.size) {
     const listed = [...placeholders].sort((a, b) => (a[0] < b[0] ? -1 : 1)).slice(0, 10);
     assumptions.push(
-      `Data quality: placeholder values stand for a missing value in ${placeholders.size} attributes (${listed.map(([a, v]) => `${q(a)}: ${[...v].map(q).join(', ')}`).join('; ')}); decision rules treat them as missing.`,
+      `Data quality: placeholder values stand for a missing value in ${placeholders.size} attributes (${listed.map(([a, v]) => `${q(a)}: ${[...v].sort(cmp).map(q).join(', ')}`).join('; ')}); decision rules treat them as missing.`,
     );
   }
   const variants = f.variants.length;

@@ -37,6 +37,13 @@ export class DigestSum {
   }
 }
 
+/** The sum of log digests (the digest of the union of their disjoint event sets). */
+export function sumDigests(hexes: Iterable<string>): string {
+  let sum = 0n;
+  for (const hex of hexes) sum = (sum + BigInt(`0x${hex}`)) % MOD;
+  return sum.toString(16).padStart(32, '0');
+}
+
 /** The value of one hex digit's character code (either case). */
 function hexValue(code: number): number {
   return code <= 57 ? code - 48 : (code | 32) - 87;

@@ -1,14 +1,27 @@
 import { contribute, COUNTING_VERSION } from '../contribution.js';
 import { cmp, compareEvents, DEFAULT_EVENT_LIMITS, type Event, type EventLimits } from '../event.js';
-import type { Tally } from '../tally.js';
+import { addTally, type Tally } from '../tally.js';
 import { CASE_ID_SAMPLE } from './case-sample.js';
 import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
-import { DigestSum, EMPTY_DIGEST } from './digest.js';
+import { DigestSum, EMPTY_DIGEST, sumDigests } from './digest.js';
 import { isPrepared, prepareBatch, type PreparedBatch } from './prepare.js';
 import type { ApplyResult, Batch, Position, ProjectSnapshot } from './types.js';
 
 const REJECTIONS_SHOWN = 20;
+
+/** What one MemoryProject read of a log, ready to cross to another thread (structured-clonable). */
+export interface MemoryPart {
+  tally: Tally;
+  /** Its log digest: the sum of its events' digests. */
+  digest: string;
+  events: number;
+  /** Its events' first and last times (Infinity and -Infinity when it has none). */
+  start: number;
+  end: number;
+  caseIds: string[];
+  rejected: number;
+}
 
 /**
  * A project held in memory for one document: what `pcg graph FILE` needs, with
@@ -103,21 +116,51 @@ export class MemoryProject {
     return (this.tally = tallyFromRows(counters.rows()));
   }
 
-  snapshot(): ProjectSnapshot {
-    const digest = new DigestSum(EMPTY_DIGEST);
+  /** What this project read, for a snapshot together with parts of the same log read elsewhere (snapshotWith). */
+  part(): MemoryPart {
+    // A DigestSum per million events: its words stay exact only below 2^21 events.
+    const sums: string[] = [];
+    let digest = new DigestSum(EMPTY_DIGEST);
     let start = Infinity;
     let end = -Infinity;
+    let n = 0;
     for (const e of this.events.values()) {
       digest.add(e.digest, 1);
       if (e.time < start) start = e.time;
       if (e.time > end) end = e.time;
+      if (++n % 1_000_000 === 0) {
+        sums.push(digest.toHex());
+        digest = new DigestSum(EMPTY_DIGEST);
+      }
     }
-    const logDigest = digest.toHex();
-    const meta: Record<string, string> = { ...Object.fromEntries(this.meta), counting: String(COUNTING_VERSION), data_version: String(this.dataVersion) };
-    if (this.dataVersion > 0) meta.log_digest = logDigest;
-    if (this.rejected > 0) meta.rejected = String(this.rejected);
-    if (this.events.size > 0) Object.assign(meta, { period_start: String(start), period_end: String(end) });
-    if (this.caseIds.size > 0) meta.case_id_sample = JSON.stringify([...this.caseIds].sort(cmp).slice(0, CASE_ID_SAMPLE));
+    sums.push(digest.toHex());
+    return { tally: this.currentTally(), digest: sumDigests(sums), events: this.events.size, start, end, caseIds: [...this.caseIds], rejected: this.rejected };
+  }
+
+  snapshot(): ProjectSnapshot {
+    return this.snapshotWith([], this.dataVersion);
+  }
+
+  /**
+   * The snapshot of this project and `others`, parts of the same log read by other MemoryProjects (on other
+   * threads), as if one project had read it all: each case must be in one part only, and the data version is
+   * the whole reading's (the batches it would have applied), given by the caller.
+   */
+  snapshotWith(others: readonly MemoryPart[], dataVersion: number): ProjectSnapshot {
+    const parts = [this.part(), ...others];
+    const tally = structuredClone(parts[0]!.tally);
+    for (const p of others) addTally(tally, p.tally);
+    const logDigest = sumDigests(parts.map((p) => p.digest));
+    const events = parts.reduce((n, p) => n + p.events, 0);
+    const start = Math.min(...parts.map((p) => p.start));
+    const end = Math.max(...parts.map((p) => p.end));
+    const rejected = parts.reduce((n, p) => n + p.rejected, 0);
+    const caseIds = others.length ? new Set(parts.flatMap((p) => p.caseIds)) : this.caseIds;
+    const meta: Record<string, string> = { ...Object.fromEntries(this.meta), counting: String(COUNTING_VERSION), data_version: String(dataVersion) };
+    if (dataVersion > 0) meta.log_digest = logDigest;
+    if (rejected > 0) meta.rejected = String(rejected);
+    if (events > 0) Object.assign(meta, { period_start: String(start), period_end: String(end) });
+    if (caseIds.size > 0) meta.case_id_sample = JSON.stringify([...caseIds].sort(cmp).slice(0, CASE_ID_SAMPLE));
     const objectCounts = new Map<string, number>();
     for (const type of [...this.objectTypes.values()].sort(cmp)) objectCounts.set(type, (objectCounts.get(type) ?? 0) + 1);
     const grouped = new Map<string, number>();
@@ -137,12 +180,12 @@ export class MemoryProject {
       })
       .sort((a, b) => cmp(a.fromType, b.fromType) || cmp(a.toType, b.toType) || cmp(a.qualifier, b.qualifier));
     return {
-      tally: structuredClone(this.currentTally()),
-      dataVersion: this.dataVersion,
-      logDigest: this.dataVersion > 0 ? logDigest : EMPTY_DIGEST,
-      periodStart: this.events.size ? start : undefined,
-      periodEnd: this.events.size ? end : undefined,
-      rejected: this.rejected,
+      tally,
+      dataVersion,
+      logDigest: dataVersion > 0 ? logDigest : EMPTY_DIGEST,
+      periodStart: events ? start : undefined,
+      periodEnd: events ? end : undefined,
+      rejected,
       meta,
       objectCounts,
       objectRelations,
