@@ -3,6 +3,7 @@ import { Batcher, ordinalId } from './batcher.js';
 import { FileImportError } from './errors.js';
 import type { Input } from './input.js';
 import { parseTimestamp, type ZoneReader } from './timestamp.js';
+import { attrOf, isAttributeTag, splitKeys, typedValue } from './xes-values.js';
 import { XmlError, XmlTokenizer, type XmlHandler } from './xml-tokenizer.js';
 
 /**
@@ -56,8 +57,6 @@ export async function* xesBatches(input: Input, options: XesOptions, facts: XesF
   }
   yield* reader.flush();
 }
-
-const ATTRIBUTE_TAGS = new Set(['string', 'date', 'int', 'float', 'boolean', 'id', 'list', 'container']);
 
 type Ctx = 'root' | 'log' | 'global' | 'trace' | 'event' | 'skip';
 
@@ -289,7 +288,7 @@ export class XesReader {
   }
 
   private setAttribute(into: Record<string, AttributeValue>, tag: string, attrs: string[], draft: EventDraft | undefined): void {
-    if (!ATTRIBUTE_TAGS.has(tag)) return;
+    if (!isAttributeTag(tag)) return;
     let key: string | undefined;
     let raw: string | undefined;
     for (let i = 0; i < attrs.length; i += 2) {
@@ -319,48 +318,11 @@ export class XesReader {
     if (value !== undefined) into[key] = value;
   }
 }
+
 function eventLocation(traceNo: number, k: number): string {
   return `trace ${traceNo} event ${k + 1}`;
 }
 
 function draftJson(caseId: string, e: EventDraft): string {
   return JSON.stringify({ caseId, 'concept:name': e.name, 'org:resource': e.resource, 'time:timestamp': e.timeText, ...e.attrs });
-}
-
-function attrOf(attrs: string[], name: string): string | undefined {
-  for (let i = 0; i < attrs.length; i += 2) if (attrs[i] === name) return attrs[i + 1];
-  return undefined;
-}
-
-/** Classifier keys are space-separated; a key with spaces is quoted with single quotes. */
-function splitKeys(keys: string): string[] {
-  return [...keys.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!);
-}
-
-const intPattern = /^[+-]?\d+$/;
-
-function typedValue(tag: string, raw: string, zone: ZoneReader): AttributeValue | undefined {
-  switch (tag) {
-    case 'string':
-    case 'id':
-      return raw;
-    case 'date': {
-      const t = parseTimestamp(raw, zone);
-      return Number.isNaN(t) ? raw : new Date(t).toISOString();
-    }
-    case 'int': {
-      const n = Number(raw);
-      return intPattern.test(raw.trim()) && Number.isSafeInteger(n) ? n : raw;
-    }
-    case 'float': {
-      const n = Number(raw);
-      return raw.trim() !== '' && Number.isFinite(n) ? n : raw;
-    }
-    case 'boolean': {
-      const b = raw.trim().toLowerCase();
-      return b === 'true' ? true : b === 'false' ? false : raw;
-    }
-    default:
-      return undefined; // list, container: no scalar value
-  }
 }
