@@ -8,13 +8,7 @@ import type { ImportOptions } from './types.js';
 import { XesReader, type XesFacts } from './xes.js';
 import { XmlError } from './xml-tokenizer.js';
 
-/**
- * The traces one thread reads of a XES log read in parts (xes-parts.ts):
- * the header once, then the runs of traces it is given, each numbered from
- * where it stands in the file. A run holds whole traces, so its cases are
- * folded as soon as it is read (FoldedPart) and its events let go. Both
- * threads run this, so the two halves are read by the same code.
- */
+/** What both threads' parts are made with. */
 export interface XesPartSetup {
   path: string;
   /** The content before the first trace. */
@@ -45,6 +39,13 @@ export interface RunReport {
 
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
+/**
+ * The traces one thread reads of a XES log read in parts (xes-parts.ts):
+ * the header once, then the runs of traces it is given, each numbered from
+ * where it stands in the file. A run holds whole traces, so its cases are
+ * folded as soon as it is read (FoldedPart) and its events let go. Both
+ * threads run this, so the two halves are read by the same code.
+ */
 export class XesPart {
   private readonly folded: FoldedPart;
   private readonly reader: XesReader;
