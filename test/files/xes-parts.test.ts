@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeSource, importLog, openLog, type ImportOptions } from '../../connectors/files/index.js';
 import { readLogInMemory } from '../../connectors/files/memory.js';
@@ -88,6 +89,29 @@ describe('a XES log read in parts on two threads (pcg graph FILE)', () => {
     const project = new MemoryProject();
     await importLog(project, path, { batchSize: 9 }, { thread: false });
     expect(JSON.parse(project.snapshot().meta.case_id_sample!)).toContain('trace 11');
+  });
+
+  it('latin-1 and a byte order mark read as the whole file reads them', async () => {
+    const named = traces(30, (k) => `caso ${k} ñandú`);
+    const latin = join(tempDir(), 'latin.xes');
+    writeFileSync(latin, Buffer.from(log(named).replace('encoding="UTF-8"', 'encoding="ISO-8859-1"'), 'latin1'));
+    const bom = join(tempDir(), 'bom.xes');
+    writeFileSync(bom, `\uFEFF${log(named)}`);
+    // Read whole, the names come out as written (then the parts must agree with that reading).
+    const project = new MemoryProject();
+    await importLog(project, latin, {}, { thread: false });
+    expect(project.snapshot().meta.case_id_sample).toContain('caso 0 ñandú');
+    for (const path of [latin, bom]) {
+      const parts = await inParts(path);
+      expect(parts !== undefined && parts.text === (await whole(path))).toBe(true);
+    }
+  });
+
+  it('a cut .gz is read whole (the damage is the whole reading’s to report)', async () => {
+    const path = join(tempDir(), 'log.xes.gz');
+    const packed = gzipSync(log(traces(40)));
+    writeFileSync(path, packed.subarray(0, packed.length - 200));
+    expect((await inParts(path)) === undefined).toBe(true);
   });
 
   it('one case named by two traces in one run is one case, as read whole', async () => {
