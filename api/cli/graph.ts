@@ -149,7 +149,7 @@ async function graphInMemory(file: string, reading: Record<string, unknown>, for
   const progress = importProgress('pcg graph', file, io);
   let snapshot;
   try {
-    snapshot = await readLogInMemory(file, reading, { onItems: (n) => progress.read(n) });
+    ({ snapshot } = await readLogInMemory(file, reading, { onItems: (n) => progress.read(n) }));
   } catch (error) {
     return reportFileError('graph', error, io);
   } finally {

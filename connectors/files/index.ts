@@ -12,7 +12,7 @@ import { ndjsonBatches } from './ndjson.js';
 import { checkOptions } from './options.js';
 import { zoneReader } from './timestamp.js';
 import type { FileDamage, ImportOptions, LogSource } from './types.js';
-import { xesBatches, type XesFacts } from './xes.js';
+import { xesBatches, xesOptionsOf, type XesFacts } from './xes.js';
 import { readXesInParts } from './xes-parts.js';
 
 export { FileImportError, fileErrorCodes, type FileErrorCode } from './errors.js';
@@ -78,7 +78,7 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
       sourceId,
       batches() {
         facts = { classifiers: {}, filtered: 0 };
-        return xesBatches(input, { lifecycle: o.lifecycle ?? 'all', classifier: o.classifier, batchSize, idPrefix, zone, lean }, facts);
+        return xesBatches(input, xesOptionsOf(o, idPrefix, lean), facts);
       },
       damage: () => facts.damage,
       readInParts: (limits, run) => readXesInParts(input, o, idPrefix, limits, run),
@@ -216,9 +216,15 @@ export function describeSource(target: Pick<IngestTarget, 'setMeta'>, source: Pi
 export async function importLog(store: IngestTarget, path: string, options: ImportOptions = {}, run: ImportRun = {}): Promise<ImportSummary> {
   run.signal?.throwIfAborted();
   const thread = run.thread ?? worthAThread(path);
-  const source: Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'sourceId'> & { batches(): AsyncGenerator<Batch | PreparedBatch> } = thread
-    ? await openLogOnThread(path, options, store.limits)
-    : await openLog(path, options);
+  const source = thread ? await openLogOnThread(path, options, store.limits) : await openLog(path, options);
+  return importSource(store, source, options, run);
+}
+
+/** A log's batches as a source reader gives them (opened on this thread or on a reader thread). */
+export type OpenedLog = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'sourceId'> & { batches(): AsyncGenerator<Batch | PreparedBatch> };
+
+/** importLog for a log already opened (`options` as it was opened with); its batches are read from the start. */
+export async function importSource(store: IngestTarget, source: OpenedLog, options: ImportOptions = {}, run: ImportRun = {}): Promise<ImportSummary> {
   const positionSource = run.source ?? source.sourceId;
   describeSource(store, source, options);
   const summary: ImportSummary = {

@@ -2,10 +2,8 @@ import { workerData, type MessagePort } from 'node:worker_threads';
 import type { EventLimits } from '../../engine/index.js';
 import { FoldedPart } from '../../engine/store/folded-part.js';
 import type { MemoryPart } from '../../engine/store/memory-project.js';
-import { batchSizeOf } from './batcher.js';
-import { zoneReader } from './timestamp.js';
 import type { ImportOptions } from './types.js';
-import { XesReader, type XesFacts } from './xes.js';
+import { XesReader, xesOptionsOf, type XesFacts } from './xes.js';
 import { XmlError } from './xml-tokenizer.js';
 
 /** What both threads' parts are made with. */
@@ -53,10 +51,9 @@ export class XesPart {
   private broken = false;
 
   constructor(setup: XesPartSetup) {
-    const o = setup.options;
     this.folded = new FoldedPart(setup.limits);
     const header = asBuffer(setup.header);
-    this.reader = new XesReader(setup.path, header, { lifecycle: o.lifecycle ?? 'all', classifier: o.classifier, batchSize: batchSizeOf(o.batchSize), idPrefix: setup.idPrefix, zone: zoneReader(o.timezone) }, this.facts);
+    this.reader = new XesReader(setup.path, header, xesOptionsOf(setup.options, setup.idPrefix), this.facts);
     try {
       this.reader.write(header);
     } catch (error) {

@@ -1,8 +1,9 @@
 import type { AttributeValue, Batch } from '../../engine/index.js';
-import { Batcher, ordinalId } from './batcher.js';
+import { Batcher, batchSizeOf, ordinalId } from './batcher.js';
 import { FileImportError } from './errors.js';
 import type { Input } from './input.js';
-import { parseTimestamp, type ZoneReader } from './timestamp.js';
+import { parseTimestamp, zoneReader, type ZoneReader } from './timestamp.js';
+import type { ImportOptions } from './types.js';
 import { attrOf, isAttributeTag, splitKeys, typedValue } from './xes-values.js';
 import { XmlError, XmlTokenizer, type XmlHandler } from './xml-tokenizer.js';
 
@@ -26,6 +27,11 @@ export interface XesOptions {
   zone: ZoneReader;
   /** Leave out attributes nothing but the store needs (for inspect). */
   lean?: boolean;
+}
+
+/** The XES reading of checked import options; the same on every thread that reads the file (xes-part.ts). */
+export function xesOptionsOf(o: ImportOptions, idPrefix: string, lean = false): XesOptions {
+  return { lifecycle: o.lifecycle ?? 'all', classifier: o.classifier, batchSize: batchSizeOf(o.batchSize), idPrefix, zone: zoneReader(o.timezone), lean };
 }
 
 export interface XesFacts {

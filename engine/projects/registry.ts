@@ -62,6 +62,12 @@ export interface IngestTarget {
 }
 
 /**
+ * Takes back every event of one source from a project's store file on a connection of its own (another
+ * thread: api/retract-thread.ts), while the registry keeps the file closed.
+ */
+export type SourceRetractor = (file: string, source: string) => Promise<RetractResult>;
+
+/**
  * The open project state files of a data directory, opened on first use and
  * kept open up to `maxOpen` (least recently used closed first: each open
  * SQLite file in WAL mode holds three descriptors, and one tenant's many
@@ -74,12 +80,6 @@ export interface IngestTarget {
  * `changes` (the graph stream listens there); `watch` announces the versions
  * other processes write.
  */
-/**
- * Takes back every event of one source from a project's store file on a connection of its own (another
- * thread: api/retract-thread.ts), while the registry keeps the file closed.
- */
-export type SourceRetractor = (file: string, source: string) => Promise<RetractResult>;
-
 export class ProjectRegistry {
   readonly changes = new EventEmitter();
   /** Every open store by file path, least recently used first (a Map keeps insertion order; a use re-inserts). */

@@ -7,14 +7,19 @@ const MOD = 1n << 128n;
 
 export const EMPTY_DIGEST = '0'.repeat(32);
 
+/** Adds after which DigestSum carries its words (each word stays under 2^53 for 2^21 adds of 32 bits). */
+const CARRY_EVERY = 1 << 20;
+
 /**
- * A running sum for one batch. Each event's digest is added as four 32-bit
- * words into plain numbers (exact while a batch holds under 2^20 events, far
- * above any batch); words are carried into one bigint when the sum is read.
+ * A running sum of event digests. Each is added as four 32-bit words into
+ * plain numbers, which stay exact for 2^21 adds of either sign; every 2^20
+ * adds the words are carried into one bigint, so a sum of any length is exact
+ * and the per-event cost stays a few additions.
  */
 export class DigestSum {
-  private readonly base: bigint;
+  private base: bigint;
   private readonly words = [0, 0, 0, 0];
+  private adds = 0;
 
   constructor(hex: string) {
     this.base = BigInt(`0x${hex}`);
@@ -28,12 +33,22 @@ export class DigestSum {
       for (let j = i * 8; j < i * 8 + 8; j++) word = word * 16 + hexValue(eventDigest.charCodeAt(j));
       w[i]! += sign * word;
     }
+    if (++this.adds === CARRY_EVERY) this.carry();
   }
 
   toHex(): string {
+    this.carry();
+    return this.base.toString(16).padStart(32, '0');
+  }
+
+  private carry(): void {
     let sum = this.base;
-    for (let i = 0; i < 4; i++) sum += BigInt(this.words[i]!) << BigInt(96 - 32 * i);
-    return (((sum % MOD) + MOD) % MOD).toString(16).padStart(32, '0');
+    for (let i = 0; i < 4; i++) {
+      sum += BigInt(this.words[i]!) << BigInt(96 - 32 * i);
+      this.words[i] = 0;
+    }
+    this.base = ((sum % MOD) + MOD) % MOD;
+    this.adds = 0;
   }
 }
 

@@ -2,7 +2,7 @@ import { contribute } from '../contribution.js';
 import { compareEvents, DEFAULT_EVENT_LIMITS, type Event, type EventLimits } from '../event.js';
 import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
-import { DigestSum, EMPTY_DIGEST, sumDigests } from './digest.js';
+import { DigestSum, EMPTY_DIGEST } from './digest.js';
 import type { MemoryPart } from './memory-project.js';
 import { prepareBatch } from './prepare.js';
 import type { Batch } from './types.js';
@@ -21,7 +21,7 @@ import type { Batch } from './types.js';
 export class FoldedPart {
   private readonly counters = new Counters(new KeyBook());
   private readonly caseIds = new Set<string>();
-  private digest = EMPTY_DIGEST;
+  private readonly digest = new DigestSum(EMPTY_DIGEST);
   private start = Infinity;
   private end = -Infinity;
   private events = 0;
@@ -33,15 +33,13 @@ export class FoldedPart {
   /** Batches holding whole cases, none of them met before. */
   addCases(batches: readonly Batch[]): void {
     const byCase = new Map<string, Event[]>();
-    // One sum per call: DigestSum's words stay exact only below 2^21 events.
-    const digest = new DigestSum(EMPTY_DIGEST);
     for (const batch of batches) {
       const prepared = prepareBatch(batch, this.limits, false);
       this.rejected += prepared.rejected.length;
       if (prepared.duplicates > 0 || prepared.objects.length > 0 || prepared.relations.length > 0) this.exact = false;
       for (const e of prepared.events) {
         if (e.objects.length > 0) this.exact = false;
-        digest.add(e.digest, 1);
+        this.digest.add(e.digest, 1);
         if (e.time < this.start) this.start = e.time;
         if (e.time > this.end) this.end = e.time;
         const trace = byCase.get(e.caseId);
@@ -50,7 +48,6 @@ export class FoldedPart {
       }
       this.events += prepared.events.length;
     }
-    this.digest = sumDigests([this.digest, digest.toHex()]);
     for (const [caseId, trace] of byCase) {
       if (this.caseIds.has(caseId)) {
         this.exact = false;
@@ -62,6 +59,6 @@ export class FoldedPart {
   }
 
   part(): MemoryPart {
-    return { tally: tallyFromRows(this.counters.rows()), digest: this.digest, events: this.events, start: this.start, end: this.end, caseIds: [...this.caseIds], rejected: this.rejected };
+    return { tally: tallyFromRows(this.counters.rows()), digest: this.digest.toHex(), events: this.events, start: this.start, end: this.end, caseIds: [...this.caseIds], rejected: this.rejected };
   }
 }

@@ -602,8 +602,7 @@ export class ProjectStore {
         else this.scratch = new Counters(this.book);
         const delta = this.scratch;
         // Cases a few thousand at a time: each batch of cases holds its removed events in memory, not the whole source's.
-        let digest = new DigestSum(this.getMeta('log_digest') ?? EMPTY_DIGEST);
-        let summed = 0;
+        const digest = new DigestSum(this.getMeta('log_digest') ?? EMPTY_DIGEST);
         const all = [...released.cases];
         const emptied = new Set<string>();
         for (let i = 0; i < all.length; i += RETRACT_CASES) {
@@ -617,16 +616,10 @@ export class ProjectStore {
               changes.replacedKeys.add(r.key);
               digest.add(r.digest, -1);
             }
-            summed += gone.length;
             // Taken away as a replaced body is: listed in `replaced`, its key in `replacedKeys`.
             changes.cases.set(caseId, { added: [], ids: [], replaced: gone.map(unpackRow) });
           }
           this.updateCases(changes, delta);
-          // DigestSum is exact for under 2^20 events: carried into its base now and then.
-          if (summed > 500_000) {
-            digest = new DigestSum(digest.toHex());
-            summed = 0;
-          }
         }
         this.cases.endBatch();
         this.counters.add(delta);

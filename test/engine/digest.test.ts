@@ -26,4 +26,17 @@ describe('DigestSum', () => {
     all.add('00000000000000000000000000000001', 1);
     expect(all.toHex()).toBe(EMPTY_DIGEST);
   });
+
+  it('stays exact past 2^21 events (it carries its words itself), and reading it midway changes nothing', () => {
+    // The largest digest every time: each 32-bit word would pass 2^53 after 2^21 adds without the carry.
+    const max = 'ffffffffffffffffffffffffffffffff';
+    const sum = new DigestSum(EMPTY_DIGEST);
+    const n = 3_000_001;
+    for (let i = 0; i < n; i++) {
+      sum.add(max, 1);
+      if (i === 1_500_000) sum.toHex();
+    }
+    const mod = 1n << 128n;
+    expect(sum.toHex()).toBe(((BigInt(n) * BigInt(`0x${max}`)) % mod).toString(16).padStart(32, '0'));
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -144,7 +144,7 @@ describe('a XES log read in parts on two threads (pcg graph FILE)', () => {
     }
   });
 
-  it('readLogInMemory: a large XES file goes in parts and equals the stored route; a small one is read whole', async () => {
+  it('readLogInMemory: a large XES file goes in parts and equals the stored route; a small one is read whole, as is a large one that cannot go in parts', async () => {
     const dir = tempDir();
     const big = join(dir, 'big.xes');
     await writeSimulation({ model: 'claims', cases: 9000, seed: 11 }, 'xes', big);
@@ -155,11 +155,23 @@ describe('a XES log read in parts on two threads (pcg graph FILE)', () => {
     const stored = doc(store.snapshot());
     store.close();
     let told = 0;
-    expect(doc(await readLogInMemory(big, {}, { onItems: (n) => (told = n) }))).toBe(stored);
+    const reading = await readLogInMemory(big, {}, { onItems: (n) => (told = n) });
+    expect(reading.read).toBe('parts');
+    expect(doc(reading.snapshot)).toBe(stored);
     expect(told).toBe(JSON.parse(stored).source.events);
     expect((await inParts(big, {}, 1 << 20))?.text).toBe(stored);
+    // The same log with a tag in a comment halfway: its counts disagree, so it is read whole, to the same document.
+    const text = readFileSync(big, 'utf8');
+    const at = text.indexOf('</trace>', text.length >> 1);
+    const fooled = join(dir, 'fooled.xes');
+    writeFileSync(fooled, `${text.slice(0, at)}<!-- <event> -->${text.slice(at)}`);
+    const fooledReading = await readLogInMemory(fooled);
+    expect(fooledReading.read).toBe('whole');
+    expect(doc(fooledReading.snapshot)).toBe(await whole(fooled));
     const small = file(log(traces(10)));
-    expect(doc(await readLogInMemory(small))).toBe(await whole(small));
+    const smallReading = await readLogInMemory(small);
+    expect(smallReading.read).toBe('whole');
+    expect(doc(smallReading.snapshot)).toBe(await whole(small));
   }, 120_000);
 });
 
