@@ -1,5 +1,6 @@
 import { cmp } from '../event.js';
 import { fnv1a, splitKey, splitRoleKey, type PairTally, type Tally } from '../tally.js';
+import { isPlaceholder } from '../reading/words.js';
 import { slug, uniqueId } from './ids.js';
 import type { ObjectRelationItem, ObjectType, Role } from './types.js';
 
@@ -31,7 +32,7 @@ export function roleParts(tally: Pick<Tally, 'cases' | 'events' | 'resources' | 
       roles,
       rolesOf,
       assumption:
-        `Roles come from the ${picked.attribute} attribute, one per distinct value (trimmed; empty values and values over 100 characters name no role); ${picked.events} of ${tally.events} events carry one. ` +
+        `Roles come from the ${picked.attribute} attribute, one per distinct value (trimmed; empty values, placeholders such as MISSING or UNDEFINED and values over 100 characters name no role); ${picked.events} of ${tally.events} events carry one. ` +
         "A role's activities are those where its value occurs, most events first. A role's cases are the most cases with its value at any one of its activities: a lower bound of the cases it worked on, " +
         `since the counted state keeps cases per value and activity, not distinct cases per value.${others}`,
     };
@@ -56,7 +57,8 @@ export function pickRoleAttribute(roleValues: ReadonlyMap<string, PairTally>): {
   const events = new Map<string, number>();
   for (const [key, p] of roleValues) {
     if (p.events <= 0) continue;
-    const { attribute } = splitRoleKey(key);
+    const { attribute, value } = splitRoleKey(key);
+    if (isPlaceholder(value)) continue;
     events.set(attribute, (events.get(attribute) ?? 0) + p.events);
   }
   const rank = (name: string) => {
@@ -78,7 +80,8 @@ export function attributeRoles(roleValues: ReadonlyMap<string, PairTally>, attri
   const byValue = new Map<string, Map<string, PairTally>>();
   for (const [key, p] of roleValues) {
     const k = splitRoleKey(key);
-    if (k.attribute !== attribute || p.events <= 0) continue;
+    // A placeholder (MISSING, UNDEFINED, …) says the role is not known, as the decision rules read it too.
+    if (k.attribute !== attribute || p.events <= 0 || isPlaceholder(k.value)) continue;
     let m = byValue.get(k.value);
     if (!m) byValue.set(k.value, (m = new Map()));
     m.set(k.activity, p);

@@ -111,6 +111,16 @@ describe('which role attribute', () => {
     expect(pickRoleAttribute(new Map())).toBeUndefined();
   });
 
+  it('a placeholder value (MISSING, UNDEFINED, …) names no role, and an attribute holding only placeholders is not picked', () => {
+    const roles = tally([['pay', 'org:role', 'UNDEFINED', 40], ['check', 'org:role', 'clerk', 10], ['reject', 'org:role', 'MISSING', 3], ['check', 'org:group', 'g', 5]]);
+    expect(pickRoleAttribute(roles)).toEqual({ attribute: 'org:role', events: 10, others: ['org:group'] });
+    const { roles: listed, rolesOf } = attributeRoles(roles, 'org:role', 50);
+    expect(listed.map((r) => r.name)).toEqual(['clerk']);
+    expect(rolesOf.get('pay')).toBeUndefined();
+    expect(pickRoleAttribute(tally([['pay', 'org:role', 'unknown', 4], ['pay', 'team', 't', 1]]))?.attribute).toBe('team');
+    expect(pickRoleAttribute(tally([['pay', 'org:role', 'n/a', 4]]))).toBeUndefined();
+  });
+
   it('breaks ties between names of one rank by most events, then by name', () => {
     expect(pickRoleAttribute(tally([['a', 'team', 't', 1], ['b', 'Team', 'u', 2], ['c', 'Team', 'v', 1]]))).toEqual({ attribute: 'Team', events: 3, others: ['team'] });
     expect(pickRoleAttribute(tally([['a', 'team', 't', 2], ['b', 'Team', 'u', 2]]))?.attribute).toBe('Team');
