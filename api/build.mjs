@@ -13,6 +13,7 @@ if (freshBundle('pcg.mjs') && !process.argv.includes('--force')) process.exit(0)
 
 const entries = {
   pcg: 'api/cli/run.ts',
+  'command-thread': 'api/cli/command-thread.mjs',
   'reader-thread': 'connectors/files/reader-thread.mjs',
   'xes-part-thread': 'connectors/files/xes-part-thread.mjs',
   'preparer-thread': 'connectors/kafka/preparer-thread.mjs',

@@ -1,6 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { ApplyResult } from '../engine/index.js';
+import { INGEST_HEAP, type ApplyResult } from '../engine/index.js';
 import type { ApplyObserver, ProjectRegistry } from '../engine/projects/index.js';
 import { eventLimitsOf, type Config } from './config.js';
 
@@ -23,6 +23,7 @@ const STOP_MS = 15_000;
 export function startSourceThread(config: Config, registry: ProjectRegistry, logger: Logger, observe?: ApplyObserver): SourceThread {
   const worker = new Worker(new URL('./workers/sources.mjs', import.meta.url), {
     workerData: { dataDir: config.dataDir, sourceSecretKey: config.sourceSecretKey, limits: { ...eventLimitsOf(config) } },
+    resourceLimits: INGEST_HEAP,
   });
   const pending = new Set<string>();
   let flushing = false;

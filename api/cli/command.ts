@@ -19,11 +19,21 @@ export interface Command {
 export interface Io {
   out(text: string): void;
   err(text: string): void;
+  /** Where a progress bar may be drawn (the process's stderr); a test's Io has none, so it draws nothing. */
+  terminal?: Terminal;
+}
+
+/** A stream a progress bar is drawn on: drawn only when it is a terminal. */
+export interface Terminal {
+  isTTY?: boolean;
+  columns?: number;
+  write(text: string): unknown;
 }
 
 export const processIo: Io = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
+  terminal: process.stderr,
 };
 
 /** Thrown for bad command-line input: printed with the usage, exit code 2. */

@@ -2,14 +2,8 @@ import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 
 import { basename } from 'node:path';
 import type { IngestTarget } from '../../engine/projects/index.js';
 import { isPrepared } from '../../engine/store/prepare.js';
-import { processIo, type Io } from './command.js';
+import type { Io, Terminal } from './command.js';
 
-/** Where a progress bar is drawn: a terminal stream (process.stderr in the binary). */
-export interface ProgressStream {
-  isTTY?: boolean;
-  columns?: number;
-  write(text: string): unknown;
-}
 
 export interface Progress {
   /** Wraps the import's target so every batch applied counts its events (and redraws). */
@@ -58,7 +52,7 @@ const mb = (bytes: number, unit = true) => `${(bytes / 1e6).toFixed(1)}${unit ? 
  * TTY (a pipe, a file, a test) it draws nothing at all. The first draw waits
  * `delayMs` (1 s), so short imports never show a bar.
  */
-export function fileProgress(name: string, file: string, stream: ProgressStream, options: { delayMs?: number; intervalMs?: number } = {}): Progress {
+export function fileProgress(name: string, file: string, stream: Terminal, options: { delayMs?: number; intervalMs?: number } = {}): Progress {
   if (!stream.isTTY) return noProgress;
   let total = 0;
   let real = file;
@@ -119,7 +113,7 @@ export function fileProgress(name: string, file: string, stream: ProgressStream,
   };
 }
 
-/** The bar `pcg import` and `pcg graph FILE` draw: on the process's stderr when it is a terminal, never for a test's Io. */
+/** The bar `pcg import` and `pcg graph FILE` draw: on the Io's terminal (the process's stderr) when it is one, never for a test's Io. */
 export function importProgress(name: string, file: string, io: Io): Progress {
-  return io === processIo ? fileProgress(name, file, process.stderr) : noProgress;
+  return io.terminal ? fileProgress(name, file, io.terminal) : noProgress;
 }

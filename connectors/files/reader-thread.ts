@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { MessageChannel, Worker, workerData, type MessagePort } from 'node:worker_threads';
-import { prepareBatch, type EventLimits, type PreparedBatch } from '../../engine/index.js';
+import { INGEST_HEAP, prepareBatch, type EventLimits, type PreparedBatch } from '../../engine/index.js';
 import { FileImportError, type FileErrorCode } from './errors.js';
 import type { ImportOptions, LogSource } from './types.js';
 
@@ -69,6 +69,7 @@ export async function openLogOnThread(path: string, options: ImportOptions, limi
   const worker = new Worker(new URL('./reader-thread.mjs', import.meta.url), {
     workerData: { path, options, limits: { ...limits }, port: port2 },
     transferList: [port2],
+    resourceLimits: INGEST_HEAP,
   });
   // A queue of what the thread sent, and whoever waits for the next message.
   const queue: FromReader[] = [];

@@ -18,13 +18,22 @@ function saslOf(s: SourceDefinition): SASLOptions | undefined {
   return { mechanism, username, password } as SASLOptions;
 }
 
+/**
+ * The level a kafkajs log entry is told at. kafkajs logs every error response as an error, including the
+ * broker's "the group is rebalancing" to a heartbeat, which is how a consumer learns that a worker joined
+ * or left: the consumer rejoins by itself, so that is news (info), not a failure.
+ */
+export function kafkaLogLevel(level: logLevel, extra: Record<string, unknown>): Parameters<KafkaLog>[0] {
+  if (level === logLevel.ERROR) return /group is rebalancing/i.test(String(extra.error ?? '')) ? 'info' : 'error';
+  return level === logLevel.WARN ? 'warn' : level === logLevel.INFO ? 'info' : 'debug';
+}
+
 function logCreator(log: KafkaLog | undefined) {
   return () =>
     ({ level, log: entry }: LogEntry) => {
       if (!log) return;
       const { message, ...extra } = entry;
-      const name = level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : level === logLevel.INFO ? 'info' : 'debug';
-      log(name, String(message), extra as Record<string, unknown>);
+      log(kafkaLogLevel(level, extra), String(message), extra as Record<string, unknown>);
     };
 }
 

@@ -1,5 +1,5 @@
 import { parentPort, Worker } from 'node:worker_threads';
-import { prepareBatch, type Batch, type EventLimits, type PreparedBatch, type Rejection } from '../../engine/index.js';
+import { INGEST_HEAP, prepareBatch, type Batch, type EventLimits, type PreparedBatch, type Rejection } from '../../engine/index.js';
 import type { SourceDefinition } from './definition.js';
 import { compileMapping, type MessageMapper } from './mapping.js';
 
@@ -90,7 +90,7 @@ export class PreparerThread implements ChunkPreparer {
   private failure: Error | undefined;
 
   constructor() {
-    this.worker = new Worker(new URL('./preparer-thread.mjs', import.meta.url));
+    this.worker = new Worker(new URL('./preparer-thread.mjs', import.meta.url), { resourceLimits: INGEST_HEAP });
     this.worker.on('message', (m: { id: number; batch?: PreparedBatch; error?: string }) => {
       const w = this.waiting.get(m.id);
       this.waiting.delete(m.id);

@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
  * Runs one measured step of a benchmark in a child process, so each step's
  * peak RSS is its own. The child prints one JSON line as its last output.
  */
-export function runChild<T>(script: string, args: string[]): T {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', fileURLToPath(script), ...args], {
+export function runChild<T>(script: string, args: string[], nodeFlags: string[] = []): T {
+  const out = execFileSync(process.execPath, [...nodeFlags, '--import', 'tsx', fileURLToPath(script), ...args], {
     encoding: 'utf8',
     maxBuffer: 1 << 26,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -30,7 +30,8 @@ export interface TimedRun {
   rssMb: number;
 }
 
-const PCG = fileURLToPath(new URL('../../api/bin.mjs', import.meta.url));
+/** The `pcg` binary (bundle or sources, as api/bin.mjs decides). */
+export const PCG = fileURLToPath(new URL('../../api/bin.mjs', import.meta.url));
 
 /** `pcg ARGS` under /usr/bin/time: wall, user + system CPU, peak RSS (start-up included). */
 export function timedPcg(args: string[]): TimedRun {

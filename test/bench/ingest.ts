@@ -9,7 +9,7 @@
  * floor: the same events validated and written to the engine's event log
  * (appended, de-duplicated by its key index), uncounted.
  *
- *   node --import tsx test/bench/ingest.ts [--events 1000000] [--batch 10000] [--runs 3] [--modes generate,bare,...]
+ *   node --import tsx test/bench/ingest.ts [--events 1000000] [--batch 10000] [--runs 3] [--modes generate,bare,...] [--heap ingest|default]
  */
 import Database from 'better-sqlite3';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_EVENT_LIMITS, ProjectStore, type WireEvent } from '../../engine/index.js';
+import { DEFAULT_EVENT_LIMITS, INGEST_HEAP, ProjectStore, type WireEvent } from '../../engine/index.js';
 import { prepareBatch } from '../../engine/store/prepare.js';
 import { openDatabase } from '../../engine/store/database.js';
 import { EventLog } from '../../engine/store/event-log.js';
@@ -32,6 +32,8 @@ const { values } = parseArgs({
     batch: { type: 'string', default: '10000' },
     runs: { type: 'string', default: '3' },
     modes: { type: 'string', default: 'generate,bare,bare-one,stored,engine,import' },
+    // `ingest`: the engine modes run with the young generation the product's ingest threads get (engine/heap.ts); `default`: V8's.
+    heap: { type: 'string', default: 'ingest' },
   },
 });
 const events = Number(values.events);
@@ -152,7 +154,12 @@ if (values.mode) {
   const args = ['--events', String(events), '--batch', String(batchSize)];
   const results: Record<string, Measure[]> = Object.fromEntries(values.modes!.split(',').map((m) => [m, []]));
   for (let r = 0; r < runs; r++) {
-    for (const mode of Object.keys(results)) results[mode]!.push(runChild<Measure>(import.meta.url, ['--mode', mode, ...args]));
+    for (const mode of Object.keys(results)) {
+      // `pcg import` and `pcg worker` apply on threads given INGEST_HEAP; the engine modes get the same young generation
+      // as a node flag (V8 makes it three semi-spaces), since a thread would not inherit tsx.
+      const heap = values.heap === 'ingest' && (mode === 'engine' || mode === 'stored') ? [`--max-semi-space-size=${INGEST_HEAP.maxYoungGenerationSizeMb! / 3}`] : [];
+      results[mode]!.push(runChild<Measure>(import.meta.url, ['--mode', mode, ...args], heap));
+    }
   }
   const has = (m: string) => (results[m]?.length ?? 0) > 0;
   const sec = (m: string) => median(results[m]!.map((x) => x.seconds));

@@ -14,10 +14,9 @@
  *       [--rate 5000] [--seconds 30]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
@@ -25,6 +24,7 @@ import { createApp } from '../../api/app.js';
 import { readConfig } from '../../api/config.js';
 import { simulate } from '../../connectors/simulator/index.js';
 import { KafkaBroker } from '../kafka/broker.js';
+import { PCG } from './child.js';
 import { startServer } from './server.js';
 
 const { values } = parseArgs({
@@ -159,16 +159,14 @@ async function workers(broker: KafkaBroker, topic: string, total: number, count:
   const peaks: number[] = [];
   const start = performance.now();
   for (let i = 0; i < count; i++) {
-    // /usr/bin/time is not everywhere: the child reports its own peak RSS on exit through an env hook.
-    const child = spawn(process.execPath, [...(process.env.PCG_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PCG_BENCH_PROF}`] : []), '--import', 'tsx', fileURLToPath(new URL('./kafka-worker.ts', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout!.on('data', (d: Buffer) => {
-      const m = /peakRssMiB=(\d+)/.exec(d.toString());
-      if (m) peaks.push(Number(m[1]));
-    });
-    children.push(child);
+    // The real `pcg worker` (its sources on a thread with the ingest heap, as users run it); PCG_BENCH_PROF=DIR profiles it.
+    const prof = process.env.PCG_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PCG_BENCH_PROF}`] : [];
+    children.push(spawn(process.execPath, [...prof, PCG, 'worker', '--data-dir', dir, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] }));
   }
   while (applied(dir, projectId) < total) await sleep(50);
   const seconds = (performance.now() - start) / 1000;
+  // Peak RSS of the whole process (every thread), read before it stops.
+  for (const c of children) peaks.push(Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${c.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024));
   for (const c of children) c.kill('SIGTERM');
   await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
   rmSync(dir, { recursive: true, force: true });

@@ -47,9 +47,10 @@ class WorkerProcess {
     void this.exited.then(() => children.delete(this.child));
   }
 
-  /** The id the worker reports its status under (source-host.ts: host:pid, no thread suffix on the main thread). */
-  get workerId(): string {
-    return `${hostname()}:${this.child.pid}`;
+  /** Whether `id` is this worker's status id (source-host.ts: host:pid, then the thread its sources run on: api/cli/thread.ts). */
+  owns(id: string): boolean {
+    const prefix = `${hostname()}:${this.child.pid}`;
+    return id === prefix || id.startsWith(`${prefix}:`);
   }
 
   get alive(): boolean {
@@ -299,7 +300,7 @@ describe('pcg worker processes on a real broker', () => {
     // The split: both workers report a share of the four partitions, disjoint and together all of them.
     const split = await p.waitFor(async () => {
       const s = await p.status();
-      const of = (w: WorkerProcess) => s?.workers.find((r) => r.workerId === w.workerId)?.assigned ?? [];
+      const of = (w: WorkerProcess) => s?.workers.find((r) => w.owns(r.workerId))?.assigned ?? [];
       const [sa, sb] = [of(a), of(b)];
       const disjoint = sa.every((x) => !sb.includes(x));
       return sa.length > 0 && sb.length > 0 && disjoint && sa.length + sb.length === 4 ? { a: sa, b: sb } : undefined;
@@ -340,7 +341,7 @@ describe('pcg worker processes on a real broker', () => {
     // B reports its new assignment at its next status flush (every second).
     await p.waitFor(async () => {
       const s = await p.status();
-      return s?.workers.find((r) => r.workerId === b.workerId)?.assigned.join() === '0,1,2,3' ? true : undefined;
+      return s?.workers.find((r) => b.owns(r.workerId))?.assigned.join() === '0,1,2,3' ? true : undefined;
     }, 10_000, 'the surviving worker reporting all four partitions');
     expect(status.eventsApplied).toBe(log.length);
     expectSameDocument(await p.document(), referenceDocument(log));
