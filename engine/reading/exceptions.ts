@@ -9,6 +9,11 @@ const OUT_OF_ORDER = 0.8;
 export const LOOP_SHARE = 0.5;
 /** No exception may cover more than this share of all cases: what most cases do is the process. */
 export const MAX_EXCEPTION_SHARE = 0.5;
+/**
+ * A step leading back to a repeated activity is named its trigger only when at least this share of the cases
+ * repeating it take that step: the commonest way back taken by 1 of 139 cases says nothing about the other 138.
+ */
+export const TRIGGER_SHARE = 0.25;
 /** Rare steps listed at most (the commonest first); the rest are counted in the method. */
 const MAX_RARE = 25;
 
@@ -43,11 +48,21 @@ export function readExceptions(
       loops.push(`${q(a)} (${pct(ratio(t.casesRepeating, t.cases))} of the ${t.cases} cases with it repeat it)`);
       continue;
     }
-    const back = predecessors(f, a).find((e) => e.from === a || earlier(f, a, e.from)) ?? predecessors(f, a)[0];
+    // The commonest step back (the activity again, or one that usually comes after it), else its commonest predecessor.
+    const stepBack = predecessors(f, a).find((e) => e.from === a || earlier(f, a, e.from));
+    const way = stepBack ?? predecessors(f, a)[0];
+    const back = way && way.cases >= TRIGGER_SHARE * t.casesRepeating ? way : undefined;
+    const trigger = back
+      ? back.from === a
+        ? `${q(a)} directly again`
+        : `after ${q(back.from)} (${back.cases} cases)`
+      : stepBack
+        ? `not shown by the data: the commonest step back to it, from ${q(stepBack.from)}, is in ${stepBack.cases} of the ${t.casesRepeating} cases that repeat it`
+        : 'not shown by the data';
     item(
       `repeated-${slug(a)}`,
       `${q(a)} repeated`,
-      back ? (back.from === a ? `${q(a)} directly again` : `after ${q(back.from)} (${back.cases} cases)`) : 'not shown by the data',
+      trigger,
       'an activity occurring more than once in a case, where most cases with it do it once',
       back && back.from !== a ? [back.from, a, `the case goes on from ${q(a)}`] : [a, `the case goes on from ${q(a)}`],
       t.casesRepeating,

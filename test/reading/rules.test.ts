@@ -87,6 +87,23 @@ describe('the reading rules', () => {
     expect(doc.assumptions.some((a) => typeof a === 'string' && a.includes("'Load' (90% of the 20 cases with it repeat it)"))).toBe(true);
   });
 
+  it("names a repeat's trigger only when a good share of the repeating cases take that step back", () => {
+    // 19 of the 20 cases repeating 'Review' go back through a second 'Submit' (no step back: 'Submit' comes first);
+    // one goes back from 'Decide'. That one case is no trigger of 20 repeats; 'Review' is the trigger of the 19 'Submit' repeats.
+    const doc = documentOf(
+      log([
+        { path: ['Submit', 'Review', 'Decide', 'Close'], times: 80 },
+        { path: ['Submit', 'Review', 'Submit', 'Review', 'Decide', 'Close'], times: 19 },
+        { path: ['Submit', 'Review', 'Decide', 'Review', 'Decide', 'Close'], times: 1 },
+      ]),
+    );
+    const repeated = doc.exceptions.filter((e) => e.id.startsWith('repeated-'));
+    expect(repeated.map((e) => [e.id, e.cases, e.trigger, e.handling])).toEqual([
+      ['repeated-review', 20, "not shown by the data: the commonest step back to it, from 'Decide', is in 1 of the 20 cases that repeat it", ['Review', "the case goes on from 'Review'"]],
+      ['repeated-submit', 19, "after 'Review' (19 cases)", ['Review', 'Submit', "the case goes on from 'Submit'"]],
+    ]);
+  });
+
   it('jumping over a step the model lets cases leave out is no skip', () => {
     // 'Send Fine' is optional for the mined tree (a quarter of the cases pay at once): no skip, no skipped exception.
     const doc = documentOf(
