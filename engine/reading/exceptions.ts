@@ -48,17 +48,20 @@ export function readExceptions(
       loops.push(`${q(a)} (${pct(ratio(t.casesRepeating, t.cases))} of the ${t.cases} cases with it repeat it)`);
       continue;
     }
-    // The commonest step back (the activity again, or one that usually comes after it), else its commonest predecessor.
+    // The commonest step back: the activity again, or one that usually comes after it. Its usual step before is no
+    // step back (most cases take it once, before their only visit), so it is never named the trigger.
     const stepBack = predecessors(f, a).find((e) => e.from === a || earlier(f, a, e.from));
-    const way = stepBack ?? predecessors(f, a)[0];
-    const back = way && way.cases >= TRIGGER_SHARE * t.casesRepeating ? way : undefined;
+    const before = predecessors(f, a)[0];
+    const back = stepBack && stepBack.cases >= TRIGGER_SHARE * t.casesRepeating ? stepBack : undefined;
     const trigger = back
       ? back.from === a
         ? `${q(a)} directly again`
         : `after ${q(back.from)} (${back.cases} cases)`
       : stepBack
         ? `not shown by the data: the commonest step back to it, from ${q(stepBack.from)}, is in ${stepBack.cases} of the ${t.casesRepeating} cases that repeat it`
-        : 'not shown by the data';
+        : before
+          ? `not shown by the data: no step that usually comes after it leads back to it (${q(before.from)}, its commonest step before, is directly before it in ${before.cases} cases)`
+          : 'not shown by the data';
     item(
       `repeated-${slug(a)}`,
       `${q(a)} repeated`,

@@ -104,6 +104,19 @@ describe('the reading rules', () => {
     ]);
   });
 
+  it("does not name a repeat's usual step before as its trigger", () => {
+    // 'Review' comes again only after a second 'Submit', and 'Submit' comes first: no step leads back to 'Review'.
+    const doc = documentOf(
+      log([
+        { path: ['Submit', 'Review', 'Close'], times: 80 },
+        { path: ['Submit', 'Review', 'Submit', 'Review', 'Close'], times: 20 },
+      ]),
+    );
+    const review = doc.exceptions.find((e) => e.id === 'repeated-review')!;
+    expect([review.cases, review.trigger]).toEqual([20, "not shown by the data: no step that usually comes after it leads back to it ('Submit', its commonest step before, is directly before it in 100 cases)"]);
+    expect(doc.exceptions.find((e) => e.id === 'repeated-submit')?.trigger).toBe("after 'Review' (20 cases)");
+  });
+
   it('jumping over a step the model lets cases leave out is no skip', () => {
     // 'Send Fine' is optional for the mined tree (a quarter of the cases pay at once): no skip, no skipped exception.
     const doc = documentOf(
