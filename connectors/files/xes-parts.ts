@@ -1,5 +1,5 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
-import { INGEST_HEAP, type EventLimits } from '../../engine/index.js';
+import type { EventLimits } from '../../engine/index.js';
 import type { MemoryPart } from '../../engine/store/memory-project.js';
 import { batchSizeOf } from './batcher.js';
 import type { Input } from './input.js';
@@ -108,7 +108,7 @@ class PartThread {
   constructor() {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
-    this.worker = new Worker(new URL('./xes-part-thread.mjs', import.meta.url), { workerData: { port: port2 }, transferList: [port2], resourceLimits: INGEST_HEAP });
+    this.worker = new Worker(new URL('./xes-part-thread.mjs', import.meta.url), { workerData: { port: port2 }, transferList: [port2] });
     this.worker.on('error', () => this.fail());
     this.worker.on('exit', () => this.fail());
     this.port.on('message', (m: FromPart) => {

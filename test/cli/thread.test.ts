@@ -35,8 +35,8 @@ describe('commands on a thread (api/cli/thread.ts)', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('runs import, graph and worker on a thread; the rest on the main thread', () => {
-    expect([...THREADED_COMMANDS.keys()]).toEqual(['import', 'graph', 'worker']);
+  it('runs import and worker on a thread; the rest on the main thread', () => {
+    expect([...THREADED_COMMANDS.keys()]).toEqual(['import', 'worker']);
     expect(THREADED_COMMANDS.get('worker')?.signals).toBe(true);
     expect(THREADED_COMMANDS.get('import')?.signals).toBe(false);
   });
