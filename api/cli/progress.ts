@@ -4,7 +4,6 @@ import type { IngestTarget } from '../../engine/projects/index.js';
 import { isPrepared } from '../../engine/store/prepare.js';
 import type { Io, Terminal } from './command.js';
 
-
 export interface Progress {
   /** Wraps the import's target so every batch applied counts its events (and redraws). */
   target<T extends IngestTarget>(target: T): IngestTarget;
