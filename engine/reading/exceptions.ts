@@ -1,3 +1,4 @@
+import { cmp } from '../event.js';
 import type { ExceptionItem } from '../document/types.js';
 import type { Backbone } from './backbone.js';
 import { earlier, RARE_ACTIVITY_SHARE } from './edges.js';
@@ -10,8 +11,8 @@ export const LOOP_SHARE = 0.5;
 /** No exception may cover more than this share of all cases: what most cases do is the process. */
 export const MAX_EXCEPTION_SHARE = 0.5;
 /**
- * A step leading back to a repeated activity is named its trigger only when at least this share of the cases
- * repeating it take that step: the commonest way back taken by 1 of 139 cases says nothing about the other 138.
+ * The step before a repeat (or the step taken instead of a skipped one) is named its trigger only when at
+ * least this share of the cases in question took it: one taken by 1 of 139 cases says nothing about the others.
  */
 export const TRIGGER_SHARE = 0.25;
 /** Rare steps listed at most (the commonest first); the rest are counted in the method. */
@@ -41,6 +42,7 @@ export function readExceptions(
     out.push({ id, name, trigger, detected_by: detectedBy, handling, cases, evidence: evidence(cases, ofCases, ratio(cases, ofCases), 'counted', method) });
   };
 
+  let secondVisits: Map<number, Map<number, number>> | undefined;
   for (const a of f.activities) {
     const t = f.tally.activities.get(a)!;
     if (t.casesRepeating < min) continue;
@@ -48,26 +50,24 @@ export function readExceptions(
       loops.push(`${q(a)} (${pct(ratio(t.casesRepeating, t.cases))} of the ${t.cases} cases with it repeat it)`);
       continue;
     }
-    // The commonest step back: the activity again, or one that usually comes after it. Its usual step before is no
-    // step back (most cases take it once, before their only visit), so it is never named the trigger.
-    const stepBack = predecessors(f, a).find((e) => e.from === a || earlier(f, a, e.from));
-    const before = predecessors(f, a)[0];
-    const back = stepBack && stepBack.cases >= TRIGGER_SHARE * t.casesRepeating ? stepBack : undefined;
-    const trigger = back
-      ? back.from === a
-        ? `${q(a)} directly again`
-        : `after ${q(back.from)} (${back.cases} cases)`
-      : stepBack
-        ? `not shown by the data: the commonest step back to it, from ${q(stepBack.from)}, is in ${stepBack.cases} of the ${t.casesRepeating} cases that repeat it`
-        : before
-          ? `not shown by the data: no step that usually comes after it leads back to it (${q(before.from)}, its commonest step before, is directly before it in ${before.cases} cases)`
-          : 'not shown by the data';
+    // The step right before each repeating case's second visit, counted exactly over the variants.
+    const [prev, n] = commonest(f, (secondVisits ??= stepsBeforeSecondVisit(f)).get(f.idOf.get(a)!));
+    const back = prev !== undefined && n >= TRIGGER_SHARE * t.casesRepeating ? prev : undefined;
+    const of = `${n} of the ${t.casesRepeating} cases that repeat it`;
+    const trigger =
+      back === undefined
+        ? prev === undefined
+          ? 'not shown by the data'
+          : `no one step: the commonest right before its second visit, ${q(prev)}, in ${of}`
+        : back === a
+          ? `${q(a)} directly again (${of})`
+          : `after ${q(back)} (${of})`;
     item(
       `repeated-${slug(a)}`,
       `${q(a)} repeated`,
       trigger,
       'an activity occurring more than once in a case, where most cases with it do it once',
-      back && back.from !== a ? [back.from, a, `the case goes on from ${q(a)}`] : [a, `the case goes on from ${q(a)}`],
+      back !== undefined && back !== a ? [back, a, `the case goes on from ${q(a)}`] : [a, `the case goes on from ${q(a)}`],
       t.casesRepeating,
       t.cases,
       `cases with more than one ${q(a)} among the ${t.cases} cases with it (${pct(ratio(t.casesRepeating, t.cases))})`,
@@ -84,19 +84,30 @@ export function readExceptions(
     if (ip === undefined || ix === undefined) return;
     let withP = 0;
     let without = 0;
+    // Where those cases went right after their first p: counted over them, not over every case leaving p.
+    const next = new Map<number, number>();
     for (const v of f.variants) {
       const at = v.ids.indexOf(ip);
       if (at < 0) continue;
       withP += v.count;
-      if (at + 1 < v.ids.length && !v.distinct.includes(ix)) without += v.count;
+      if (at + 1 < v.ids.length && !v.distinct.includes(ix)) {
+        without += v.count;
+        const to = v.ids[at + 1]!;
+        if (to >= 0) next.set(to, (next.get(to) ?? 0) + v.count);
+      }
     }
-    const instead = successors(f, p).find((e) => e.to !== x);
+    const [to, n] = commonest(f, next);
+    const instead = to !== undefined && n >= TRIGGER_SHARE * without ? to : undefined;
     item(
       `skipped-${slug(x)}`,
       `${q(x)} skipped`,
-      instead ? `after ${q(p)} the case goes to ${q(instead.to)} instead (${instead.cases} cases)` : `after ${q(p)}`,
+      instead !== undefined
+        ? `after ${q(p)} the case goes to ${q(instead)} instead (${n} of the ${without} cases)`
+        : to !== undefined
+          ? `after ${q(p)} the case goes to no one step instead: the commonest, ${q(to)}, in ${n} of the ${without} cases`
+          : `after ${q(p)}`,
       `a case that did ${q(p)} and went on without ever doing ${q(x)}, a step the mined model requires after it`,
-      instead ? [instead.to, `the case goes on without ${q(x)}`] : [`the case goes on without ${q(x)}`],
+      instead !== undefined ? [instead, `the case goes on without ${q(x)}`] : [`the case goes on without ${q(x)}`],
       without,
       withP,
       `cases with ${q(p)}, without ${q(x)}, and with an event after their first ${q(p)}, among the ${withP} cases with ${q(p)}`,
@@ -149,4 +160,35 @@ export function readExceptions(
     `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (${rare.length > MAX_RARE ? `the ${MAX_RARE} commonest of ${rare.length}` : `${rare.length}`}) and cases ending in a failure ending; ` +
     `kept when at least ${min} cases and at most ${MAX_EXCEPTION_SHARE * 100}% of all cases show one`;
   return { exceptions: out, loops, method };
+}
+
+/** Per activity id: how many cases make their second visit of it right after each activity id (exact, over the variants). */
+function stepsBeforeSecondVisit(f: Facts): Map<number, Map<number, number>> {
+  const out = new Map<number, Map<number, number>>();
+  const visits = new Int32Array(f.activities.length);
+  for (const v of f.variants) {
+    const ids = v.ids;
+    for (let i = 0; i < ids.length; i++) {
+      const a = ids[i]!;
+      // A second visit is never a path's first step; a step the tally lacks (-1) is no activity to name.
+      if (a < 0 || ++visits[a]! !== 2 || ids[i - 1]! < 0) continue;
+      const prev = ids[i - 1]!;
+      let m = out.get(a);
+      if (!m) out.set(a, (m = new Map()));
+      m.set(prev, (m.get(prev) ?? 0) + v.count);
+    }
+    for (const a of v.distinct) visits[a] = 0;
+  }
+  return out;
+}
+
+/** The activity of the largest count (ties: the first label), and its count; undefined for none. */
+function commonest(f: Facts, counts: ReadonlyMap<number, number> | undefined): [string | undefined, number] {
+  let best: string | undefined;
+  let most = 0;
+  for (const [id, n] of counts ?? []) {
+    const label = f.activities[id]!;
+    if (n > most || (n === most && best !== undefined && cmp(label, best) < 0)) [best, most] = [label, n];
+  }
+  return [best, most];
 }

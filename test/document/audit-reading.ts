@@ -129,14 +129,54 @@ function auditExceptions(doc: GraphDocument, cases: readonly CaseFacts[], labels
     const a = subjectOf(x.id, x.name, labels);
     if (a === undefined) return f.skip(path, `${x.id}: its name does not name one activity: ${x.name}`);
     const has = (c: CaseFacts) => c.first.has(a);
-    if (kind === 'repeated') return check(count(cases, (c) => (c.visits.get(a) ?? 0) > 1), count(cases, has));
+    if (kind === 'repeated') {
+      check(count(cases, (c) => (c.visits.get(a) ?? 0) > 1), count(cases, has));
+      // The trigger's count: the repeating cases whose second visit comes right after the step it names.
+      const stated = statedCount(x.trigger);
+      if (!stated) return;
+      const named = namedIn(x.trigger, labels, [(l) => `after ${q(l)} (`, (l) => `visit, ${q(l)}, in`, (l) => (l === a ? `${q(l)} directly again (` : undefined)]);
+      if (named === undefined) return f.skip(`${path}/trigger`, `${x.id}: the trigger names no one step: ${x.trigger}`);
+      const repeating = cases.filter((c) => (c.visits.get(a) ?? 0) > 1);
+      f.same(`${path}/trigger`, stated, `${count(repeating, (c) => c.acts[secondVisit(c.acts, a) - 1] === named)} of ${repeating.length}`);
+      return;
+    }
     if (kind === 'rare') return check(count(cases, has), cases.length);
     if (kind === 'failed-ending') return check(count(cases, (c) => c.last === a), cases.length);
     const p = stepBefore(x.trigger, labels, a) ?? stepBefore(x.detected_by, labels, a);
     if (p === undefined) return f.skip(path, `${x.id}: neither trigger nor detected_by names the step before ${q(a)}: ${x.trigger} / ${x.detected_by}`);
     const withP = cases.filter((c) => c.first.has(p));
-    check(count(withP, (c) => !has(c) && c.first.get(p)! < c.acts.length - 1), withP.length);
+    const skipping = withP.filter((c) => !has(c) && c.first.get(p)! < c.acts.length - 1);
+    check(skipping.length, withP.length);
+    // The trigger's count: the skipping cases whose step right after their first p is the one it names.
+    const stated = statedCount(x.trigger);
+    if (!stated) return;
+    const named = namedIn(x.trigger, labels, [(l) => `goes to ${q(l)} instead (`, (l) => `the commonest, ${q(l)}, in`]);
+    if (named === undefined) return f.skip(`${path}/trigger`, `${x.id}: the trigger names no one step: ${x.trigger}`);
+    f.same(`${path}/trigger`, stated, `${count(skipping, (c) => c.acts[c.first.get(p)! + 1] === named)} of ${skipping.length}`);
   });
+}
+
+/** The "n of the N cases" a trigger states, as "n of N". */
+function statedCount(text: string): string | undefined {
+  const m = /(\d+) of the (\d+) cases/.exec(text);
+  return m ? `${m[1]} of ${m[2]}` : undefined;
+}
+
+/** The one label some pattern finds in the text (undefined for none or several). */
+function namedIn(text: string, labels: Set<string>, patterns: ((label: string) => string | undefined)[]): string | undefined {
+  const found = [...labels].filter((l) =>
+    patterns.some((p) => {
+      const needle = p(l);
+      return needle !== undefined && text.includes(needle);
+    }),
+  );
+  return found.length === 1 ? found[0] : undefined;
+}
+
+/** The index of an activity's second event in a case (-1 when it has none). */
+function secondVisit(acts: readonly string[], a: string): number {
+  const first = acts.indexOf(a);
+  return first < 0 ? -1 : acts.indexOf(a, first + 1);
 }
 
 /** The activity a text names as the step before `x`: "after 'P'". */

@@ -187,8 +187,8 @@ describe('the audit on hand-made items', () => {
     ...d,
     exceptions: [
       exception('out-of-order-b-a', "'B' before 'A'", '', 1, 3),
-      exception('repeated-b', "'B' repeated", '', 1, 3),
-      exception('skipped-b', "'B' skipped", "after 'A' the case goes to 'C' instead", 1, 4),
+      exception('repeated-b', "'B' repeated", "'B' directly again (1 of the 1 cases that repeat it)", 1, 3),
+      exception('skipped-b', "'B' skipped", "after 'A' the case goes to 'C' instead (1 of the 1 cases)", 1, 4),
       exception('rare-d', "rare step 'D'", '', 1, 4),
       exception('failed-ending-d', "ends with 'D'", '', 1, 4),
     ],
@@ -236,5 +236,12 @@ describe('the audit on hand-made items', () => {
       parent[keys[keys.length - 1]!]! += path.endsWith('share_met') ? 0.1 : 1;
       expect(auditDocument(changed as unknown as GraphDocument, traces).filter((l) => l.startsWith(`${path}:`)), path).toHaveLength(1);
     }
+  });
+
+  it("recounts a trigger's cases from the step it names", () => {
+    const changed = structuredClone(doc);
+    changed.exceptions[1]!.trigger = "after 'A' (1 of the 1 cases that repeat it)";
+    changed.exceptions[2]!.trigger = "after 'A' the case goes to 'D' instead (1 of the 1 cases)";
+    expect([...auditDocument(changed, traces)]).toEqual(['/exceptions/1/trigger: document "1 of 1", recomputed "0 of 1"', '/exceptions/2/trigger: document "1 of 1", recomputed "0 of 1"']);
   });
 });

@@ -87,9 +87,9 @@ describe('the reading rules', () => {
     expect(doc.assumptions.some((a) => typeof a === 'string' && a.includes("'Load' (90% of the 20 cases with it repeat it)"))).toBe(true);
   });
 
-  it("names a repeat's trigger only when a good share of the repeating cases take that step back", () => {
-    // 19 of the 20 cases repeating 'Review' go back through a second 'Submit' (no step back: 'Submit' comes first);
-    // one goes back from 'Decide'. That one case is no trigger of 20 repeats; 'Review' is the trigger of the 19 'Submit' repeats.
+  it("names as a repeat's trigger the step right before the second visit, counted over the cases that repeat", () => {
+    // 19 of the 20 cases repeating 'Review' go back through a second 'Submit'; one goes back from 'Decide'.
+    // Every case has 'Submit' directly before 'Review' once: the count is over second visits only.
     const doc = documentOf(
       log([
         { path: ['Submit', 'Review', 'Decide', 'Close'], times: 80 },
@@ -99,22 +99,35 @@ describe('the reading rules', () => {
     );
     const repeated = doc.exceptions.filter((e) => e.id.startsWith('repeated-'));
     expect(repeated.map((e) => [e.id, e.cases, e.trigger, e.handling])).toEqual([
-      ['repeated-review', 20, "not shown by the data: the commonest step back to it, from 'Decide', is in 1 of the 20 cases that repeat it", ['Review', "the case goes on from 'Review'"]],
-      ['repeated-submit', 19, "after 'Review' (19 cases)", ['Review', 'Submit', "the case goes on from 'Submit'"]],
+      ['repeated-review', 20, "after 'Submit' (19 of the 20 cases that repeat it)", ['Submit', 'Review', "the case goes on from 'Review'"]],
+      ['repeated-submit', 19, "after 'Review' (19 of the 19 cases that repeat it)", ['Review', 'Submit', "the case goes on from 'Submit'"]],
     ]);
   });
 
-  it("does not name a repeat's usual step before as its trigger", () => {
-    // 'Review' comes again only after a second 'Submit', and 'Submit' comes first: no step leads back to 'Review'.
+  it('names no trigger when no one step comes before a quarter of the second visits', () => {
+    // Eight cases repeat 'Review', each after a different step.
     const doc = documentOf(
       log([
-        { path: ['Submit', 'Review', 'Close'], times: 80 },
-        { path: ['Submit', 'Review', 'Submit', 'Review', 'Close'], times: 20 },
+        { path: ['Submit', 'Review', 'Close'], times: 92 },
+        ...['X1', 'X2', 'X3', 'X4', 'X5', 'X6', 'X7', 'X8'].map((x) => ({ path: ['Submit', 'Review', x, 'Review', 'Close'], times: 1 })),
       ]),
     );
     const review = doc.exceptions.find((e) => e.id === 'repeated-review')!;
-    expect([review.cases, review.trigger]).toEqual([20, "not shown by the data: no step that usually comes after it leads back to it ('Submit', its commonest step before, is directly before it in 100 cases)"]);
-    expect(doc.exceptions.find((e) => e.id === 'repeated-submit')?.trigger).toBe("after 'Review' (20 cases)");
+    expect([review.cases, review.trigger, review.handling]).toEqual([8, "no one step: the commonest right before its second visit, 'X1', in 1 of the 8 cases that repeat it", ['Review', "the case goes on from 'Review'"]]);
+  });
+
+  it("names where the cases skipping a step went instead, counted over them", () => {
+    // 'Check' is skipped by 10 cases, 8 of them going straight to 'Pay'; 20 others repeat 'Register' before 'Check'.
+    const doc = documentOf(
+      log([
+        { path: ['Register', 'Check', 'Pay', 'Close'], times: 70 },
+        { path: ['Register', 'Register', 'Check', 'Pay', 'Close'], times: 20 },
+        { path: ['Register', 'Pay', 'Close'], times: 8 },
+        { path: ['Register', 'Close'], times: 2 },
+      ]),
+    );
+    const skipped = doc.exceptions.find((e) => e.id === 'skipped-check');
+    expect(skipped && [skipped.cases, skipped.trigger, skipped.handling]).toEqual([10, "after 'Register' the case goes to 'Pay' instead (8 of the 10 cases)", ['Pay', "the case goes on without 'Check'"]]);
   });
 
   it('jumping over a step the model lets cases leave out is no skip', () => {
