@@ -88,17 +88,27 @@ export async function listening(run: Run, ms = 60_000): Promise<string> {
   }
 }
 
-/** Runs `query` on a read-only connection to a state file; undefined while the file (or its tables) is not there yet. */
-export function readState<T>(file: string, query: (db: Database.Database) => T): T | undefined {
+/**
+ * Runs `query` on a read-only connection to a state file; undefined while the file (or its tables) is not there yet.
+ * A child SIGKILLed mid-commit can leave a WAL index that only a connection allowed to write rebuilds (SQLite answers
+ * a read-only one "attempt to write a readonly database", seen once in CI): then the query runs on such a
+ * connection, which rebuilds the index from the WAL and reads what was committed, as the next pcg run would.
+ */
+export function readState<T>(file: string, query: (db: Database.Database) => T, readonly = true): T | undefined {
   if (!existsSync(file)) return undefined;
   let db: Database.Database | undefined;
   try {
-    db = new Database(file, { readonly: true, fileMustExist: true });
+    db = new Database(file, { readonly, fileMustExist: true });
     db.pragma('busy_timeout = 5000');
     return query(db);
   } catch (error) {
     // A file being created or migrated by the child has no tables yet.
     if (/no such table|SQLITE_BUSY|SQLITE_CANTOPEN|database is locked/i.test(String(error))) return undefined;
+    if (readonly && /^SQLITE_READONLY/.test(String((error as { code?: unknown }).code))) {
+      db?.close();
+      db = undefined;
+      return readState(file, query, false);
+    }
     throw error;
   } finally {
     db?.close();
