@@ -152,8 +152,20 @@ export function readExceptions(
   }
   for (const a of failureEnds) {
     const n = stops.get(a) ?? 0;
-    const p = predecessors(f, a)[0];
-    item(`failed-ending-${slug(a)}`, `ends with ${q(a)}`, p ? `after ${q(p.from)} (${p.cases} cases)` : 'at the start of the case', `a case whose last activity is the failure ending ${q(a)}`, [a, 'the case ends'], n, f.cases, `cases whose last event is ${q(a)}, among all cases`);
+    // The step right before the last event, counted over the cases ending there (not over every case taking it to a).
+    const before = new Map<number, number>();
+    for (const v of f.variants) {
+      const prev = v.end === a && v.ids.length > 1 ? v.ids[v.ids.length - 2]! : -1;
+      if (prev >= 0) before.set(prev, (before.get(prev) ?? 0) + v.count);
+    }
+    const [p, k] = commonest(f, before);
+    const trigger =
+      p === undefined
+        ? 'at the start of the case'
+        : k >= TRIGGER_SHARE * n
+          ? `after ${q(p)} (${k} of the ${n} cases)`
+          : `no one step: the commonest right before it, ${q(p)}, in ${k} of the ${n} cases`;
+    item(`failed-ending-${slug(a)}`, `ends with ${q(a)}`, trigger, `a case whose last activity is the failure ending ${q(a)}`, [a, 'the case ends'], n, f.cases, `cases whose last event is ${q(a)}, among all cases`);
   }
   const method =
     `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop), backbone steps the mined model requires that cases went on without, ` +

@@ -141,7 +141,17 @@ function auditExceptions(doc: GraphDocument, cases: readonly CaseFacts[], labels
       return;
     }
     if (kind === 'rare') return check(count(cases, has), cases.length);
-    if (kind === 'failed-ending') return check(count(cases, (c) => c.last === a), cases.length);
+    if (kind === 'failed-ending') {
+      check(count(cases, (c) => c.last === a), cases.length);
+      // The trigger's count: the cases ending there whose step right before the last is the one it names.
+      const stated = statedCount(x.trigger);
+      if (!stated) return;
+      const named = namedIn(x.trigger, labels, [(l) => `after ${q(l)} (`, (l) => `before it, ${q(l)}, in`]);
+      if (named === undefined) return f.skip(`${path}/trigger`, `${x.id}: the trigger names no one step: ${x.trigger}`);
+      const ending = cases.filter((c) => c.last === a);
+      f.same(`${path}/trigger`, stated, `${count(ending, (c) => c.acts[c.acts.length - 2] === named)} of ${ending.length}`);
+      return;
+    }
     const p = stepBefore(x.trigger, labels, a) ?? stepBefore(x.detected_by, labels, a);
     if (p === undefined) return f.skip(path, `${x.id}: neither trigger nor detected_by names the step before ${q(a)}: ${x.trigger} / ${x.detected_by}`);
     const withP = cases.filter((c) => c.first.has(p));

@@ -130,6 +130,20 @@ describe('the reading rules', () => {
     expect(skipped && [skipped.cases, skipped.trigger, skipped.handling]).toEqual([10, "after 'Register' the case goes to 'Pay' instead (8 of the 10 cases)", ['Pay', "the case goes on without 'Check'"]]);
   });
 
+  it("names a failure ending's trigger from the cases that end there", () => {
+    // 'Rejected' follows 'Review' in 30 cases, but only the 6 that end there count: 5 of them came from 'Escalate'.
+    const doc = documentOf(
+      log([
+        { path: ['Submit', 'Review', 'Approve', 'Close'], times: 70 },
+        { path: ['Submit', 'Review', 'Rejected', 'Submit', 'Review', 'Approve', 'Close'], times: 24 },
+        { path: ['Submit', 'Review', 'Escalate', 'Rejected'], times: 5 },
+        { path: ['Submit', 'Review', 'Rejected'], times: 1 },
+      ]),
+    );
+    const failed = doc.exceptions.find((e) => e.id === 'failed-ending-rejected');
+    expect(failed && [failed.cases, failed.trigger]).toEqual([6, "after 'Escalate' (5 of the 6 cases)"]);
+  });
+
   it('jumping over a step the model lets cases leave out is no skip', () => {
     // 'Send Fine' is optional for the mined tree (a quarter of the cases pay at once): no skip, no skipped exception.
     const doc = documentOf(
