@@ -1,10 +1,10 @@
 import type { CaseFold } from '../contribution.js';
 import { ColdFolds } from './cold-folds.js';
 
-/** A store's folds kept as text by default: 64 MiB, about 140k cases at the half kilobyte a simulated order's fold takes. */
+/** A store's folds kept as text by default: 64 MiB, about 180k cases at the 240 characters (plus ENTRY_BYTES) a simulated order's packed fold takes. */
 export const DEFAULT_COLD_FOLD_BYTES = 64 * 2 ** 20;
 
-/** How a cache turns a fold it gives up into text and back (the store's: CaseFold.toJSON and CaseFold.restore under its current book). */
+/** How a cache turns a fold it gives up into text and back (the store's: CaseFold.pack and CaseFold.unpack under its current book). */
 export interface FoldCodec {
   text(fold: CaseFold): string;
   fold(text: string): CaseFold;

@@ -1,4 +1,4 @@
-import { BatchLog } from './batch-log.js';
+import { BatchLog, MERGE_AFTER } from './batch-log.js';
 import type { Db } from './database.js';
 
 /** A case's change in one batch: ids of its new rows, appended to its list or (whole) replacing it; an empty whole list removes the case. */
@@ -10,6 +10,15 @@ export interface Pending {
 }
 
 /**
+ * Pending case changes at which they are merged, by default: four times the counters' threshold. A merge
+ * rewrites the row of every open case it meets (its list of row ids grows), so its cost is the open cases'
+ * pages rather than the changes; merging a quarter as often took a 10M-event stream's fourth million from
+ * 20.3 s to 17.7 s (BENCHMARKS.md). Only case-level reads lay the pending changes over the table (a whole
+ * log's traces, the case ids), while counters are read on every snapshot, so theirs stay at MERGE_AFTER.
+ */
+export const CASE_MERGE_AFTER = 4 * MERGE_AFTER;
+
+/**
  * Where each case's rows are in the event log: `case_state` (case -> row ids)
  * plus the changes of the last few batches in `case_delta` (a BatchLog), one
  * row each.
@@ -17,7 +26,7 @@ export interface Pending {
  * A stream touches most open cases every few batches, and rewriting their
  * case_state rows each time dirtied nearly every page of the table per batch:
  * at 1M events it was a quarter of the ingest time. Batches now append one
- * row; once ~100k case changes wait (as for counters), they are merged per
+ * row; once ~400k case changes wait (CASE_MERGE_AFTER), they are merged per
  * case and applied at once. A case is read through the log's mirror (the
  * pending changes merged per case) while it is trusted; otherwise the pending
  * changes are merged first. Every method runs inside the caller's
@@ -36,7 +45,7 @@ export class CaseTable {
     /** Whether a due merge waits for the owner's `merge` (ProjectStore.settle); see BatchLog. */
     deferMerges = false,
   ) {
-    this.log = new BatchLog(db, 'case_delta', mergeAfter, deferMerges);
+    this.log = new BatchLog(db, 'case_delta', mergeAfter ?? CASE_MERGE_AFTER, deferMerges);
     this.q = {
       ids: db.prepare<[string], { event_ids: string }>('SELECT event_ids FROM case_state WHERE case_id = ?'),
       append: db.prepare(
@@ -97,7 +106,11 @@ export class CaseTable {
       changes = new Map();
       for (const stored of this.log.stored()) for (const d of JSON.parse(stored) as CaseDelta[]) mergeInto(changes, d);
     }
-    for (const [caseId, p] of changes) {
+    // In key order, so that the upserts walk case_state's B-tree once, leaf after leaf, instead of jumping
+    // between the pages of every open case (the table outgrows SQLite's page cache as a project grows).
+    // JavaScript's order is UTF-16's, SQLite's UTF-8's: they differ only past the BMP, where only locality suffers.
+    for (const caseId of [...changes.keys()].sort()) {
+      const p = changes.get(caseId)!;
       if (!p.whole) this.q.append.run(caseId, p.ids);
       else if (p.ids === '') this.q.remove.run(caseId);
       else this.q.set.run(caseId, p.ids);

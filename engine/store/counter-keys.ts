@@ -9,6 +9,10 @@ export interface VariantNode {
   next: Map<string, VariantNode> | undefined;
   /** The variant counter's id, once asked for. */
   id: number | undefined;
+  /** The node one step up (none at the root), the activity of the step to here, and the node's number in its book. */
+  readonly parent: VariantNode | undefined;
+  readonly activity: string;
+  readonly index: number;
 }
 
 /**
@@ -34,8 +38,15 @@ export class KeyBook {
   private readonly activities = new Map<string, ActivityKeys>();
   private readonly durations = new Map<number, number>();
   private readonly pairs = new Map<string, Map<string, string>>();
-  private readonly resources = new Map<string, string>();
-  readonly variantRoot: VariantNode = { next: undefined, id: undefined };
+  /** Pair keys numbered (see pairId), with each key's first part: a fold packs its attributes as these numbers. */
+  private readonly pairIds = new Map<string, number>();
+  readonly pairNames: string[] = [];
+  readonly pairKeys: string[] = [];
+  private readonly resources = new Map<string, number>();
+  readonly resourceNames: string[] = [];
+  readonly variantRoot: VariantNode = { next: undefined, id: undefined, parent: undefined, activity: '', index: 0 };
+  /** The trie's nodes by number. */
+  readonly variantNodes: VariantNode[] = [this.variantRoot];
   readonly cases = this.id('cases', '', '', 0);
   readonly events = this.id('events', '', '', 0);
 
@@ -85,7 +96,11 @@ export class KeyBook {
   variantStep(node: VariantNode, activity: string): VariantNode {
     const next = (node.next ??= new Map());
     let child = next.get(activity);
-    if (child === undefined) next.set(activity, (child = { next: undefined, id: undefined }));
+    if (child === undefined) {
+      child = { next: undefined, id: undefined, parent: node, activity, index: this.variantNodes.length };
+      next.set(activity, child);
+      this.variantNodes.push(child);
+    }
     return child;
   }
 
@@ -99,15 +114,33 @@ export class KeyBook {
     let byB = this.pairs.get(a);
     if (byB === undefined) this.pairs.set(a, (byB = new Map()));
     let key = byB.get(b);
-    if (key === undefined) byB.set(b, (key = pairKey(a, b)));
+    if (key === undefined) {
+      byB.set(b, (key = pairKey(a, b)));
+      this.pairIds.set(key, this.pairKeys.length);
+      this.pairKeys.push(key);
+      this.pairNames.push(a);
+    }
     return key;
+  }
+
+  /** The number of a key `pair` made (pairKeys and pairNames hold it and its first part). */
+  pairId(key: string): number {
+    return this.pairIds.get(key)!;
   }
 
   /** One string per resource name, for the same reason. */
   resourceName(name: string): string {
-    let shared = this.resources.get(name);
-    if (shared === undefined) this.resources.set(name, (shared = name));
-    return shared;
+    return this.resourceNames[this.resourceId(name)]!;
+  }
+
+  /** The resource's number (resourceNames holds its name). */
+  resourceId(name: string): number {
+    let id = this.resources.get(name);
+    if (id === undefined) {
+      this.resources.set(name, (id = this.resourceNames.length));
+      this.resourceNames.push(name);
+    }
+    return id;
   }
 
   duration(bucket: number): number {

@@ -1,4 +1,4 @@
-import { CaseFold, contribute, contributeAfter, COUNTING_VERSION, type FoldState } from '../contribution.js';
+import { CaseFold, contribute, contributeAfter, COUNTING_VERSION } from '../contribution.js';
 import { mergeCaseSample } from './case-sample.js';
 import { EngineError } from '../errors.js';
 import { compareEvents, DEFAULT_EVENT_LIMITS, type Event, type EventLimits } from '../event.js';
@@ -94,15 +94,7 @@ export class ProjectStore {
 
   /** Folds as text and back, numbered by the book of the moment (a new book clears the cache, text included). */
   private foldCodec(): FoldCodec {
-    return {
-      text: (fold) => JSON.stringify(fold.prunedUntil ? [fold.toJSON(), fold.prunedUntil] : [fold.toJSON()]),
-      fold: (text) => {
-        const [state, prunedUntil] = JSON.parse(text) as [FoldState, CaseFold['prunedUntil']?];
-        const fold = CaseFold.restore(state, this.book);
-        fold.prunedUntil = prunedUntil;
-        return fold;
-      },
-    };
+    return { text: (fold) => fold.pack(), fold: (text) => CaseFold.unpack(text, this.book) };
   }
 
   /** Counters written by an older version of contribution() are recounted from the kept events. */

@@ -105,7 +105,7 @@ export interface StoreOptions {
   coldFoldBytes?: number;
   /** Counter ids numbered before the store starts a fresh KeyBook between batches (default 200k; small values exercise the reset in tests). */
   maxCounterIds?: number;
-  /** Pending counter or case changes (rows of their batch logs) that trigger a merge into the counter and case tables (default 100k; see CounterTable). */
+  /** Pending counter or case changes (rows of their batch logs) that trigger a merge into the counter and case tables (default 100k for counters, 400k for cases; see CounterTable and CaseTable). */
   mergeAfter?: number;
   /**
    * Whether a due merge of pending changes waits for `settle` (until it is overdue) instead of running inside the

@@ -69,6 +69,7 @@ describe('incremental state == from-scratch recomputation', () => {
     ['with a two-case cache, text for a few folds only, counter ids renumbered', { cacheCases: 2, coldFoldBytes: 2500, maxCounterIds: 8 }, false],
     ['with a two-case cache and no folds kept as text', { cacheCases: 2, coldFoldBytes: 0 }, false],
     ['with long cases', { cacheCases: 100_000 }, false, longCases],
+    ['with long cases and a one-case cache, the folds it gives up kept as text', { cacheCases: 1, coldFoldBytes: 1 << 20 }, false, longCases],
   ])('under duplicates, shuffles, replays and any batch split (%s)', (_, options, restart, logs = scenario) => {
     fc.assert(
       fc.property(logs, ({ log, arrival, cuts, replays }) => {

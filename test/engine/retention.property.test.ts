@@ -129,6 +129,7 @@ describe('retention: pruned state == oracle with late events moved after the pru
     ['with a two-case cache, the folds it gives up (pruned cases too) kept as text', { cacheCases: 2, coldFoldBytes: 1 << 20 }, 'same'],
     ['pruned by a second connection while the first writes', { cacheCases: 100_000, mergeAfter: 12 }, 'other'],
     ['with long cases', { cacheCases: 100_000 }, 'same', longCases],
+    ['with long cases and a one-case cache, the folds it gives up (pruned cases too) kept as text', { cacheCases: 1, coldFoldBytes: 1 << 20 }, 'same', longCases],
   ] as const)('under late events, re-sent events and prunes at random points (%s)', (_, options, pruner, logs = scenario) => {
     let moved = 0;
     let unmoved = 0;
