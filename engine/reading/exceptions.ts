@@ -2,7 +2,7 @@ import { cmp } from '../event.js';
 import type { ExceptionItem } from '../document/types.js';
 import type { Backbone } from './backbone.js';
 import { earlier, RARE_ACTIVITY_SHARE } from './edges.js';
-import { evidence, parallel, pct, predecessors, q, ratio, slug, successors, type Facts } from './facts.js';
+import { evidence, parallel, pct, q, ratio, slug, successors, type Facts } from './facts.js';
 
 const MIN_SHARE = 0.01;
 const OUT_OF_ORDER = 0.8;
@@ -104,7 +104,7 @@ export function readExceptions(
       instead !== undefined
         ? `after ${q(p)} the case goes to ${q(instead)} instead (${n} of the ${without} cases)`
         : to !== undefined
-          ? `after ${q(p)} the case goes to no one step instead: the commonest, ${q(to)}, in ${n} of the ${without} cases`
+          ? `after ${q(p)} no one step follows instead: the commonest, ${q(to)}, in ${n} of the ${without} cases`
           : `after ${q(p)}`,
       `a case that did ${q(p)} and went on without ever doing ${q(x)}, a step the mined model requires after it`,
       instead !== undefined ? [instead, `the case goes on without ${q(x)}`] : [`the case goes on without ${q(x)}`],
@@ -135,14 +135,21 @@ export function readExceptions(
   const rare = f.activities
     .filter((a) => (f.activityCases.get(a) ?? 0) > 0 && (f.activityCases.get(a) ?? 0) < RARE_ACTIVITY_SHARE * f.cases && !failure.has(a))
     .sort((a, b) => (f.activityCases.get(b) ?? 0) - (f.activityCases.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
+  const firstVisits = rare.length ? stepsBeforeFirstVisit(f) : new Map<number, Map<number, number>>();
   for (const a of rare.slice(0, MAX_RARE)) {
     const n = f.activityCases.get(a)!;
-    const p = predecessors(f, a)[0];
+    // The step right before each case's first visit (or its start), counted over the cases with the step.
+    const before = firstVisits.get(f.idOf.get(a)!);
+    const starts = before?.get(START_ID) ?? 0;
+    const [p, k] = commonest(f, before);
+    const [where, most] = starts >= k ? ['the start of the case', starts] : [q(p!), k];
     const s = successors(f, a)[0];
     item(
       `rare-${slug(a)}`,
       `rare step ${q(a)}`,
-      p ? `after ${q(p.from)} (${p.cases} of ${n} cases)` : 'at the start of the case',
+      most >= TRIGGER_SHARE * n
+        ? `${starts >= k ? 'at' : 'after'} ${where} (${most} of the ${n} cases)`
+        : `no one step: the commonest right before it, ${where}, in ${most} of the ${n} cases`,
       `an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases`,
       s && s.cases > (stops.get(a) ?? 0) ? [a, s.to] : [a, 'the case ends'],
       n,
@@ -150,15 +157,20 @@ export function readExceptions(
       `cases with ${q(a)} among all cases`,
     );
   }
+  // The step right before the last event, counted over the cases ending there (not over every case taking it to the
+  // ending), for every failure ending in one pass over the variants.
+  const beforeEnd = new Map<string, Map<number, number>>();
+  for (const v of f.variants) {
+    const end = v.end;
+    const prev = v.ids.length > 1 ? v.ids[v.ids.length - 2]! : -1;
+    if (end === undefined || !failure.has(end) || prev < 0) continue;
+    let m = beforeEnd.get(end);
+    if (!m) beforeEnd.set(end, (m = new Map()));
+    m.set(prev, (m.get(prev) ?? 0) + v.count);
+  }
   for (const a of failureEnds) {
     const n = stops.get(a) ?? 0;
-    // The step right before the last event, counted over the cases ending there (not over every case taking it to a).
-    const before = new Map<number, number>();
-    for (const v of f.variants) {
-      const prev = v.end === a && v.ids.length > 1 ? v.ids[v.ids.length - 2]! : -1;
-      if (prev >= 0) before.set(prev, (before.get(prev) ?? 0) + v.count);
-    }
-    const [p, k] = commonest(f, before);
+    const [p, k] = commonest(f, beforeEnd.get(a));
     const trigger =
       p === undefined
         ? 'at the start of the case'
@@ -194,11 +206,36 @@ function stepsBeforeSecondVisit(f: Facts): Map<number, Map<number, number>> {
   return out;
 }
 
-/** The activity of the largest count (ties: the first label), and its count; undefined for none. */
+/** The key stepsBeforeFirstVisit counts a case's start under. */
+const START_ID = -2;
+
+/** Per activity id: how many cases make their first visit of it right after each activity id, or at their start (START_ID). */
+function stepsBeforeFirstVisit(f: Facts): Map<number, Map<number, number>> {
+  const out = new Map<number, Map<number, number>>();
+  const seen = new Uint8Array(f.activities.length);
+  for (const v of f.variants) {
+    const ids = v.ids;
+    for (let i = 0; i < ids.length; i++) {
+      const a = ids[i]!;
+      if (a < 0 || seen[a]) continue;
+      seen[a] = 1;
+      const prev = i === 0 ? START_ID : ids[i - 1]!;
+      if (prev === -1) continue;
+      let m = out.get(a);
+      if (!m) out.set(a, (m = new Map()));
+      m.set(prev, (m.get(prev) ?? 0) + v.count);
+    }
+    for (const a of v.distinct) seen[a] = 0;
+  }
+  return out;
+}
+
+/** The activity of the largest count (ties: the first label), and its count; undefined for none. Other keys (START_ID) are left out. */
 function commonest(f: Facts, counts: ReadonlyMap<number, number> | undefined): [string | undefined, number] {
   let best: string | undefined;
   let most = 0;
   for (const [id, n] of counts ?? []) {
+    if (id < 0) continue;
     const label = f.activities[id]!;
     if (n > most || (n === most && best !== undefined && cmp(label, best) < 0)) [best, most] = [label, n];
   }

@@ -140,7 +140,19 @@ function auditExceptions(doc: GraphDocument, cases: readonly CaseFacts[], labels
       f.same(`${path}/trigger`, stated, `${count(repeating, (c) => c.acts[secondVisit(c.acts, a) - 1] === named)} of ${repeating.length}`);
       return;
     }
-    if (kind === 'rare') return check(count(cases, has), cases.length);
+    if (kind === 'rare') {
+      const withA = cases.filter(has);
+      check(withA.length, cases.length);
+      // The trigger's count: the cases with the step whose first visit comes at their start, or right after the step it names.
+      const stated = statedCount(x.trigger);
+      if (!stated) return;
+      const first = (c: CaseFacts) => c.first.get(a)!;
+      if (x.trigger.includes('the start of the case')) return f.same(`${path}/trigger`, stated, `${count(withA, (c) => first(c) === 0)} of ${withA.length}`);
+      const named = namedIn(x.trigger, labels, [(l) => `after ${q(l)} (`, (l) => `before it, ${q(l)}, in`]);
+      if (named === undefined) return f.skip(`${path}/trigger`, `${x.id}: the trigger names no one step: ${x.trigger}`);
+      f.same(`${path}/trigger`, stated, `${count(withA, (c) => c.acts[first(c) - 1] === named)} of ${withA.length}`);
+      return;
+    }
     if (kind === 'failed-ending') {
       check(count(cases, (c) => c.last === a), cases.length);
       // The trigger's count: the cases ending there whose step right before the last is the one it names.

@@ -189,7 +189,7 @@ describe('the audit on hand-made items', () => {
       exception('out-of-order-b-a', "'B' before 'A'", '', 1, 3),
       exception('repeated-b', "'B' repeated", "'B' directly again (1 of the 1 cases that repeat it)", 1, 3),
       exception('skipped-b', "'B' skipped", "after 'A' the case goes to 'C' instead (1 of the 1 cases)", 1, 4),
-      exception('rare-d', "rare step 'D'", '', 1, 4),
+      exception('rare-d', "rare step 'D'", "after 'B' (1 of the 1 cases)", 1, 4),
       exception('failed-ending-d', "ends with 'D'", "after 'B' (1 of the 1 cases)", 1, 4),
     ],
     policies: [
@@ -242,10 +242,12 @@ describe('the audit on hand-made items', () => {
     const changed = structuredClone(doc);
     changed.exceptions[1]!.trigger = "after 'A' (1 of the 1 cases that repeat it)";
     changed.exceptions[2]!.trigger = "after 'A' the case goes to 'D' instead (1 of the 1 cases)";
+    changed.exceptions[3]!.trigger = 'at the start of the case (1 of the 1 cases)';
     changed.exceptions[4]!.trigger = "after 'A' (1 of the 1 cases)";
     expect([...auditDocument(changed, traces)]).toEqual([
       '/exceptions/1/trigger: document "1 of 1", recomputed "0 of 1"',
       '/exceptions/2/trigger: document "1 of 1", recomputed "0 of 1"',
+      '/exceptions/3/trigger: document "1 of 1", recomputed "0 of 1"',
       '/exceptions/4/trigger: document "1 of 1", recomputed "0 of 1"',
     ]);
   });

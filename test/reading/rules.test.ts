@@ -130,6 +130,36 @@ describe('the reading rules', () => {
     expect(skipped && [skipped.cases, skipped.trigger, skipped.handling]).toEqual([10, "after 'Register' the case goes to 'Pay' instead (8 of the 10 cases)", ['Pay', "the case goes on without 'Check'"]]);
   });
 
+  it('names no step taken instead when the cases skipping one scatter', () => {
+    // 10 cases skip 'Check', two each jumping to one of five later steps: none is where "the cases" went.
+    const steps = ['Approve', 'Pack', 'Pay', 'Ship', 'Close'];
+    const doc = documentOf(
+      log([
+        { path: ['Register', 'Check', ...steps], times: 90 },
+        ...steps.map((_, i) => ({ path: ['Register', ...steps.slice(i)], times: 2 })),
+      ]),
+    );
+    const skipped = doc.exceptions.find((e) => e.id === 'skipped-check');
+    expect(skipped && [skipped.cases, skipped.trigger, skipped.handling]).toEqual([
+      10,
+      "after 'Register' no one step follows instead: the commonest, 'Approve', in 2 of the 10 cases",
+      ["the case goes on without 'Check'"],
+    ]);
+  });
+
+  it("names a rare step's start as where it comes, counted over the cases with it", () => {
+    // 'Save' starts 4 of the 5 cases that have it (saved, never submitted); the fifth has it after 'Register'.
+    const doc = documentOf(
+      log([
+        { path: ['Register', 'Check', 'Pay', 'Close'], times: 195 },
+        { path: ['Save'], times: 4 },
+        { path: ['Register', 'Save', 'Check', 'Pay', 'Close'], times: 1 },
+      ]),
+    );
+    const rare = doc.exceptions.find((e) => e.id === 'rare-save');
+    expect(rare && [rare.cases, rare.trigger]).toEqual([5, 'at the start of the case (4 of the 5 cases)']);
+  });
+
   it("names a failure ending's trigger from the cases that end there", () => {
     // 'Rejected' follows 'Review' in 30 cases, but only the 6 that end there count: 5 of them came from 'Escalate'.
     const doc = documentOf(
