@@ -51,7 +51,7 @@ export function readExceptions(
       continue;
     }
     // The step right before each repeating case's second visit, counted exactly over the variants.
-    const [prev, n] = commonest(f, (secondVisits ??= stepsBeforeSecondVisit(f)).get(f.idOf.get(a)!));
+    const [prev, n] = commonest(f, (secondVisits ??= stepsBeforeVisit(f, 2)).get(f.idOf.get(a)!));
     const back = prev !== undefined && n >= TRIGGER_SHARE * t.casesRepeating ? prev : undefined;
     const of = `${n} of the ${t.casesRepeating} cases that repeat it`;
     const trigger =
@@ -135,7 +135,7 @@ export function readExceptions(
   const rare = f.activities
     .filter((a) => (f.activityCases.get(a) ?? 0) > 0 && (f.activityCases.get(a) ?? 0) < RARE_ACTIVITY_SHARE * f.cases && !failure.has(a))
     .sort((a, b) => (f.activityCases.get(b) ?? 0) - (f.activityCases.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
-  const firstVisits = rare.length ? stepsBeforeFirstVisit(f) : new Map<number, Map<number, number>>();
+  const firstVisits = rare.length ? stepsBeforeVisit(f, 1) : new Map<number, Map<number, number>>();
   for (const a of rare.slice(0, MAX_RARE)) {
     const n = f.activityCases.get(a)!;
     // The step right before each case's first visit (or its start), counted over the cases with the step.
@@ -186,46 +186,29 @@ export function readExceptions(
   return { exceptions: out, loops, method };
 }
 
-/** Per activity id: how many cases make their second visit of it right after each activity id (exact, over the variants). */
-function stepsBeforeSecondVisit(f: Facts): Map<number, Map<number, number>> {
+/** The key stepsBeforeVisit counts a case's start under. */
+const START_ID = -2;
+
+/**
+ * Per activity id: how many cases make their `nth` visit of it right after each activity id, or at their start
+ * (START_ID), exact over the variants.
+ */
+function stepsBeforeVisit(f: Facts, nth: number): Map<number, Map<number, number>> {
   const out = new Map<number, Map<number, number>>();
   const visits = new Int32Array(f.activities.length);
   for (const v of f.variants) {
     const ids = v.ids;
     for (let i = 0; i < ids.length; i++) {
       const a = ids[i]!;
-      // A second visit is never a path's first step; a step the tally lacks (-1) is no activity to name.
-      if (a < 0 || ++visits[a]! !== 2 || ids[i - 1]! < 0) continue;
-      const prev = ids[i - 1]!;
-      let m = out.get(a);
-      if (!m) out.set(a, (m = new Map()));
-      m.set(prev, (m.get(prev) ?? 0) + v.count);
-    }
-    for (const a of v.distinct) visits[a] = 0;
-  }
-  return out;
-}
-
-/** The key stepsBeforeFirstVisit counts a case's start under. */
-const START_ID = -2;
-
-/** Per activity id: how many cases make their first visit of it right after each activity id, or at their start (START_ID). */
-function stepsBeforeFirstVisit(f: Facts): Map<number, Map<number, number>> {
-  const out = new Map<number, Map<number, number>>();
-  const seen = new Uint8Array(f.activities.length);
-  for (const v of f.variants) {
-    const ids = v.ids;
-    for (let i = 0; i < ids.length; i++) {
-      const a = ids[i]!;
-      if (a < 0 || seen[a]) continue;
-      seen[a] = 1;
+      if (a < 0 || ++visits[a]! !== nth) continue;
       const prev = i === 0 ? START_ID : ids[i - 1]!;
+      // A step the tally lacks (-1) is no activity to name.
       if (prev === -1) continue;
       let m = out.get(a);
       if (!m) out.set(a, (m = new Map()));
       m.set(prev, (m.get(prev) ?? 0) + v.count);
     }
-    for (const a of v.distinct) seen[a] = 0;
+    for (const a of v.distinct) visits[a] = 0;
   }
   return out;
 }
