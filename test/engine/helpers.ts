@@ -1,14 +1,28 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, onTestFinished } from 'vitest';
 import { ProjectStore, type StoreOptions } from '../../engine/index.js';
+
+/**
+ * Runs `fn` once the current test ends. Called inside a test (a property run), it must be
+ * `onTestFinished`: an `afterEach` registered while a test runs only applies to later tests,
+ * so every property run's files were left behind. Called while tests are being collected or
+ * in a hook, `afterEach` is the one that exists.
+ */
+function afterTest(fn: () => void): void {
+  try {
+    onTestFinished(fn);
+  } catch {
+    afterEach(fn);
+  }
+}
 
 /** A fresh store on a fresh file per call, removed after the test. */
 export function freshStore(options: StoreOptions = {}): ProjectStore {
   const dir = mkdtempSync(join(tmpdir(), 'pcg-test-'));
   const store = ProjectStore.open(join(dir, 'state.sqlite'), options);
-  afterEach(() => {
+  afterTest(() => {
     try {
       store.close();
     } catch {
@@ -21,7 +35,7 @@ export function freshStore(options: StoreOptions = {}): ProjectStore {
 
 export function freshDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'pcg-test-'));
-  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  afterTest(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
 
