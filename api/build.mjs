@@ -16,7 +16,7 @@ const entries = {
   'command-thread': 'api/cli/command-thread.mjs',
   'reader-thread': 'connectors/files/reader-thread.mjs',
   'xes-part-thread': 'connectors/files/xes-part-thread.mjs',
-  'preparer-thread': 'connectors/kafka/preparer-thread.mjs',
+  'consumer-thread': 'connectors/kafka/consumer-thread.mjs',
   'workers/sources': 'api/workers/sources.mjs',
   'workers/build-document': 'api/workers/build-document.mjs',
   'workers/retract': 'api/workers/retract.mjs',

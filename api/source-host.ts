@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
-import { PreparerThread, SecretBox, SourceSupervisor, type KafkaLog } from '../connectors/kafka/index.js';
+import { ConsumerThread, SecretBox, SourceSupervisor, type KafkaLog } from '../connectors/kafka/index.js';
 import { eventLimits, type EventLimits } from '../engine/index.js';
 import { ProjectRegistry, type ApplyObserver } from '../engine/projects/index.js';
 import { Catalog } from './catalog/index.js';
@@ -36,11 +36,11 @@ export function hostSources(options: SourceHostOptions): SourceHost {
   const catalog = Catalog.open(file, options.sourceSecretKey ? { secrets: new SecretBox(options.sourceSecretKey) } : {});
   const registry = new ProjectRegistry(options.dataDir, { limits: eventLimits(options.limits ?? {}), ...(options.observe ? { observe: options.observe } : {}) });
   const workerId = `${hostname()}:${process.pid}${threadId ? `:${threadId}` : ''}`;
-  // Mapping and validating the next chunk on a thread of its own while this one writes: the second core for streams.
-  const preparer = new PreparerThread();
+  // Consuming, mapping and validating on a thread of its own while this one writes: the second core for streams.
+  const consumers = new ConsumerThread(registry, options.log);
   const supervisor = new SourceSupervisor(catalog.sources, registry, {
     workerId,
-    preparer,
+    runners: (source, hooks) => consumers.runner(source, hooks),
     ...(options.log ? { log: options.log } : {}),
     ...(options.pollMs ? { pollMs: options.pollMs } : {}),
   });
@@ -51,7 +51,7 @@ export function hostSources(options: SourceHostOptions): SourceHost {
     workerId,
     async close() {
       await supervisor.stop();
-      await preparer.close();
+      await consumers.close();
       registry.close();
       catalog.close();
     },

@@ -10,6 +10,7 @@ export const engineErrorCodes = {
   state_pruned: 'the state holds pruned events (retention): their counts cannot be recomputed from the kept events',
   state_busy: "the project's state is being rewritten elsewhere (a source's events taken back on another thread): retry shortly",
   position_overlap: 'part of the batch was already applied from this source position (another writer): re-read the position and send the rest',
+  position_gap: 'the batch follows a position that is not applied (a batch sent before it failed): send again from the stored position',
 } as const;
 
 export type EngineErrorCode = keyof typeof engineErrorCodes;

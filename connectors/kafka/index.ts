@@ -1,13 +1,16 @@
 /**
  * The Kafka connector: sources declared per project (definition), messages
  * mapped to wire events (mapping), one consumer per source applying each chunk
- * of a partition exactly once into that partition's state (runner), and a
+ * of a partition exactly once into that partition's state (runner, through a
+ * state writer), the thread the consumers run on (consumer thread), and a
  * supervisor that keeps the running set in line with the catalog.
  */
 export { FORMATS, groupIdOf, mappingSchema, publicView, sourceInputSchema, type Mapping, type SourceDefinition, type SourceInput } from './definition.js';
 export { compileMapping, type MessageMapper } from './mapping.js';
 export { SecretBox } from './secrets.js';
 export { clientOf, RETRY, type KafkaLog } from './client.js';
-export { CHUNK, FETCH_BYTES, SourceRunner, type PartitionStatus, type RunnerStatus } from './runner.js';
-export { chunkBatch, inlinePreparer, PreparerThread, type ChunkMessage, type ChunkPreparer, type Reading } from './preparer.js';
-export { SourceSupervisor, type SourceDirectory, type SupervisorOptions } from './supervisor.js';
+export { CHUNK, FETCH_BYTES, SourceRunner, type PartitionStatus, type RunnerDeps, type RunnerHandle, type RunnerHooks, type RunnerStatus } from './runner.js';
+export { chunkBatch, type ChunkMessage } from './chunk.js';
+export { registryWriter, type StateWriter } from './state-writer.js';
+export { ConsumerThread } from './consumer-thread.js';
+export { SourceSupervisor, type RunnerFactory, type SourceDirectory, type SupervisorOptions } from './supervisor.js';

@@ -1,10 +1,11 @@
 import type { Admin, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
-import { EngineError, type ApplyResult, type Batch, type PreparedBatch } from '../../engine/index.js';
-import type { ProjectRegistry } from '../../engine/projects/index.js';
+import { EngineError, prepareBatch, type ApplyResult, type PreparedBatch } from '../../engine/index.js';
+import { chunkBatch } from './chunk.js';
 import { clientOf, RETRY, type KafkaLog } from './client.js';
 import { groupIdOf, type SourceDefinition } from './definition.js';
+import { ChunkWindow } from './chunk-window.js';
 import { compileMapping, type MessageMapper } from './mapping.js';
-import { chunkBatch, inlinePreparer, type ChunkPreparer } from './preparer.js';
+import type { StateWriter } from './state-writer.js';
 
 /**
  * Fetch sizes: about 10 MB per request and per partition, so a backlog is read
@@ -16,6 +17,17 @@ import { chunkBatch, inlinePreparer, type ChunkPreparer } from './preparer.js';
 export const FETCH_BYTES = 10 * 1024 * 1024;
 /** Messages per state transaction: large enough that a commit's fixed cost is shared, small enough to heartbeat often. */
 export const CHUNK = 5_000;
+/**
+ * Chunks sent to the writer and not yet applied (chunk-window.ts): enough that the writer always finds the
+ * next one waiting, across kafkajs's fetches, while this thread maps the one after. With one chunk at a time,
+ * each side waited for the other: idle 3.5 s of 13.6 on the writer's thread and 4.7 s on the consumer's (1M
+ * events); with two per batch, about 2.2 and 2.7 s, the rest being the fetches.
+ */
+export const IN_FLIGHT = 4;
+/** After a chunk failed, its partition is paused this long, then consumed again from its stored offset. */
+const RESYNC_MS = 1_000;
+/** How often the offsets in the state are committed to the group (lag reporting only). */
+const COMMIT_MS = 1_000;
 
 export interface PartitionStatus {
   partition: number;
@@ -40,8 +52,8 @@ export interface RunnerStatus {
   updatedAt: string;
 }
 
-export interface RunnerDeps {
-  registry: ProjectRegistry;
+/** What the supervisor gives every runner, wherever it runs. */
+export interface RunnerHooks {
   /** Names this process to the brokers (client id) and in status rows. */
   workerId: string;
   log?: KafkaLog;
@@ -49,10 +61,21 @@ export interface RunnerDeps {
   onChange?: () => void;
   /** Messages per transaction (default CHUNK). */
   chunk?: number;
-  /** Where chunks are mapped and validated (default: on the runner's own thread). */
-  preparer?: ChunkPreparer;
   /** The consumer crashed and will not restart itself (kafkajs gives up on errors it does not deem retriable): the supervisor starts a fresh runner. */
   onFailed?: (error: Error) => void;
+}
+
+export interface RunnerDeps extends RunnerHooks {
+  /** The partition states (the registry, or the thread that owns it). */
+  writer: StateWriter;
+}
+
+/** A running source as the supervisor sees it: a SourceRunner here, or one on the consumer thread. */
+export interface RunnerHandle {
+  readonly source: SourceDefinition;
+  readonly status: RunnerStatus;
+  start(): Promise<void>;
+  stop(): Promise<void>;
 }
 
 /**
@@ -61,23 +84,33 @@ export interface RunnerDeps {
  * events, counters and the partition's offset commit in one SQLite transaction
  * (ProjectRegistry.ingestPart); messages at or below the stored offset are
  * skipped, and on every assignment the consumer seeks to the stored offset + 1.
- * The group's own commit follows, for lag reporting only.
+ * The group's own commit follows, of the offsets in the state, for lag
+ * reporting only. Chunks are sent ahead of being applied (chunk-window.ts); a
+ * chunk that fails pauses its partition, which then starts again from its
+ * stored offset. Mapping and
+ * validating a chunk happen here, on the runner's thread; in `pcg serve` and
+ * `pcg worker` that is the consumer thread, and the writes happen on the
+ * thread that owns the registry (consumer-thread.ts).
  */
-export class SourceRunner {
+export class SourceRunner implements RunnerHandle {
   private readonly current: Omit<RunnerStatus, 'partitions'> = { state: 'starting', assigned: [], eventsApplied: 0, deadLetters: 0, lastError: null, updatedAt: new Date().toISOString() };
   private consumer: Consumer | undefined;
   private admin: Admin | undefined;
   private readonly map: MessageMapper;
-  private readonly preparer: ChunkPreparer;
   private readonly partitions = new Map<number, PartitionStatus>();
   private readonly chunkSize: number;
+  private readonly window = new ChunkWindow(IN_FLIGHT);
+  /** Partitions whose chunk failed, until they are consumed again from their stored offset. */
+  private readonly broken = new Set<number>();
+  /** Offsets applied since the last commit to the group: partition → next offset. */
+  private readonly toCommit = new Map<number, number>();
+  private commitTimer: NodeJS.Timeout | undefined;
 
   constructor(
     readonly source: SourceDefinition,
     private readonly deps: RunnerDeps,
   ) {
     this.map = compileMapping(source.format, source.mapping);
-    this.preparer = deps.preparer ?? inlinePreparer();
     this.chunkSize = deps.chunk ?? CHUNK;
   }
 
@@ -101,7 +134,11 @@ export class SourceRunner {
       retry: { ...RETRY, restartOnFailure: async () => true },
     });
     this.consumer = consumer;
-    consumer.on(consumer.events.GROUP_JOIN, (e) => this.assigned(e.payload.memberAssignment[source.topic] ?? []));
+    consumer.on(consumer.events.GROUP_JOIN, (e) => {
+      // What each partition's next chunk follows is read from the state again: another worker may have moved it.
+      this.window.forget();
+      void this.assigned(e.payload.memberAssignment[source.topic] ?? []);
+    });
     consumer.on(consumer.events.CRASH, (e) => this.failed(e.payload.error, e.payload.restart));
     consumer.on(consumer.events.COMMIT_OFFSETS, (e) => {
       for (const t of e.payload.topics) for (const p of t.partitions) this.partition(Number(p.partition)).committed = Number(p.offset);
@@ -109,12 +146,13 @@ export class SourceRunner {
     await consumer.connect();
     await consumer.subscribe({ topics: [source.topic], fromBeginning: source.start !== 'latest' });
     await consumer.run({
-      autoCommit: true,
-      autoCommitInterval: 1_000,
+      // Resolved offsets run ahead of the state (sent, not yet applied); the group gets the state's (commitApplied).
+      autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 1,
       eachBatch: (payload) => this.eachBatch(payload),
     });
+    this.commitTimer = setInterval(() => void this.commitApplied(consumer), COMMIT_MS);
     // A crash during the first join may already have said otherwise.
     if (this.current.state === 'starting') this.setState('running');
   }
@@ -122,72 +160,118 @@ export class SourceRunner {
   async stop(): Promise<void> {
     const consumer = this.consumer;
     this.consumer = undefined;
+    clearInterval(this.commitTimer);
+    // No more batches, then every chunk sent applied (or failed), then their offsets told to the group.
+    await consumer?.stop().catch(() => undefined);
+    await this.window.drain();
+    if (consumer) await this.commitApplied(consumer);
     await consumer?.disconnect().catch(() => undefined);
     await this.admin?.disconnect().catch(() => undefined);
     this.setState('stopped');
   }
 
   /**
-   * Applies a fetched batch chunk by chunk. Chunks are prepared (mapped and validated) one ahead of the one being
-   * applied, by the preparer's thread when there is one, so that preparing the next overlaps writing this one.
-   * Filtering by the stored offset before the chunk ahead is applied is right: the chunks are disjoint and
-   * increasing, and this runner is the only one moving the partition's offset meanwhile (another writer shows up
-   * as a position overlap, handled in `apply`).
+   * Sends a fetched batch to the writer chunk by chunk (each mapped and validated here), and resolves each chunk's
+   * offset once it is sent: kafkajs then fetches on while the writer applies (chunk-window.ts). Messages at or below
+   * the offset the partition's next chunk follows are skipped: they are applied, or on their way.
    */
-  private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale, commitOffsetsIfNecessary }: EachBatchPayload): Promise<void> {
-    const { partition, messages } = batch;
+  private async eachBatch({ batch, resolveOffset, heartbeat, isRunning, isStale }: EachBatchPayload): Promise<void> {
+    const { partition, messages, topic } = batch;
     const status = this.partition(partition);
     status.highWatermark = Number(batch.highWatermark);
-    const stored = this.storedOffset(partition);
-    const chunks: KafkaMessage[][] = [];
-    for (let i = 0; i < messages.length; i += this.chunkSize) chunks.push(messages.slice(i, i + this.chunkSize));
-    type Ahead = { fresh: KafkaMessage[]; prepared: Promise<PreparedBatch> };
-    const prepare = (chunk: KafkaMessage[]): Ahead | undefined => {
-      const fresh = chunk.filter((m) => Number(m.offset) > stored);
-      if (fresh.length === 0) return undefined;
-      const prepared = this.preparer.prepare(this.source, this.deps.registry.limits, batch.topic, partition, fresh);
-      // Settled even when this call leaves early, so that a failure of a chunk ahead is never left unhandled.
-      prepared.catch(() => undefined);
-      return { fresh, prepared };
-    };
-    let ahead = chunks.length ? prepare(chunks[0]!) : undefined;
-    for (let c = 0; c < chunks.length; c++) {
-      const chunk = chunks[c]!;
-      const current = ahead;
-      ahead = c + 1 < chunks.length ? prepare(chunks[c + 1]!) : undefined;
-      if (!isRunning() || isStale()) return;
-      const last = Number(chunk[chunk.length - 1]!.offset);
-      if (current) this.apply(batch.topic, partition, await current.prepared, current.fresh, last);
-      if (!isRunning() || isStale()) return;
-      status.applied = Math.max(status.applied ?? -1, last);
-      status.lag = Math.max(0, status.highWatermark - status.applied - 1);
-      resolveOffset(chunk[chunk.length - 1]!.offset);
-      this.current.updatedAt = new Date().toISOString();
-      this.deps.onChange?.();
+    const leave = () => !isRunning() || isStale() || this.broken.has(partition);
+    if (leave()) return;
+    let follows = await this.window.next(partition, () => this.storedOffset(partition));
+    for (let from = 0; from < messages.length; from += this.chunkSize) {
+      if (leave()) return;
+      const chunk = messages.slice(from, from + this.chunkSize);
+      const last = chunk[chunk.length - 1]!.offset;
+      const after = follows;
+      const fresh = chunk.filter((m) => Number(m.offset) > after);
+      if (fresh.length) {
+        const prepared = prepareBatch(chunkBatch(this.map, topic, partition, fresh), this.deps.writer.limits);
+        await this.window.room();
+        if (leave()) return;
+        this.window.send(partition, Number(last), () =>
+          this.apply(topic, partition, prepared, fresh, Number(last), after).then(
+            () => this.chunkApplied(partition, Number(last)),
+            (error: unknown) => this.chunkFailed(partition, error as Error),
+          ),
+        );
+        follows = Number(last);
+      }
+      if (leave()) return;
+      resolveOffset(last);
       await heartbeat();
     }
-    await commitOffsetsIfNecessary();
+  }
+
+  private chunkApplied(partition: number, last: number): void {
+    const status = this.partition(partition);
+    status.applied = Math.max(status.applied ?? -1, last);
+    if (status.highWatermark !== null) status.lag = Math.max(0, status.highWatermark - status.applied - 1);
+    this.toCommit.set(partition, status.applied + 1);
+    this.current.updatedAt = new Date().toISOString();
+    this.deps.onChange?.();
   }
 
   /**
-   * Applies a prepared chunk with its last offset. When the stored position moved meanwhile (another writer took the
-   * partition), the store refuses the overlap whole; the messages past the new stored offset are mapped again here
-   * and applied.
+   * A chunk was not applied (the chunks sent after it are then refused as gaps): the partition is paused, and
+   * after RESYNC_MS consumed again from its stored offset. Fetched batches of it are left meanwhile.
    */
-  private apply(topic: string, partition: number, prepared: PreparedBatch, messages: KafkaMessage[], last: number): void {
+  private chunkFailed(partition: number, error: Error): void {
+    // The chunks sent after a failed one are refused as gaps: the first failure is the one to tell.
+    if (this.broken.has(partition) && error instanceof EngineError && error.code === 'position_gap') return;
+    this.current.lastError = { message: `partition ${partition}: ${error.message}`, at: new Date().toISOString() };
+    this.current.updatedAt = this.current.lastError.at;
+    this.deps.onChange?.();
+    if (this.broken.has(partition)) return;
+    this.broken.add(partition);
+    const consumer = this.consumer;
+    const topic = this.source.topic;
+    consumer?.pause([{ topic, partitions: [partition] }]);
+    setTimeout(() => {
+      void (async () => {
+        // Read after every chunk sent before it was answered (the writer answers in order), so it is final.
+        const stored = await this.storedOffset(partition).catch(() => undefined);
+        if (this.consumer !== consumer || !consumer) return;
+        if (stored === undefined) return this.chunkFailed(partition, new Error('the stored offset could not be read'));
+        this.window.forget(partition);
+        consumer.seek({ topic, partition, offset: String(stored + 1) });
+        this.broken.delete(partition);
+        consumer.resume([{ topic, partitions: [partition] }]);
+      })();
+    }, RESYNC_MS).unref();
+  }
+
+  /** Commits the offsets applied since the last commit, of the partitions still assigned here. */
+  private async commitApplied(consumer: Consumer): Promise<void> {
+    const offsets = [...this.toCommit].filter(([p]) => this.current.assigned.includes(p)).map(([partition, offset]) => ({ topic: this.source.topic, partition, offset: String(offset) }));
+    this.toCommit.clear();
+    if (offsets.length === 0) return;
+    // A rebalance under way refuses the commit: the next applied chunk commits again.
+    await consumer.commitOffsets(offsets).catch(() => undefined);
+  }
+
+  /**
+   * Applies a prepared chunk with its last offset and the offset it follows. When the stored position moved
+   * meanwhile (another writer took the partition), the store refuses the overlap whole; the messages past the new
+   * stored offset are mapped again here and applied.
+   */
+  private async apply(topic: string, partition: number, prepared: PreparedBatch, messages: KafkaMessage[], last: number, after: number): Promise<void> {
     const { source, deps } = this;
-    let batch: Batch | PreparedBatch = prepared;
+    let batch = prepared;
     let first = Number(messages[0]!.offset);
     for (;;) {
       let result: ApplyResult;
       try {
-        result = deps.registry.ingestPart(source.projectId, batch, { source: source.id, partition, offset: last, first });
+        result = await deps.writer.ingest(source.projectId, batch, { source: source.id, partition, offset: last, first, after });
       } catch (error) {
         if (!(error instanceof EngineError && error.code === 'position_overlap')) throw error;
-        const stored = this.storedOffset(partition);
+        const stored = await this.storedOffset(partition);
         const rest = messages.filter((m) => Number(m.offset) > stored);
         if (rest.length === 0) return;
-        batch = chunkBatch(this.map, topic, partition, rest);
+        batch = prepareBatch(chunkBatch(this.map, topic, partition, rest), deps.writer.limits);
         first = Number(rest[0]!.offset);
         continue;
       }
@@ -197,19 +281,22 @@ export class SourceRunner {
     }
   }
 
-  private storedOffset(partition: number): number {
-    return this.deps.registry.part(this.source.projectId, this.source.id, partition).position(this.source.id, partition) ?? -1;
+  private storedOffset(partition: number): Promise<number> {
+    return this.deps.writer.storedOffset(this.source.projectId, this.source.id, partition);
   }
 
-  /** On every assignment: resume each partition right after its stored offset (or at the start position when it has none). */
-  private assigned(partitions: number[]): void {
+  /**
+   * On every assignment: resume each partition right after its stored offset (or at the start position when it has
+   * none). The seeks may land after the first fetch: eachBatch skips what is stored either way.
+   */
+  private async assigned(partitions: number[]): Promise<void> {
     this.current.assigned = [...partitions].sort((a, b) => a - b);
     for (const p of [...this.partitions.keys()]) if (!partitions.includes(p)) this.partitions.delete(p);
     const byTime: number[] = [];
     for (const p of partitions) {
       // Never throws: an error here would crash the consumer for good. Without the seek, eachBatch still skips what is stored.
       try {
-        const stored = this.storedOffset(p);
+        const stored = await this.storedOffset(p);
         const status = this.partition(p);
         status.applied = stored >= 0 ? stored : null;
         if (stored >= 0) this.consumer?.seek({ topic: this.source.topic, partition: p, offset: String(stored + 1) });

@@ -1,8 +1,8 @@
 import type { ProjectRegistry } from '../../engine/projects/index.js';
 import type { KafkaLog } from './client.js';
 import type { SourceDefinition } from './definition.js';
-import type { ChunkPreparer } from './preparer.js';
-import { SourceRunner, type RunnerStatus } from './runner.js';
+import { SourceRunner, type RunnerHandle, type RunnerHooks, type RunnerStatus } from './runner.js';
+import { registryWriter } from './state-writer.js';
 
 /** Where the supervisor learns which sources to run and leaves their status (the catalog, in pcg). */
 export interface SourceDirectory {
@@ -23,9 +23,15 @@ export interface SupervisorOptions {
   log?: KafkaLog;
   /** Messages per state transaction (runner default when unset). */
   chunk?: number;
-  /** Where every runner's chunks are mapped and validated (default: each runner's own thread). */
-  preparer?: ChunkPreparer;
+  /**
+   * Where runners run: by default here, writing to the registry directly; `pcg serve` and `pcg worker` run them
+   * on a consumer thread (ConsumerThread.runner), which sends prepared chunks back to this thread's registry.
+   */
+  runners?: RunnerFactory;
 }
+
+/** Makes the runner of a source. */
+export type RunnerFactory = (source: SourceDefinition, hooks: RunnerHooks) => RunnerHandle;
 
 /** An unchanged status is written again this often, so a report older than a few of these means its worker is gone. */
 const HEARTBEAT_MS = 10_000;
@@ -42,7 +48,7 @@ const RESTART_MS = 5_000;
  * period, not once a batch.
  */
 export class SourceSupervisor {
-  private readonly runners = new Map<string, SourceRunner>();
+  private readonly runners = new Map<string, RunnerHandle>();
   private readonly dirty = new Set<string>();
   private readonly retryAt = new Map<string, number>();
   private readonly reportedAt = new Map<string, number>();
@@ -89,12 +95,11 @@ export class SourceSupervisor {
 
   /** Starts without waiting: connecting may retry for minutes while the broker is away, and must not hold other sources. */
   private startRunner(def: SourceDefinition): void {
-    const runner = new SourceRunner(def, {
-      registry: this.registry,
+    const make: RunnerFactory = this.options.runners ?? ((source, hooks) => new SourceRunner(source, { ...hooks, writer: registryWriter(this.registry) }));
+    const runner = make(def, {
       workerId: this.options.workerId,
       ...(this.options.log ? { log: this.options.log } : {}),
       ...(this.options.chunk ? { chunk: this.options.chunk } : {}),
-      ...(this.options.preparer ? { preparer: this.options.preparer } : {}),
       onChange: () => this.dirty.add(def.id),
       // kafkajs gave up on this consumer: a fresh runner is started after a pause, as for one that failed to start.
       onFailed: (error) => {

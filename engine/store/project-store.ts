@@ -218,6 +218,9 @@ export class ProjectStore {
           if (stored !== undefined && position.first !== undefined && stored >= position.first) {
             throw new EngineError('position_overlap', `${position.source}/${position.partition}: offsets up to ${stored} are applied; the batch starts at ${position.first}`);
           }
+          if (position.after !== undefined && (stored ?? -1) < position.after) {
+            throw new EngineError('position_gap', `${position.source}/${position.partition}: offsets up to ${stored ?? 'none'} are applied; the batch follows ${position.after}`);
+          }
           this.q.setPosition.run(position.source, position.partition, position.offset);
         }
         result.applied = true;

@@ -12,6 +12,11 @@ export interface Position {
   offset: number;
   /** The batch's first offset, when it covers a range (a stream's batch): a stored position inside the range is refused, never half-applied. */
   first?: number;
+  /**
+   * The stored offset the batch follows, when the sender has batches in flight: a stored position below it
+   * means a batch before this one was not applied, and this one is refused rather than leave a gap.
+   */
+  after?: number;
 }
 
 /** A record the connector could not even turn into a wire event (bad CSV row, bad JSON). */

@@ -11,7 +11,15 @@
  *   drains a backlog of N events.
  *
  *   node --import tsx test/bench/kafka.ts [--events 1000000] [--phase all|throughput|delay|responsive]
- *       [--rate 5000] [--seconds 30]
+ *       [--rate 5000] [--seconds 30] [--runs 3]
+ *
+ * Throughput runs the three readers `--runs` times, interleaved, and reports
+ * each run and the medians: the bare consumer alone varies by 15-20 % from one
+ * reading of the topic to the next here (the broker and the bench share two
+ * cores), so one pair of readings says little about their ratio. Each rate
+ * is given from the reader's start (a worker's process start, the bare
+ * consumer's group join) and steady, from its first batch handled to its
+ * last: the bare consumer's start leaves out its process and connection.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -33,6 +41,7 @@ const { values } = parseArgs({
     phase: { type: 'string', default: 'all' },
     rate: { type: 'string', default: '5000' },
     seconds: { type: 'string', default: '30' },
+    runs: { type: 'string', default: '3' },
   },
 });
 const N = Number(values.events);
@@ -74,29 +83,37 @@ async function fill(broker: KafkaBroker, topic: string, count: number): Promise<
   return (await broker.endOffsets(topic)).reduce((a, b) => a + b, 0);
 }
 
+/** A reader's rate: from its start (group join included), and steady (from its first batch handled to its last: no start-up). */
+interface Rate {
+  rate: number;
+  steady: number;
+}
+
 /** The bare consumer: eachBatch, 10 MB fetches, JSON.parse and count. */
-async function bare(broker: KafkaBroker, topic: string, total: number): Promise<number> {
+async function bare(broker: KafkaBroker, topic: string, total: number): Promise<Rate> {
   const kafka = new Kafka({ clientId: 'bench-bare', brokers: broker.brokers, logLevel: logLevel.NOTHING });
   const consumer = kafka.consumer({ groupId: `bare-${Date.now()}`, maxBytes: 10 << 20, maxBytesPerPartition: 10 << 20, maxWaitTimeInMs: 100 });
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   let seen = 0;
   let parsed = 0;
+  let first: { at: number; seen: number } | undefined;
   const start = performance.now();
   const done = new Promise<void>((resolve) => {
     void consumer.run({
       eachBatch: async ({ batch }) => {
         for (const m of batch.messages) if (m.value && JSON.parse(m.value.toString()).caseId) parsed++;
         seen += batch.messages.length;
+        first ??= { at: performance.now(), seen };
         if (seen >= total) resolve();
       },
     });
   });
   await done;
-  const seconds = (performance.now() - start) / 1000;
+  const end = performance.now();
   await consumer.disconnect();
   if (parsed !== total) throw new Error(`bare consumer parsed ${parsed} of ${total}`);
-  return total / seconds;
+  return { rate: total / ((end - start) / 1000), steady: (total - first!.seen) / ((end - first!.at) / 1000) };
 }
 
 /** A data directory with a tenant, a project and a source on the topic, made through the API (no server left running). */
@@ -153,7 +170,7 @@ function applied(dir: string, projectId: string): number {
   return n;
 }
 
-async function workers(broker: KafkaBroker, topic: string, total: number, count: number): Promise<{ rate: number; peakRssMiB: number[] }> {
+async function workers(broker: KafkaBroker, topic: string, total: number, count: number): Promise<Rate & { peakRssMiB: number[] }> {
   const { dir, projectId } = await dataDirWithSource(broker, topic);
   const children: ChildProcess[] = [];
   const peaks: number[] = [];
@@ -163,14 +180,19 @@ async function workers(broker: KafkaBroker, topic: string, total: number, count:
     const prof = process.env.PCG_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PCG_BENCH_PROF}`] : [];
     children.push(spawn(process.execPath, [...prof, PCG, 'worker', '--data-dir', dir, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] }));
   }
-  while (applied(dir, projectId) < total) await sleep(50);
-  const seconds = (performance.now() - start) / 1000;
+  // The first chunk in the state starts the steady measure, as the first batch handled does the bare consumer's.
+  let first: { at: number; seen: number } | undefined;
+  for (let n = applied(dir, projectId); n < total; n = applied(dir, projectId)) {
+    if (n > 0) first ??= { at: performance.now(), seen: n };
+    await sleep(first ? 50 : 10);
+  }
+  const end = performance.now();
   // Peak RSS of the whole process (every thread), read before it stops.
   for (const c of children) peaks.push(Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${c.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024));
   for (const c of children) c.kill('SIGTERM');
   await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
   rmSync(dir, { recursive: true, force: true });
-  return { rate: total / seconds, peakRssMiB: peaks };
+  return { rate: total / ((end - start) / 1000), steady: first ? (total - first.seen) / ((end - first.at) / 1000) : 0, peakRssMiB: peaks };
 }
 
 async function delay(broker: KafkaBroker, rate: number, seconds: number): Promise<{ p50: number; p99: number; max: number; samples: number }> {
@@ -285,17 +307,29 @@ try {
     const total = await fill(broker, 'bench', N);
     out.fill = { messages: total, seconds: +((performance.now() - t) / 1000).toFixed(1) };
     if (phase !== 'responsive') {
-      const bareRate = await bare(broker, 'bench', total);
-      const one = await workers(broker, 'bench', total, 1);
-      const two = await workers(broker, 'bench', total, 2);
+      const runs: { bare: Rate; one: Rate; two: Rate; ratioOne: number; steadyRatioOne: number; peakRssMiB: { one: number[]; two: number[] } }[] = [];
+      const rounded = (r: Rate): Rate => ({ rate: Math.round(r.rate), steady: Math.round(r.steady) });
+      for (let r = 0; r < Number(values.runs); r++) {
+        const b = await bare(broker, 'bench', total);
+        const one = await workers(broker, 'bench', total, 1);
+        const two = await workers(broker, 'bench', total, 2);
+        runs.push({ bare: rounded(b), one: rounded(one), two: rounded(two), ratioOne: +(one.rate / b.rate).toFixed(3), steadyRatioOne: +(one.steady / b.steady).toFixed(3), peakRssMiB: { one: one.peakRssMiB, two: two.peakRssMiB } });
+      }
+      const median = (pick: (r: (typeof runs)[number]) => number) => pct(runs.map(pick), 0.5);
+      const bareRate = median((r) => r.bare.rate);
+      const oneRate = median((r) => r.one.rate);
+      const twoRate = median((r) => r.two.rate);
+      const steady = { bareConsumer: median((r) => r.bare.steady), oneWorker: median((r) => r.one.steady), twoWorkers: median((r) => r.two.steady) };
       out.throughput = {
-        bareConsumer: Math.round(bareRate),
-        oneWorker: Math.round(one.rate),
-        twoWorkers: Math.round(two.rate),
-        ratioOne: +(one.rate / bareRate).toFixed(3),
-        ratioTwo: +(two.rate / bareRate).toFixed(3),
-        secondWorkerGain: +(two.rate / one.rate).toFixed(2),
-        peakRssMiB: { one: one.peakRssMiB, two: two.peakRssMiB },
+        runs,
+        bareConsumer: bareRate,
+        oneWorker: oneRate,
+        twoWorkers: twoRate,
+        ratioOne: +(oneRate / bareRate).toFixed(3),
+        ratioTwo: +(twoRate / bareRate).toFixed(3),
+        secondWorkerGain: +(twoRate / oneRate).toFixed(2),
+        steady: { ...steady, ratioOne: +(steady.oneWorker / steady.bareConsumer).toFixed(3), ratioTwo: +(steady.twoWorkers / steady.bareConsumer).toFixed(3) },
+        peakRssMiB: { one: Math.max(...runs.flatMap((r) => r.peakRssMiB.one)), two: Math.max(...runs.flatMap((r) => r.peakRssMiB.two)) },
       };
     }
     if (phase === 'all' || phase === 'responsive') out.responsive = await responsive(broker, 'bench', total);

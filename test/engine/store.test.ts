@@ -108,6 +108,32 @@ describe('ProjectStore, by hand', () => {
     expect(store.position('topic', 0)).toBe(11);
   });
 
+  it('refuses a range that overlaps the stored position, and one that follows an offset not applied (a gap), changing nothing', () => {
+    const store = freshStore();
+    const at = (first: number, offset: number, after?: number) => ({ source: 'topic', partition: 2, first, offset, ...(after === undefined ? {} : { after }) });
+    const refusal = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        return error instanceof EngineError ? error.code : 'other';
+      }
+      return 'applied';
+    };
+    // The first range of a partition follows nothing stored (-1).
+    expect(store.apply({ records: [ev('c1', 'a', 0)] }, at(0, 4, -1)).applied).toBe(true);
+    // Sent ahead, the range after 9 arrives while 5..9 never did: refused whole, the position stays.
+    expect(refusal(() => store.apply({ records: [ev('c1', 'c', 2)] }, at(10, 14, 9)))).toBe('position_gap');
+    // 3..7 overlaps the stored 4: refused whole.
+    expect(refusal(() => store.apply({ records: [ev('c1', 'b', 1)] }, at(3, 7, 2)))).toBe('position_overlap');
+    expect(store.position('topic', 2)).toBe(4);
+    expect(store.snapshot().tally.events).toBe(1);
+    // Offsets may skip (compacted topics): a range following the stored offset itself is applied, wherever it starts.
+    expect(store.apply({ records: [ev('c1', 'b', 1)] }, at(7, 9, 4)).applied).toBe(true);
+    expect(store.apply({ records: [ev('c1', 'c', 2)] }, at(10, 14, 9)).applied).toBe(true);
+    expect(store.position('topic', 2)).toBe(14);
+    expect(store.snapshot().tally.events).toBe(3);
+  });
+
   it('dead-letters invalid events with their reason and payload, and counts them', () => {
     const store = freshStore();
     const r = store.apply({
