@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { MessageChannel, Worker, workerData, type MessagePort } from 'node:worker_threads';
-import { INGEST_HEAP, prepareBatch, type EventLimits, type PreparedBatch } from '../../engine/index.js';
+import { fromPortable, INGEST_HEAP, prepareBatch, toPortable, type EventLimits, type PortableBatch, type PreparedBatch } from '../../engine/index.js';
 import { FileImportError, type FileErrorCode } from './errors.js';
 import type { ImportOptions, LogSource } from './types.js';
 
@@ -26,7 +26,7 @@ type Facts = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eve
 
 type FromReader =
   | { type: 'open'; facts: Facts }
-  | { type: 'batch'; batch: PreparedBatch }
+  | { type: 'batch'; batch: PortableBatch }
   | { type: 'end' }
   | { type: 'error'; code?: FileErrorCode; message: string };
 
@@ -118,7 +118,7 @@ export async function openLogOnThread(path: string, options: ImportOptions, limi
           if (m.type === 'end') return;
           if (m.type !== 'batch') throw readerError(m);
           port.postMessage('more');
-          yield m.batch;
+          yield fromPortable(m.batch);
         }
       } finally {
         stop();
@@ -150,7 +150,7 @@ export async function runReader(): Promise<void> {
       const prepared = prepareBatch(batch, limits);
       while (credit === 0) await new Promise<void>((resolve) => (wake = resolve));
       credit -= 1;
-      send({ type: 'batch', batch: prepared });
+      send({ type: 'batch', batch: toPortable(prepared) });
     }
     send({ type: 'end' });
   } catch (error) {

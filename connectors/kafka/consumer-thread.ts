@@ -1,5 +1,5 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
-import { INGEST_HEAP, isPrepared, type ApplyResult, type Batch, type EventLimits, type Position, type PreparedBatch } from '../../engine/index.js';
+import { fromPortable, INGEST_HEAP, isPortable, isPrepared, toPortable, type ApplyResult, type Batch, type EventLimits, type PortableBatch, type Position, type PreparedBatch } from '../../engine/index.js';
 import type { ProjectRegistry } from '../../engine/projects/index.js';
 import type { KafkaLog } from './client.js';
 import type { SourceDefinition } from './definition.js';
@@ -26,7 +26,7 @@ type ToThread =
   | { type: 'reply'; id: number; value?: unknown; error?: WireError };
 
 /** What a runner asks the host's registry. */
-type Request = { type: 'stored'; projectId: string; source: string; partition: number } | { type: 'ingest'; projectId: string; batch: Batch | PreparedBatch; position: Position };
+type Request = { type: 'stored'; projectId: string; source: string; partition: number } | { type: 'ingest'; projectId: string; batch: Batch | PortableBatch; position: Position };
 
 type FromThread =
   | { type: 'started' | 'stopped'; run: number }
@@ -92,7 +92,7 @@ export class ConsumerThread {
         let reply: ToThread;
         try {
           const value: number | ApplyResult =
-            m.type === 'stored' ? storedOffset(this.registry, m.projectId, m.source, m.partition) : this.registry.ingestPart(m.projectId, m.batch, m.position);
+            m.type === 'stored' ? storedOffset(this.registry, m.projectId, m.source, m.partition) : this.registry.ingestPart(m.projectId, isPortable(m.batch) ? fromPortable(m.batch) : m.batch, m.position);
           reply = { type: 'reply', id: m.id, value };
         } catch (error) {
           reply = { type: 'reply', id: m.id, error: toWireError(error) };
@@ -181,12 +181,13 @@ class RemoteRunner implements RunnerHandle {
 }
 
 /**
- * A batch that can be posted: a refused record's bytes are a view of its whole fetch (10 MB), which a structured
- * clone would copy whole with each, so they are copied out.
+ * A batch as it is posted: prepared ones in their portable form (engine/store/portable-batch.ts), and a refused
+ * record's bytes copied out, for they are a view of its whole fetch (10 MB), which a structured clone would copy
+ * whole with each.
  */
-function portable(batch: Batch | PreparedBatch): Batch | PreparedBatch {
+function portable(batch: Batch | PreparedBatch): Batch | PortableBatch {
   const rejected = batch.rejected?.map((r) => (r.raw ? { ...r, raw: Buffer.from(r.raw) } : r)) ?? [];
-  if (isPrepared(batch)) return { ...batch, rejected };
+  if (isPrepared(batch)) return toPortable({ ...batch, rejected });
   const { raws: _views, ...rest } = batch;
   return { ...rest, rejected, ...(batch.raws ? { raws: batch.raws.map((r) => (r ? Buffer.from(r) : undefined)) } : {}) };
 }
