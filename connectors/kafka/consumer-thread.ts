@@ -3,7 +3,8 @@ import { fromPortable, INGEST_HEAP, isPortable, isPrepared, toPortable, type App
 import type { ProjectRegistry } from '../../engine/projects/index.js';
 import type { KafkaLog } from './client.js';
 import type { SourceDefinition } from './definition.js';
-import { SourceRunner, type RunnerHandle, type RunnerHooks, type RunnerStatus } from './runner.js';
+import type { RunnerHandle, RunnerHooks, RunnerStatus } from './runner-contract.js';
+import { SourceRunner } from './runner.js';
 import { fromWireError, storedOffset, toWireError, type StateWriter, type WireError } from './state-writer.js';
 
 /**

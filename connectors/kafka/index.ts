@@ -9,7 +9,8 @@ export { FORMATS, groupIdOf, mappingSchema, publicView, sourceInputSchema, type 
 export { compileMapping, type MessageMapper } from './mapping.js';
 export { SecretBox } from './secrets.js';
 export { clientOf, RETRY, type KafkaLog } from './client.js';
-export { CHUNK, FETCH_BYTES, SourceRunner, type PartitionStatus, type RunnerDeps, type RunnerHandle, type RunnerHooks, type RunnerStatus } from './runner.js';
+export { CHUNK, FETCH_BYTES, IN_FLIGHT, SourceRunner } from './runner.js';
+export type { PartitionStatus, RunnerDeps, RunnerHandle, RunnerHooks, RunnerStatus } from './runner-contract.js';
 export { chunkBatch, type ChunkMessage } from './chunk.js';
 export { registryWriter, type StateWriter } from './state-writer.js';
 export { ConsumerThread } from './consumer-thread.js';

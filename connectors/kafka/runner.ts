@@ -1,18 +1,18 @@
 import type { Admin, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { EngineError, prepareBatch, type ApplyResult, type PreparedBatch } from '../../engine/index.js';
 import { chunkBatch } from './chunk.js';
-import { clientOf, RETRY, type KafkaLog } from './client.js';
+import { clientOf, RETRY } from './client.js';
 import { groupIdOf, type SourceDefinition } from './definition.js';
 import { ChunkWindow } from './chunk-window.js';
 import { compileMapping, type MessageMapper } from './mapping.js';
-import type { StateWriter } from './state-writer.js';
+import type { PartitionStatus, RunnerDeps, RunnerHandle, RunnerStatus } from './runner-contract.js';
 
 /**
  * Fetch sizes: about 10 MB per request and per partition, so a backlog is read
  * in few round trips (a bare consumer reads ~430k small messages/s this way).
- * Memory stays bounded: kafkajs holds at most one fetched batch per partition
- * while eachBatch works, and eachBatch returns only once its messages are
- * committed to the state, so a slow store pauses fetching instead of queueing.
+ * Memory stays bounded: kafkajs holds one fetch while eachBatch works, and
+ * eachBatch waits for room among the chunks sent (IN_FLIGHT), so a slow store
+ * pauses fetching instead of queueing.
  */
 export const FETCH_BYTES = 10 * 1024 * 1024;
 /** Messages per state transaction: large enough that a commit's fixed cost is shared, small enough to heartbeat often. */
@@ -28,55 +28,6 @@ export const IN_FLIGHT = 4;
 const RESYNC_MS = 1_000;
 /** How often the offsets in the state are committed to the group (lag reporting only). */
 const COMMIT_MS = 1_000;
-
-export interface PartitionStatus {
-  partition: number;
-  /** The last offset whose events are in the state (from this runner's view; the state file has the truth). */
-  applied: number | null;
-  /** The next offset committed to the group (lag reporting only). */
-  committed: number | null;
-  /** The partition's end as of the last fetch. */
-  highWatermark: number | null;
-  /** Messages between the state and the end. */
-  lag: number | null;
-}
-
-export interface RunnerStatus {
-  state: 'starting' | 'running' | 'failed' | 'stopped';
-  assigned: number[];
-  partitions: PartitionStatus[];
-  /** Since this runner started: events kept, messages that became dead letters. */
-  eventsApplied: number;
-  deadLetters: number;
-  lastError: { message: string; at: string } | null;
-  updatedAt: string;
-}
-
-/** What the supervisor gives every runner, wherever it runs. */
-export interface RunnerHooks {
-  /** Names this process to the brokers (client id) and in status rows. */
-  workerId: string;
-  log?: KafkaLog;
-  /** Called after each applied chunk and each state change (the supervisor writes status from it). */
-  onChange?: () => void;
-  /** Messages per transaction (default CHUNK). */
-  chunk?: number;
-  /** The consumer crashed and will not restart itself (kafkajs gives up on errors it does not deem retriable): the supervisor starts a fresh runner. */
-  onFailed?: (error: Error) => void;
-}
-
-export interface RunnerDeps extends RunnerHooks {
-  /** The partition states (the registry, or the thread that owns it). */
-  writer: StateWriter;
-}
-
-/** A running source as the supervisor sees it: a SourceRunner here, or one on the consumer thread. */
-export interface RunnerHandle {
-  readonly source: SourceDefinition;
-  readonly status: RunnerStatus;
-  start(): Promise<void>;
-  stop(): Promise<void>;
-}
 
 /**
  * One source, consumed by one kafkajs consumer in the source's group. Exactly
@@ -207,6 +158,8 @@ export class SourceRunner implements RunnerHandle {
   }
 
   private chunkApplied(partition: number, last: number): void {
+    // Taken away meanwhile (a rebalance): its new owner reports it, and commits it.
+    if (!this.current.assigned.includes(partition)) return;
     const status = this.partition(partition);
     status.applied = Math.max(status.applied ?? -1, last);
     if (status.highWatermark !== null) status.lag = Math.max(0, status.highWatermark - status.applied - 1);
@@ -227,17 +180,26 @@ export class SourceRunner implements RunnerHandle {
     this.deps.onChange?.();
     if (this.broken.has(partition)) return;
     this.broken.add(partition);
+    this.consumer?.pause([{ topic: this.source.topic, partitions: [partition] }]);
+    this.resyncLater(partition);
+  }
+
+  /** After RESYNC_MS: the partition is consumed again from its stored offset (tried again while that cannot be read). */
+  private resyncLater(partition: number): void {
     const consumer = this.consumer;
     const topic = this.source.topic;
-    consumer?.pause([{ topic, partitions: [partition] }]);
     setTimeout(() => {
       void (async () => {
         // Read after every chunk sent before it was answered (the writer answers in order), so it is final.
         const stored = await this.storedOffset(partition).catch(() => undefined);
-        if (this.consumer !== consumer || !consumer) return;
-        if (stored === undefined) return this.chunkFailed(partition, new Error('the stored offset could not be read'));
+        if (!consumer || this.consumer !== consumer) return;
+        if (stored === undefined) return this.resyncLater(partition);
         this.window.forget(partition);
-        consumer.seek({ topic, partition, offset: String(stored + 1) });
+        try {
+          if (this.current.assigned.includes(partition)) consumer.seek({ topic, partition, offset: String(stored + 1) });
+        } catch (error) {
+          this.current.lastError = { message: `partition ${partition}: ${(error as Error).message}`, at: new Date().toISOString() };
+        }
         this.broken.delete(partition);
         consumer.resume([{ topic, partitions: [partition] }]);
       })();

@@ -1,7 +1,8 @@
 import type { ProjectRegistry } from '../../engine/projects/index.js';
 import type { KafkaLog } from './client.js';
 import type { SourceDefinition } from './definition.js';
-import { SourceRunner, type RunnerHandle, type RunnerHooks, type RunnerStatus } from './runner.js';
+import type { RunnerHandle, RunnerHooks, RunnerStatus } from './runner-contract.js';
+import { SourceRunner } from './runner.js';
 import { registryWriter } from './state-writer.js';
 
 /** Where the supervisor learns which sources to run and leaves their status (the catalog, in pcg). */
