@@ -1,20 +1,28 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, onTestFinished } from 'vitest';
+import { afterAll, onTestFinished } from 'vitest';
 import { ProjectStore, type StoreOptions } from '../../engine/index.js';
 
+/** Clean-ups of stores and folders made outside a test (in a beforeAll): run when the test file ends. */
+const atFileEnd = new Set<() => void>();
+// Registered as this module loads, so in each test file's root suite (every file loads its own copy of it).
+afterAll(() => {
+  for (const fn of atFileEnd) fn();
+  atFileEnd.clear();
+});
+
 /**
- * Runs `fn` once the current test ends. Called inside a test (a property run), it must be
- * `onTestFinished`: an `afterEach` registered while a test runs only applies to later tests,
- * so every property run's files were left behind. Called while tests are being collected or
- * in a hook, `afterEach` is the one that exists.
+ * Runs `fn` once the current test ends; made outside a test, once the file ends. Inside a test (a property run)
+ * it must be `onTestFinished`: an `afterEach` registered while a test runs only applies to later tests, and one
+ * registered in a `beforeAll` never runs, so every property run's files, and those of stores loaded once per
+ * suite, were left behind.
  */
 function afterTest(fn: () => void): void {
   try {
     onTestFinished(fn);
   } catch {
-    afterEach(fn);
+    atFileEnd.add(fn);
   }
 }
 
