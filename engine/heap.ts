@@ -2,8 +2,9 @@ import type { ResourceLimits } from 'node:worker_threads';
 
 /**
  * The heap of a thread on the store's write path (`pcg import`'s and
- * `pcg worker`'s command thread, a log's reader, the Kafka consumer thread,
- * `pcg serve`'s sources thread). Each batch makes tens of MB of short-lived
+ * `pcg worker`'s command thread, a log's reader, `pcg serve`'s sources
+ * thread; the Kafka consumer thread takes half of it, see
+ * connectors/kafka/consumer-thread.ts). Each batch makes tens of MB of short-lived
  * objects (parsed records, events, folds' scratch); with V8's default young
  * generation (three 16 MB semi-spaces' worth) a good part of them survive a
  * scavenge or two and are copied, or promoted and collected again by the old
