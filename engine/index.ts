@@ -10,5 +10,5 @@ export { NdjsonReader, readNdjson, type NdjsonPart } from './ndjson.js';
 export { MAX_RAW_BYTES, ProjectStore, type ApplyResult, type Batch, type DeadLetter, type Remapped, type ReplayResult, type ObjectRecord, type ObjectRelation, type Position, type ProjectSnapshot, type Rejection, type StoreOptions } from './store/project-store.js';
 export { openSqlite, type Db, type SqliteOptions } from './store/database.js';
 export { isPrepared, prepareBatch, type PreparedBatch } from './store/prepare.js';
-export { fromPortable, isPortable, toPortable, type PortableBatch } from './store/portable-batch.js';
+export { fromPortable, toPortable, type PortableBatch } from './store/portable-batch.js';
 export { INGEST_HEAP } from './heap.js';

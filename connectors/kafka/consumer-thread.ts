@@ -1,5 +1,5 @@
 import { parentPort, Worker, workerData, type ResourceLimits } from 'node:worker_threads';
-import { fromPortable, isPortable, isPrepared, toPortable, type ApplyResult, type Batch, type EventLimits, type PortableBatch, type Position, type PreparedBatch } from '../../engine/index.js';
+import { fromPortable, toPortable, type ApplyResult, type EventLimits, type PortableBatch, type Position, type PreparedBatch } from '../../engine/index.js';
 import type { ProjectRegistry } from '../../engine/projects/index.js';
 import type { KafkaLog } from './client.js';
 import type { SourceDefinition } from './definition.js';
@@ -13,8 +13,8 @@ import { fromWireError, storedOffset, toWireError, type StateWriter, type WireEr
  * owns the project registry only applies prepared chunks. A worker's profile
  * before this split: the registry's thread busy all the time (applying, kafkajs
  * fetching and decoding about 2 s a million, GC), the mapping thread idle half
- * of it. Each chunk crosses once, prepared, in a message; the runner sends the
- * next only once this one is in the state, and maps the next meanwhile.
+ * of it. Each chunk crosses once, prepared and portable, in a message; up to
+ * four wait at the host (chunk-window.ts), which answers them in order.
  *
  * The protocol: the host starts and stops runners (`start`, `stop`); a runner
  * reports (`started`, `startFailed`, `status`, `failed`, `stopped`, `log`) and
@@ -27,7 +27,7 @@ type ToThread =
   | { type: 'reply'; id: number; value?: unknown; error?: WireError };
 
 /** What a runner asks the host's registry. */
-type Request = { type: 'stored'; projectId: string; source: string; partition: number } | { type: 'ingest'; projectId: string; batch: Batch | PortableBatch; position: Position };
+type Request = { type: 'stored'; projectId: string; source: string; partition: number } | { type: 'ingest'; projectId: string; batch: PortableBatch; position: Position };
 
 type FromThread =
   | { type: 'started' | 'stopped'; run: number }
@@ -101,7 +101,7 @@ export class ConsumerThread {
         let reply: ToThread;
         try {
           const value: number | ApplyResult =
-            m.type === 'stored' ? storedOffset(this.registry, m.projectId, m.source, m.partition) : this.registry.ingestPart(m.projectId, isPortable(m.batch) ? fromPortable(m.batch) : m.batch, m.position);
+            m.type === 'stored' ? storedOffset(this.registry, m.projectId, m.source, m.partition) : this.registry.ingestPart(m.projectId, fromPortable(m.batch), m.position);
           reply = { type: 'reply', id: m.id, value };
         } catch (error) {
           reply = { type: 'reply', id: m.id, error: toWireError(error) };
@@ -190,15 +190,12 @@ class RemoteRunner implements RunnerHandle {
 }
 
 /**
- * A batch as it is posted: prepared ones in their portable form (engine/store/portable-batch.ts), and a refused
- * record's bytes copied out, for they are a view of its whole fetch (10 MB), which a structured clone would copy
- * whole with each.
+ * A prepared chunk as it is posted: in its portable form (engine/store/portable-batch.ts), a refused record's
+ * bytes copied out, for they are a view of its whole fetch (10 MB), which a structured clone would copy whole
+ * with each.
  */
-function portable(batch: Batch | PreparedBatch): Batch | PortableBatch {
-  const rejected = batch.rejected?.map((r) => (r.raw ? { ...r, raw: Buffer.from(r.raw) } : r)) ?? [];
-  if (isPrepared(batch)) return toPortable({ ...batch, rejected });
-  const { raws: _views, ...rest } = batch;
-  return { ...rest, rejected, ...(batch.raws ? { raws: batch.raws.map((r) => (r ? Buffer.from(r) : undefined)) } : {}) };
+function portable(batch: PreparedBatch): PortableBatch {
+  return toPortable({ ...batch, rejected: batch.rejected.map((r) => (r.raw ? { ...r, raw: Buffer.from(r.raw) } : r)) });
 }
 
 /** Log entries cross as JSON: kafkajs puts errors and buffers in them. */

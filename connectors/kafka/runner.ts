@@ -38,10 +38,9 @@ const COMMIT_MS = 1_000;
  * The group's own commit follows, of the offsets in the state, for lag
  * reporting only. Chunks are sent ahead of being applied (chunk-window.ts); a
  * chunk that fails pauses its partition, which then starts again from its
- * stored offset. Mapping and
- * validating a chunk happen here, on the runner's thread; in `pcg serve` and
- * `pcg worker` that is the consumer thread, and the writes happen on the
- * thread that owns the registry (consumer-thread.ts).
+ * stored offset. Mapping and validating a chunk happen here, on the runner's
+ * thread; in `pcg serve` and `pcg worker` that is the consumer thread, and the
+ * writes happen on the thread that owns the registry (consumer-thread.ts).
  */
 export class SourceRunner implements RunnerHandle {
   private readonly current: Omit<RunnerStatus, 'partitions'> = { state: 'starting', assigned: [], eventsApplied: 0, deadLetters: 0, lastError: null, updatedAt: new Date().toISOString() };

@@ -1,4 +1,4 @@
-import { EngineError, type ApplyResult, type Batch, type EventLimits, type Position, type PreparedBatch } from '../../engine/index.js';
+import { EngineError, type ApplyResult, type EventLimits, type Position, type PreparedBatch } from '../../engine/index.js';
 import type { ProjectRegistry } from '../../engine/projects/index.js';
 
 /**
@@ -16,7 +16,7 @@ export interface StateWriter {
    * Applies a chunk and its position in one transaction (ProjectRegistry.ingestPart). A position inside the
    * stored range (another writer took the partition) rejects with EngineError `position_overlap`.
    */
-  ingest(projectId: string, batch: Batch | PreparedBatch, position: Position): Promise<ApplyResult>;
+  ingest(projectId: string, batch: PreparedBatch, position: Position): Promise<ApplyResult>;
 }
 
 /** The registry as a writer, on its own thread. */

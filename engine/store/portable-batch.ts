@@ -70,7 +70,3 @@ export function fromPortable(p: PortableBatch): PreparedBatch {
   }
   return { ...rest, events };
 }
-
-export function isPortable(batch: object): batch is PortableBatch {
-  return (batch as PortableBatch).portable === true;
-}
