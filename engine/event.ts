@@ -366,3 +366,14 @@ export function cmp(a: string, b: string): number {
 export function compareEvents(a: { time: number; key: string }, b: { time: number; key: string }): number {
   return a.time - b.time || cmp(a.key, b.key);
 }
+
+/**
+ * Sorts events into case order in place, unless they already are: a stream's
+ * batch brings most cases one event, or a few in order, and Array.sort
+ * allocates its work space even for one element: about 300 bytes a case a
+ * batch, 0.3 GB over a 1M ingest.
+ */
+export function sortEvents<T extends { time: number; key: string }>(events: T[]): T[] {
+  for (let i = 1; i < events.length; i++) if (compareEvents(events[i - 1]!, events[i]!) > 0) return events.sort(compareEvents);
+  return events;
+}

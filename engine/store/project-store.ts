@@ -1,7 +1,7 @@
 import { CaseFold, contribute, contributeAfter, COUNTING_VERSION } from '../contribution.js';
 import { mergeCaseSample } from './case-sample.js';
 import { EngineError } from '../errors.js';
-import { compareEvents, DEFAULT_EVENT_LIMITS, type Event, type EventLimits } from '../event.js';
+import { compareEvents, DEFAULT_EVENT_LIMITS, sortEvents, type Event, type EventLimits } from '../event.js';
 import { type Tally } from '../tally.js';
 import type { ApplyResult, Batch, DeadLetter, Position, ProjectSnapshot, Remapped, ReplayResult, StoreOptions } from './types.js';
 import { CaseCache, DEFAULT_COLD_FOLD_BYTES, type FoldCodec } from './case-cache.js';
@@ -314,7 +314,7 @@ export class ProjectStore {
     const anyPruned = (this.prunedSeen ?? 0) > 0;
     this.late = 0;
     for (const [caseId, { added, ids: addedIds, replaced }] of changes.cases) {
-      added.sort(compareEvents);
+      sortEvents(added);
       let fold = this.cache.get(caseId);
       if (fold && !replaced && added.length > 0 && fold.precedes(added[0]!)) {
         // The common case of a stream: events after the case's last one continue its fold.
@@ -371,7 +371,12 @@ export class ProjectStore {
   private putObjects(prepared: PreparedBatch): boolean {
     let changed = 0;
     for (const o of prepared.objects) changed += this.q.putObject.run(o.id, o.type).changes;
-    for (const e of prepared.events) for (const o of e.objects) changed += this.q.putObject.run(o.id, o.type).changes;
+    // Indexed loops: most events have no objects, and for…of makes an iterator for each even then.
+    const { events } = prepared;
+    for (let i = 0; i < events.length; i++) {
+      const objects = events[i]!.objects;
+      for (let j = 0; j < objects.length; j++) changed += this.q.putObject.run(objects[j]!.id, objects[j]!.type).changes;
+    }
     for (const r of prepared.relations) changed += this.q.putRelation.run(r.fromId, r.toId, r.qualifier).changes;
     return changed > 0;
   }

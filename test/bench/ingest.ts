@@ -10,6 +10,7 @@
  * (appended, de-duplicated by its key index), uncounted.
  *
  *   node --import tsx test/bench/ingest.ts [--events 1000000] [--batch 10000] [--runs 3] [--modes generate,bare,...] [--heap ingest|default]
+ *       [--open-share 0.05]
  */
 import Database from 'better-sqlite3';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
@@ -34,6 +35,9 @@ const { values } = parseArgs({
     modes: { type: 'string', default: 'generate,bare,bare-one,stored,engine,import' },
     // `ingest`: the engine modes run with the young generation the product's ingest threads get (engine/heap.ts); `default`: V8's.
     heap: { type: 'string', default: 'ingest' },
+    // The simulator's share of cases open when its window closes (its default 0.05): cases in flight at once are
+    // about this share of the stream's cases (events / 5), so 0.05 puts 100k in flight at 10M events, 0.01 20k.
+    'open-share': { type: 'string' },
   },
 });
 const events = Number(values.events);
@@ -43,7 +47,8 @@ const batchSize = Number(values.batch);
 function* batches(): Generator<WireEvent[]> {
   let batch: WireEvent[] = [];
   let n = 0;
-  for (const e of simulate({ model: 'order-to-cash', cases: Math.ceil(events / 5), seed: 42 })) {
+  const openShare = values['open-share'] === undefined ? {} : { openShare: Number(values['open-share']) };
+  for (const e of simulate({ model: 'order-to-cash', cases: Math.ceil(events / 5), seed: 42, ...openShare })) {
     batch.push(e);
     if (++n === events) break;
     if (batch.length === batchSize) {
@@ -159,7 +164,7 @@ if (values.mode) {
   console.log(JSON.stringify(await measure(values.mode)));
 } else {
   const runs = Number(values.runs);
-  const args = ['--events', String(events), '--batch', String(batchSize)];
+  const args = ['--events', String(events), '--batch', String(batchSize), ...(values['open-share'] === undefined ? [] : ['--open-share', values['open-share']])];
   const results: Record<string, Measure[]> = Object.fromEntries(values.modes!.split(',').map((m) => [m, []]));
   for (let r = 0; r < runs; r++) {
     for (const mode of Object.keys(results)) {

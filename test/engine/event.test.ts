@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hash } from 'node:crypto';
-import { checkEvent, checkEventWithSchema, DEFAULT_EVENT_LIMITS, eventLimits, type Event } from '../../engine/event.js';
+import { checkEvent, checkEventWithSchema, compareEvents, sortEvents, DEFAULT_EVENT_LIMITS, eventLimits, type Event } from '../../engine/event.js';
 
 /**
  * checkEvent takes a hand-written path for ordinary events and the zod schema
@@ -173,5 +173,29 @@ describe('event limits', () => {
     expect(eventLimits({ activityBytes: 50 })).toEqual({ ...DEFAULT_EVENT_LIMITS, activityBytes: 50 });
     expect(() => eventLimits({ idBytes: -1 })).toThrow(/PCG_LIMIT_ID_BYTES/);
     expect(() => eventLimits({ attributesPerEvent: 1.5 })).toThrow(/PCG_LIMIT_ATTRIBUTES_PER_EVENT/);
+  });
+});
+
+describe('sortEvents', () => {
+  it('leaves events already in case order as they are, and sorts any others as compareEvents does', () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ time: fc.integer({ min: 0, max: 5 }), key: fc.constantFrom('a', 'b', 'c') }), { maxLength: 12 }), (events) => {
+        const copy = [...events];
+        const sorted = sortEvents(copy);
+        expect(sorted).toBe(copy);
+        expect(sorted).toEqual([...events].sort(compareEvents));
+      }),
+    );
+    const inOrder = [
+      { time: 1, key: 'b' },
+      { time: 2, key: 'a' },
+    ];
+    const before = [...inOrder];
+    expect(sortEvents(inOrder)).toEqual(before);
+    expect(sortEvents([{ time: 2, key: 'a' }, { time: 1, key: 'b' }, { time: 1, key: 'a' }])).toEqual([
+      { time: 1, key: 'a' },
+      { time: 1, key: 'b' },
+      { time: 2, key: 'a' },
+    ]);
   });
 });
