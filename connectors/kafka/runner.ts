@@ -4,6 +4,7 @@ import { chunkBatch } from './chunk.js';
 import { clientOf, RETRY } from './client.js';
 import { groupIdOf, type SourceDefinition } from './definition.js';
 import { ChunkWindow } from './chunk-window.js';
+import { OffsetCommitter } from './offset-committer.js';
 import { compileMapping, type MessageMapper } from './mapping.js';
 import type { PartitionStatus, RunnerDeps, RunnerHandle, RunnerStatus } from './runner-contract.js';
 
@@ -52,9 +53,7 @@ export class SourceRunner implements RunnerHandle {
   private readonly window = new ChunkWindow(IN_FLIGHT);
   /** Partitions whose chunk failed, until they are consumed again from their stored offset. */
   private readonly broken = new Set<number>();
-  /** Offsets applied since the last commit to the group: partition → next offset. */
-  private readonly toCommit = new Map<number, number>();
-  private commitTimer: NodeJS.Timeout | undefined;
+  private readonly commits: OffsetCommitter;
 
   constructor(
     readonly source: SourceDefinition,
@@ -62,6 +61,7 @@ export class SourceRunner implements RunnerHandle {
   ) {
     this.map = compileMapping(source.format, source.mapping);
     this.chunkSize = deps.chunk ?? CHUNK;
+    this.commits = new OffsetCommitter(source.topic, COMMIT_MS, () => this.current.assigned);
   }
 
   /** A copy of the runner's status, partitions in order. */
@@ -96,13 +96,13 @@ export class SourceRunner implements RunnerHandle {
     await consumer.connect();
     await consumer.subscribe({ topics: [source.topic], fromBeginning: source.start !== 'latest' });
     await consumer.run({
-      // Resolved offsets run ahead of the state (sent, not yet applied); the group gets the state's (commitApplied).
+      // Resolved offsets run ahead of the state (sent, not yet applied); the group gets the state's (OffsetCommitter).
       autoCommit: false,
       eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 1,
       eachBatch: (payload) => this.eachBatch(payload),
     });
-    this.commitTimer = setInterval(() => void this.commitApplied(consumer), COMMIT_MS);
+    this.commits.start(consumer);
     // A crash during the first join may already have said otherwise.
     if (this.current.state === 'starting') this.setState('running');
   }
@@ -110,11 +110,11 @@ export class SourceRunner implements RunnerHandle {
   async stop(): Promise<void> {
     const consumer = this.consumer;
     this.consumer = undefined;
-    clearInterval(this.commitTimer);
+    this.commits.stop();
     // No more batches, then every chunk sent applied (or failed), then their offsets told to the group.
     await consumer?.stop().catch(() => undefined);
     await this.window.drain();
-    if (consumer) await this.commitApplied(consumer);
+    if (consumer) await this.commits.flush(consumer);
     await consumer?.disconnect().catch(() => undefined);
     await this.admin?.disconnect().catch(() => undefined);
     this.setState('stopped');
@@ -162,7 +162,7 @@ export class SourceRunner implements RunnerHandle {
     const status = this.partition(partition);
     status.applied = Math.max(status.applied ?? -1, last);
     if (status.highWatermark !== null) status.lag = Math.max(0, status.highWatermark - status.applied - 1);
-    this.toCommit.set(partition, status.applied + 1);
+    this.commits.applied(partition, status.applied);
     this.current.updatedAt = new Date().toISOString();
     this.deps.onChange?.();
   }
@@ -203,15 +203,6 @@ export class SourceRunner implements RunnerHandle {
         consumer.resume([{ topic, partitions: [partition] }]);
       })();
     }, RESYNC_MS).unref();
-  }
-
-  /** Commits the offsets applied since the last commit, of the partitions still assigned here. */
-  private async commitApplied(consumer: Consumer): Promise<void> {
-    const offsets = [...this.toCommit].filter(([p]) => this.current.assigned.includes(p)).map(([partition, offset]) => ({ topic: this.source.topic, partition, offset: String(offset) }));
-    this.toCommit.clear();
-    if (offsets.length === 0) return;
-    // A rebalance under way refuses the commit: the next applied chunk commits again.
-    await consumer.commitOffsets(offsets).catch(() => undefined);
   }
 
   /**
