@@ -45,8 +45,10 @@ Options:
       dataDir,
       sourceSecretKey: key || undefined,
       limits,
-      log: (level, message) => {
-        if (level === 'error' || (!quiet && level === 'warn')) io.err(`pcg worker: ${level}: ${message}\n`);
+      log: (level, message, extra) => {
+        // kafkajs names the request in its message and the broker's answer in `error`: both say what went wrong.
+        const why = typeof extra.error === 'string' && extra.error ? ` (${extra.error})` : '';
+        if (level === 'error' || (!quiet && level === 'warn')) io.err(`pcg worker: ${level}: ${message}${why}\n`);
       },
     });
     // Listening before saying so: a signal sent on reading the line must stop the worker cleanly.

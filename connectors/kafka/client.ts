@@ -19,12 +19,28 @@ function saslOf(s: SourceDefinition): SASLOptions | undefined {
 }
 
 /**
+ * The broker's answers about group membership that a consumer gets over on its own: a heartbeat or a commit
+ * answered "rebalancing", "illegal generation" or "unknown member" while a worker joins or leaves (it rejoins;
+ * a refused commit is made again by the next chunk, offset-committer.ts), and a coordinator not yet there on a
+ * fresh broker or after a failover (kafkajs retries). Seen from `pcg worker`: "Response OffsetCommit" as an
+ * error when the other worker of a group stopped, "Response GroupCoordinator" at every first start.
+ */
+const GROUP_NEWS = [
+  'The group is rebalancing, so a rejoin is needed',
+  'Specified group generation id is not valid',
+  'The coordinator is not aware of this member',
+  'The group coordinator is not available',
+  "The coordinator is loading and hence can't process requests for this group",
+  'This is not the correct coordinator for this group',
+];
+
+/**
  * The level a kafkajs log entry is told at. kafkajs logs every error response as an error, including the
- * broker's "the group is rebalancing" to a heartbeat, which is how a consumer learns that a worker joined
- * or left: the consumer rejoins by itself, so that is news (info), not a failure.
+ * answers above, which are how a consumer learns that a worker joined or left: that is news (info), not a
+ * failure. One that does not get over it crashes the consumer, which the runner reports as its last error.
  */
 export function kafkaLogLevel(level: logLevel, extra: Record<string, unknown>): Parameters<KafkaLog>[0] {
-  if (level === logLevel.ERROR) return /group is rebalancing/i.test(String(extra.error ?? '')) ? 'info' : 'error';
+  if (level === logLevel.ERROR) return GROUP_NEWS.includes(String(extra.error ?? '')) ? 'info' : 'error';
   return level === logLevel.WARN ? 'warn' : level === logLevel.INFO ? 'info' : 'debug';
 }
 
