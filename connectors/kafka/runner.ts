@@ -139,11 +139,11 @@ export class SourceRunner implements RunnerHandle {
       const after = follows;
       const fresh = chunk.filter((m) => Number(m.offset) > after);
       if (fresh.length) {
-        const prepared = prepareBatch(chunkBatch(this.map, topic, partition, fresh), this.deps.writer.limits);
+        const sent = { prepared: prepareBatch(chunkBatch(this.map, topic, partition, fresh), this.deps.writer.limits) as PreparedBatch | undefined, messages: fresh };
         await this.window.room();
         if (leave()) return;
         this.window.send(partition, Number(last), () =>
-          this.apply(topic, partition, prepared, fresh, Number(last), after).then(
+          this.apply(topic, partition, sent, Number(last), after).then(
             () => this.chunkApplied(partition, Number(last)),
             (error: unknown) => this.chunkFailed(partition, error as Error),
           ),
@@ -208,23 +208,25 @@ export class SourceRunner implements RunnerHandle {
   /**
    * Applies a prepared chunk with its last offset and the offset it follows. When the stored position moved
    * meanwhile (another writer took the partition), the store refuses the overlap whole; the messages past the new
-   * stored offset are mapped again here and applied.
+   * stored offset are mapped again here and applied. The prepared batch is let go once it is handed to the writer
+   * (`sent.prepared` emptied, no local holding it across the wait): up to IN_FLIGHT chunks wait at the writer, and
+   * their events kept here lived through the consumer thread's scavenges and were promoted, only to die old.
    */
-  private async apply(topic: string, partition: number, prepared: PreparedBatch, messages: KafkaMessage[], last: number, after: number): Promise<void> {
+  private async apply(topic: string, partition: number, sent: { prepared: PreparedBatch | undefined; messages: KafkaMessage[] }, last: number, after: number): Promise<void> {
     const { source, deps } = this;
-    let batch = prepared;
-    let first = Number(messages[0]!.offset);
+    const position = (first: number) => ({ source: source.id, partition, offset: last, first, after });
+    let pending = deps.writer.ingest(source.projectId, sent.prepared!, position(Number(sent.messages[0]!.offset)));
+    sent.prepared = undefined;
     for (;;) {
       let result: ApplyResult;
       try {
-        result = await deps.writer.ingest(source.projectId, batch, { source: source.id, partition, offset: last, first, after });
+        result = await pending;
       } catch (error) {
         if (!(error instanceof EngineError && error.code === 'position_overlap')) throw error;
         const stored = await this.storedOffset(partition);
-        const rest = messages.filter((m) => Number(m.offset) > stored);
+        const rest = sent.messages.filter((m) => Number(m.offset) > stored);
         if (rest.length === 0) return;
-        batch = prepareBatch(chunkBatch(this.map, topic, partition, rest), deps.writer.limits);
-        first = Number(rest[0]!.offset);
+        pending = deps.writer.ingest(source.projectId, prepareBatch(chunkBatch(this.map, topic, partition, rest), deps.writer.limits), position(Number(rest[0]!.offset)));
         continue;
       }
       this.current.eventsApplied += result.accepted;

@@ -11,7 +11,11 @@
  *   drains a backlog of N events.
  *
  *   node --import tsx test/bench/kafka.ts [--events 1000000] [--phase all|throughput|delay|responsive]
- *       [--rate 5000] [--seconds 30] [--runs 3]
+ *       [--rate 5000] [--seconds 30] [--runs 3] [--two yes|no]
+ *
+ * Each worker's CPU is reported too (`cpuS`: its two busiest threads, the
+ * rest of its threads, the total), so a rate can be read against the cores
+ * it took.
  *
  * Throughput reads the topic once with the bare consumer first, a warm-up
  * not counted, then runs the three readers `--runs` times, interleaved, and reports
@@ -43,6 +47,8 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '5000' },
     seconds: { type: 'string', default: '30' },
     runs: { type: 'string', default: '3' },
+    // Throughput with one worker only (`--two no`), to compare changes to one worker in less time.
+    two: { type: 'string', default: 'yes' },
   },
 });
 const N = Number(values.events);
@@ -171,15 +177,39 @@ function applied(dir: string, projectId: string): number {
   return n;
 }
 
-async function workers(broker: KafkaBroker, topic: string, total: number, count: number): Promise<Rate & { peakRssMiB: number[] }> {
+/**
+ * CPU seconds a worker process used, read from /proc before it stops: its two busiest threads (the thread that
+ * writes and the consumer thread) and all the others together (V8's platform threads, which run the parallel
+ * and concurrent parts of garbage collection and compile code; the main thread; libuv's pool).
+ */
+function workerCpu(pid: number): { threads: number[]; others: number; total: number } {
+  const tick = 100;
+  const seconds = readdirSync(`/proc/${pid}/task`)
+    .map((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(f[11]) + Number(f[12])) / tick;
+    })
+    .sort((a, b) => b - a);
+  const round = (x: number) => +x.toFixed(2);
+  const total = seconds.reduce((a, b) => a + b, 0);
+  return { threads: seconds.slice(0, 2).map(round), others: round(total - seconds[0]! - (seconds[1] ?? 0)), total: round(total) };
+}
+
+type WorkerCpu = ReturnType<typeof workerCpu>;
+
+async function workers(broker: KafkaBroker, topic: string, total: number, count: number): Promise<Rate & { peakRssMiB: number[]; cpu: WorkerCpu[] }> {
   const { dir, projectId } = await dataDirWithSource(broker, topic);
   const children: ChildProcess[] = [];
   const peaks: number[] = [];
   const start = performance.now();
   for (let i = 0; i < count; i++) {
     // The real `pcg worker` (its sources on a thread with the ingest heap, as users run it); PCG_BENCH_PROF=DIR profiles it.
+    // PCG_BENCH_NODE_FLAGS adds node flags to each worker (V8's, say), to measure them without changing the product;
+    // PCG_BENCH_WORKER_OUT lets the workers' standard output through (what --trace-gc prints).
     const prof = process.env.PCG_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PCG_BENCH_PROF}`] : [];
-    children.push(spawn(process.execPath, [...prof, PCG, 'worker', '--data-dir', dir, '--quiet'], { stdio: ['ignore', 'ignore', 'inherit'] }));
+    const flags = (process.env.PCG_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    children.push(spawn(process.execPath, [...flags, ...prof, PCG, 'worker', '--data-dir', dir, '--quiet'], { stdio: ['ignore', process.env.PCG_BENCH_WORKER_OUT ? 'inherit' : 'ignore', 'inherit'] }));
   }
   // The first chunk in the state starts the steady measure, as the first batch handled does the bare consumer's.
   let first: { at: number; seen: number } | undefined;
@@ -190,10 +220,11 @@ async function workers(broker: KafkaBroker, topic: string, total: number, count:
   const end = performance.now();
   // Peak RSS of the whole process (every thread), read before it stops.
   for (const c of children) peaks.push(Math.round(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${c.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024));
+  const cpu = children.map((c) => workerCpu(c.pid!));
   for (const c of children) c.kill('SIGTERM');
   await Promise.all(children.map((c) => new Promise((r) => c.once('exit', r))));
   rmSync(dir, { recursive: true, force: true });
-  return { rate: total / ((end - start) / 1000), steady: first ? (total - first.seen) / ((end - first.at) / 1000) : 0, peakRssMiB: peaks };
+  return { rate: total / ((end - start) / 1000), steady: first ? (total - first.seen) / ((end - first.at) / 1000) : 0, peakRssMiB: peaks, cpu };
 }
 
 async function delay(broker: KafkaBroker, rate: number, seconds: number): Promise<{ p50: number; p99: number; max: number; samples: number }> {
@@ -308,7 +339,7 @@ try {
     const total = await fill(broker, 'bench', N);
     out.fill = { messages: total, seconds: +((performance.now() - t) / 1000).toFixed(1) };
     if (phase !== 'responsive') {
-      const runs: { bare: Rate; one: Rate; two: Rate; ratioOne: number; steadyRatioOne: number; peakRssMiB: { one: number[]; two: number[] } }[] = [];
+      const runs: { bare: Rate; one: Rate; two: Rate; ratioOne: number; steadyRatioOne: number; peakRssMiB: { one: number[]; two: number[] }; cpuS: { one: WorkerCpu[]; two: WorkerCpu[] } }[] = [];
       const rounded = (r: Rate): Rate => ({ rate: Math.round(r.rate), steady: Math.round(r.steady) });
       // One bare read first, not counted: the first read of a freshly filled topic, by a process whose kafkajs decoder
       // is not yet compiled, ran at 300-370k/s against 400-446k/s for the later ones, and flattered that round's ratio.
@@ -317,8 +348,16 @@ try {
       for (let r = 0; r < Number(values.runs); r++) {
         const b = await bare(broker, 'bench', total);
         const one = await workers(broker, 'bench', total, 1);
-        const two = await workers(broker, 'bench', total, 2);
-        runs.push({ bare: rounded(b), one: rounded(one), two: rounded(two), ratioOne: +(one.rate / b.rate).toFixed(3), steadyRatioOne: +(one.steady / b.steady).toFixed(3), peakRssMiB: { one: one.peakRssMiB, two: two.peakRssMiB } });
+        const two = values.two === 'no' ? { rate: 0, steady: 0, peakRssMiB: [], cpu: [] } : await workers(broker, 'bench', total, 2);
+        runs.push({
+          bare: rounded(b),
+          one: rounded(one),
+          two: rounded(two),
+          ratioOne: +(one.rate / b.rate).toFixed(3),
+          steadyRatioOne: +(one.steady / b.steady).toFixed(3),
+          peakRssMiB: { one: one.peakRssMiB, two: two.peakRssMiB },
+          cpuS: { one: one.cpu, two: two.cpu },
+        });
       }
       const median = (pick: (r: (typeof runs)[number]) => number) => pct(runs.map(pick), 0.5);
       const bareRate = median((r) => r.bare.rate);
@@ -334,7 +373,7 @@ try {
         ratioTwo: +(twoRate / bareRate).toFixed(3),
         secondWorkerGain: +(twoRate / oneRate).toFixed(2),
         steady: { ...steady, ratioOne: +(steady.oneWorker / steady.bareConsumer).toFixed(3), ratioTwo: +(steady.twoWorkers / steady.bareConsumer).toFixed(3) },
-        peakRssMiB: { one: Math.max(...runs.flatMap((r) => r.peakRssMiB.one)), two: Math.max(...runs.flatMap((r) => r.peakRssMiB.two)) },
+        peakRssMiB: { one: Math.max(...runs.flatMap((r) => r.peakRssMiB.one)), two: Math.max(0, ...runs.flatMap((r) => r.peakRssMiB.two)) },
       };
     }
     if (phase === 'all' || phase === 'responsive') out.responsive = await responsive(broker, 'bench', total);
