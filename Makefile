@@ -49,6 +49,7 @@ bench: install
 	node --import tsx test/bench/reading-cost.ts
 	node --import tsx test/bench/isolation.ts
 	node --import tsx test/bench/kafka.ts
+	node --max-semi-space-size=64 --import tsx test/bench/kafka-stages.ts
 
 # Soak (issue 14), bounded and not part of `make test`: `pcg serve` under MINUTES (default 10) of mixed load
 # from four tenants, one of them pathological; RSS, descriptors and the others' p99 latency must stay flat.
