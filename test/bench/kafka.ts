@@ -11,7 +11,10 @@
  *   drains a backlog of N events.
  *
  *   node --import tsx test/bench/kafka.ts [--events 1000000] [--phase all|throughput|delay|responsive]
- *       [--rate 5000] [--seconds 30] [--runs 3] [--two yes|no]
+ *       [--rate 5000] [--seconds 30] [--runs 3] [--two yes|no] [--pin no|yes]
+ *
+ * With `--pin yes` each worker is held to one core (worker i to core i), to
+ * see what a second worker adds on a core of its own.
  *
  * Each worker's CPU is reported too (`cpuS`: its two busiest threads, the
  * rest of its threads, the total), so a rate can be read against the cores
@@ -28,7 +31,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
@@ -49,6 +52,8 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     // Throughput with one worker only (`--two no`), to compare changes to one worker in less time.
     two: { type: 'string', default: 'yes' },
+    // `--pin yes`: worker i runs on core i only (taskset), so one worker has one core and a second worker the second one.
+    pin: { type: 'string', default: 'no' },
   },
 });
 const N = Number(values.events);
@@ -209,7 +214,11 @@ async function workers(broker: KafkaBroker, topic: string, total: number, count:
     // PCG_BENCH_WORKER_OUT lets the workers' standard output through (what --trace-gc prints).
     const prof = process.env.PCG_BENCH_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PCG_BENCH_PROF}`] : [];
     const flags = (process.env.PCG_BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-    children.push(spawn(process.execPath, [...flags, ...prof, PCG, 'worker', '--data-dir', dir, '--quiet'], { stdio: ['ignore', process.env.PCG_BENCH_WORKER_OUT ? 'inherit' : 'ignore', 'inherit'] }));
+    const command = [process.execPath, ...flags, ...prof, PCG, 'worker', '--data-dir', dir, '--quiet'];
+    // taskset execs the command: the child's pid is the worker's.
+    const pinned = values.pin === 'yes' ? ['taskset', '-c', String(i % availableParallelism())] : [];
+    const [file, ...args] = [...pinned, ...command];
+    children.push(spawn(file!, args, { stdio: ['ignore', process.env.PCG_BENCH_WORKER_OUT ? 'inherit' : 'ignore', 'inherit'] }));
   }
   // The first chunk in the state starts the steady measure, as the first batch handled does the bare consumer's.
   let first: { at: number; seen: number } | undefined;
@@ -333,7 +342,7 @@ async function responsive(broker: KafkaBroker, topic: string, total: number): Pr
 
 const broker = await KafkaBroker.start({ properties: { 'log.retention.bytes': -1 } });
 try {
-  const out: Record<string, unknown> = { events: N };
+  const out: Record<string, unknown> = { events: N, pinned: values.pin === 'yes' };
   if (phase === 'all' || phase === 'throughput' || phase === 'responsive') {
     const t = performance.now();
     const total = await fill(broker, 'bench', N);
