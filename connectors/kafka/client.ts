@@ -22,8 +22,9 @@ function saslOf(s: SourceDefinition): SASLOptions | undefined {
  * The broker's answers about group membership that a consumer gets over on its own: a heartbeat or a commit
  * answered "rebalancing", "illegal generation" or "unknown member" while a worker joins or leaves (it rejoins;
  * a refused commit is made again by the next chunk, offset-committer.ts), and a coordinator not yet there on a
- * fresh broker or after a failover (kafkajs retries). Seen from `pcg worker`: "Response OffsetCommit" as an
- * error when the other worker of a group stopped, "Response GroupCoordinator" at every first start.
+ * fresh broker or after a failover (kafkajs retries). Seen from `pcg worker`: "Response GroupCoordinator"
+ * (not available) at a fresh broker's first start, and once "Response OffsetCommit" as an error when both
+ * workers of a group stopped at once (a stopping runner's last commit, after the other had left).
  */
 const GROUP_NEWS = [
   'The group is rebalancing, so a rejoin is needed',
