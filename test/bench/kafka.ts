@@ -188,6 +188,7 @@ function applied(dir: string, projectId: string): number {
  * and concurrent parts of garbage collection and compile code; the main thread; libuv's pool).
  */
 function workerCpu(pid: number): { threads: number[]; others: number; total: number } {
+  // /proc counts in clock ticks, 100 a second on Linux (getconf CLK_TCK).
   const tick = 100;
   const seconds = readdirSync(`/proc/${pid}/task`)
     .map((tid) => {
