@@ -20,6 +20,7 @@ import { graphRoutes } from './routes/graph.js';
 import { pingRoutes } from './routes/ping.js';
 import { projectRoutes } from './routes/projects.js';
 import { analysisRoutes } from './routes/analysis.js';
+import { clusterRoutes } from './routes/clusters.js';
 import { sourceRoutes } from './routes/sources.js';
 import { startSourceThread, type SourceThread } from './source-thread.js';
 import { tenantRoutes, userRoutes } from './routes/tenants.js';
@@ -76,6 +77,9 @@ export function createApp(options: AppOptions): PcgApp {
   const closing = new AbortController();
   const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), closing: closing.signal };
   const globalKey = ensureGlobalKey(config, catalog);
+  // The clusters of the configuration are the catalog's configured ones from now on (workers read them there).
+  const clusters = catalog.clusters.syncConfigured(config.kafkaClusters);
+  if (clusters.removed.length) logger.warn({ clusters: clusters.removed }, 'Kafka clusters no longer in PCG_KAFKA_CLUSTERS were removed; their sources stop');
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -139,6 +143,7 @@ export function createApp(options: AppOptions): PcgApp {
     ...graphRoutes(context, graphs),
     ...analysisRoutes(context, graphs, cases),
     ...sourceRoutes(context, () => sources?.reconcile()),
+    ...clusterRoutes(context, () => sources?.reconcile()),
   ];
   registerRoutes(app, new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond)), routes, context.loopShare);
   docsRoutes(app, routes);

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { grants, type Catalog, type Permission, type TenantKeyInfo } from './catalog/index.js';
+import { grants, type Catalog, type Issuer, type Permission, type TenantKeyInfo } from './catalog/index.js';
 import { effectivePermissions } from './catalog/identity.js';
 import { isExpired } from './catalog/keys.js';
 import { ApiError } from './errors.js';
@@ -21,6 +21,13 @@ export type Principal =
 export type TenantPrincipal = Extract<Principal, { kind: 'tenant' }>;
 
 export type Access = 'public' | 'global' | 'any-key' | { tenant: Permission };
+
+/** The key a request comes with, as the issuer of the keys it makes: it caps their expiry, and takes them along when it goes. */
+export function issuerOf(keys: { globalKey(id: string): { expiresAt: string | null } | undefined }, principal: Principal | undefined): Issuer | undefined {
+  if (!principal) return undefined;
+  if (principal.kind === 'tenant') return { keyId: principal.keyId, userId: principal.userId, expiresAt: principal.expiresAt };
+  return { keyId: principal.keyId, userId: null, expiresAt: keys.globalKey(principal.keyId)?.expiresAt ?? null };
+}
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i;
 

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, eventLimits, type EventLimits } from '../engine/event.js';
+import { configuredClusterSchema, DEFAULT_CLUSTERS } from '../connectors/kafka/index.js';
 
 /**
  * The server's configuration: read once at start from the environment, with
@@ -10,6 +11,32 @@ import { DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, eventLimits, type EventLimits 
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/** PCG_KAFKA_CLUSTERS: a JSON list of cluster declarations (connectors/kafka/cluster.ts), names unique. */
+const kafkaClusters = z
+  .string()
+  .default(DEFAULT_CLUSTERS)
+  .transform((text, ctx) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'expected a JSON list of clusters, e.g. [{"name":"main","brokers":["kafka-1:9092"],"tenants":"*"}]' });
+      return z.NEVER;
+    }
+    const parsed = z.array(configuredClusterSchema).max(1000).safeParse(json);
+    if (!parsed.success) {
+      for (const i of parsed.error.issues.slice(0, 3)) ctx.addIssue({ code: 'custom', message: `${i.path.join('.') || 'list'}: ${i.message}` });
+      return z.NEVER;
+    }
+    const names = parsed.data.map((c) => c.name);
+    const twice = names.find((n, i) => names.indexOf(n) !== i);
+    if (twice) {
+      ctx.addIssue({ code: 'custom', message: `the cluster '${twice}' is declared twice` });
+      return z.NEVER;
+    }
+    return parsed.data;
+  });
 
 export const configSchema = z.object({
   dataDir: z.string().min(1).default('./data').transform((d) => resolve(d)),
@@ -38,6 +65,11 @@ export const configSchema = z.object({
   cachedCaseTextMiB: intIn(0, 1_000_000).default(128),
   /** Seals stream sources' SASL passwords and TLS keys in the catalog (default: a key generated into <dataDir>/source-secret-key). */
   sourceSecretKey: z.string().min(16, 'the source secret key must have at least 16 characters').optional(),
+  /**
+   * The Kafka clusters sources may read, and the tenants each is granted to: no source connects anywhere else.
+   * Default: `local` (127.0.0.1:9092), granted to nobody (`pcg serve --demo` grants it to its demo tenant).
+   */
+  kafkaClusters,
   /** Run the data directory's stream sources inside `pcg serve` (on a thread of their own); off when `pcg worker` processes run them. */
   sources: z
     .enum(['on', 'off', 'true', 'false', '1', '0'])
@@ -102,6 +134,7 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   maxOpenStores: 'PCG_MAX_OPEN_STORES',
   cachedCases: 'PCG_CACHED_CASES',
   cachedCaseTextMiB: 'PCG_CACHED_CASE_TEXT_MIB',
+  kafkaClusters: 'PCG_KAFKA_CLUSTERS',
   sources: 'PCG_SOURCES',
   metricsToken: 'PCG_METRICS_TOKEN',
   shutdownGraceMs: 'PCG_SHUTDOWN_GRACE_MS',

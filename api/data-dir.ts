@@ -1,9 +1,10 @@
 import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
-import { accessSync, closeSync, constants, existsSync, mkdirSync, openSync, readFileSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { accessSync, chmodSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { migrations } from './catalog/migrations.js';
+import { PRIVATE_DIR, PRIVATE_FILE } from './file-modes.js';
 
 /**
  * What `pcg serve` checks of its data directory before it opens anything
@@ -18,11 +19,36 @@ export class StartupError extends Error {
 
 const errno = (error: unknown): string => String((error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? error);
 
+/**
+ * Makes a data directory its owner's alone: the folder and every folder below 0700, every file 0600 (a directory
+ * an older pcg wrote with 0755 and 0644). Symbolic links are left as they are. Linear in the files it holds.
+ */
+export function tightenDataDir(dir: string): number {
+  let changed = 0;
+  const walk = (path: string) => {
+    try {
+      const st = lstatSync(path);
+      if (st.isSymbolicLink()) return;
+      const want = st.isDirectory() ? PRIVATE_DIR : PRIVATE_FILE;
+      if ((st.mode & 0o777) !== want) {
+        chmodSync(path, want);
+        changed++;
+      }
+      if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+    } catch (error) {
+      // Another process (a worker, pcg serve) removed it meanwhile: nothing left to tighten.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  };
+  walk(dir);
+  return changed;
+}
+
 /** Creates the directory if missing; it must then be a folder this process can write. */
 export function checkDataDir(dir: string): void {
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new StartupError(`the data directory ${dir} is not a directory (it is a file); pass another --data-dir`);
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR });
   } catch (error) {
     throw new StartupError(`cannot create the data directory ${dir} (${errno(error)}); pass another --data-dir`);
   }

@@ -7,6 +7,8 @@ export const DEMO_TENANT = 'Demo tenant';
 export const DEMO_EMAIL = 'demo@pcg.local';
 export const DEMO_PROJECT = 'Demo: live order-to-cash';
 export const DEMO_KEY_NAME = 'demo';
+/** The cluster of the default configuration (PCG_KAFKA_CLUSTERS), granted to the demo tenant. */
+export const DEMO_CLUSTER = 'local';
 
 /** Where `pcg serve --demo` keeps its tenant key (mode 0600), to print it again at the next start. */
 export const demoKeyFile = (dataDir: string): string => join(dataDir, 'demo-api-key');
@@ -37,6 +39,8 @@ export function ensureDemo(ctx: AppContext): Demo {
   const project =
     projects.list(tenant.id).find((p) => p.name === DEMO_PROJECT) ??
     projects.create(tenant.id, { name: DEMO_PROJECT, description: 'fed by the simulator while the server runs' });
+  // The embedded default's own broker, if the configuration declares it: the demo tenant may subscribe its topics.
+  if (ctx.catalog.clusters.get(DEMO_CLUSTER)) ctx.catalog.clusters.grant(DEMO_CLUSTER, tenant.id);
   const keyFile = demoKeyFile(ctx.config.dataDir);
   const ids = { tenantId: tenant.id, userId: user.id, projectId: project.id, keyFile };
   const stored = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';

@@ -12,6 +12,8 @@ export interface GlobalKeySource {
   revoked?: boolean;
   /** How many rows of earlier configured keys this start revoked (PCG_GLOBAL_API_KEY changed). */
   replaced?: number;
+  /** The keys those earlier configured keys issued, which stay valid (a rotation is not a revocation). */
+  keptIssued?: number;
 }
 
 export const globalKeyFile = (dataDir: string): string => join(dataDir, 'global-api-key');
@@ -33,8 +35,8 @@ export function ensureGlobalKey(config: Config, catalog: Catalog): GlobalKeySour
     const row = catalog.keys.addGlobal(config.globalApiKey, 'configured', 'config');
     // A revoked key replaces nothing: the keys that work now keep working.
     if (row.revokedAt !== null) return { source: 'config', revoked: true };
-    const replaced = catalog.keys.revokeConfiguredExcept(row.id);
-    return { source: 'config', ...(replaced > 0 ? { replaced } : {}) };
+    const { revoked, kept } = catalog.keys.revokeConfiguredExcept(row.id);
+    return { source: 'config', ...(revoked > 0 ? { replaced: revoked, keptIssued: kept } : {}) };
   }
   const file = globalKeyFile(config.dataDir);
   if (existsSync(file)) {

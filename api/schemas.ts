@@ -30,6 +30,8 @@ export const apiKeySchema = z
     lastUsedAt: isoTime.nullable().describe('written at most once a minute'),
     revokedAt: isoTime.nullable(),
     expiresAt: isoTime.nullable().describe('null: never expires'),
+    issuedByKeyId: guid.nullable().describe('the key (global or tenant) that issued it; revoking that key revokes this one. null: made by the server itself, or before issuers were recorded'),
+    issuedByUserId: guid.nullable().describe('the user who held the issuing tenant key; removing them from the tenant revokes this key'),
   })
   .meta({ id: 'ApiKey' });
 export const createdApiKeySchema = apiKeySchema.extend({ key: z.string().describe('the secret: shown only in this answer') }).meta({ id: 'CreatedApiKey' });
@@ -42,12 +44,13 @@ export const globalApiKeySchema = z
     lastUsedAt: isoTime.nullable().describe('written at most once a minute'),
     revokedAt: isoTime.nullable(),
     expiresAt: isoTime.nullable().describe('null: never expires'),
+    issuedByKeyId: guid.nullable().describe('the global key that issued it; revoking that key revokes this one. null: made by the server itself, or before issuers were recorded'),
   })
   .meta({ id: 'GlobalApiKey' });
 export const createdGlobalApiKeySchema = globalApiKeySchema
   .extend({ key: z.string().describe('the secret: shown only in this answer') })
   .meta({ id: 'CreatedGlobalApiKey' });
-/** A key's optional expiry on creation: a valid time, in the future. */
+/** A key's optional expiry on creation: a valid time, in the future (and not after the issuing key's). */
 export const expiresAtInput = z.iso
   .datetime({ offset: true })
   .refine((s) => Date.parse(s) > Date.now(), 'must be a valid time in the future')

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import type { FileKind, ManifestFile } from './manifest.js';
+import { ownerOnly } from '../file-modes.js';
 
 /**
  * Files as bytes: synced copies and digests (size and sha256) of single
@@ -75,7 +76,7 @@ export function syncDir(dir: string): void {
 export function copyPlain(file: string, rel: string, work: string, kind: FileKind, project: string | undefined): ManifestFile {
   const to = join(work, rel);
   mkdirSync(dirname(to), { recursive: true });
-  const mode = statSync(file).mode & 0o777;
+  const mode = ownerOnly(statSync(file).mode);
   const at = new Date().toISOString();
   const { bytes, sha256 } = copyFile(file, to, mode);
   return { path: rel.split(sep).join('/'), kind, bytes, sha256, mode, ...(project === undefined ? {} : { project }), at };

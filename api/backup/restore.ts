@@ -5,6 +5,7 @@ import { copyFile, syncDir } from './files.js';
 import { LOCK } from './layout.js';
 import { readManifest, type Manifest } from './manifest.js';
 import { discard, finish, freshTarget } from './staging.js';
+import { ownerOnly } from '../file-modes.js';
 
 /**
  * Restoring a backup (`pcg restore`): a new data directory from a backup's
@@ -45,7 +46,7 @@ export function restoreDataDir(from: string, dataDir: string): RestoreResult {
       const to = join(work, ...f.path.split('/'));
       if (!existsSync(from)) throw new BackupError('backup_incomplete', `${f.path} is listed in the manifest but missing from ${source}`);
       mkdirSync(dirname(to), { recursive: true });
-      const copied = copyFile(from, to, f.mode & 0o777);
+      const copied = copyFile(from, to, ownerOnly(f.mode));
       if (copied.bytes !== f.bytes || copied.sha256 !== f.sha256) {
         throw new BackupError('checksum_mismatch', `${f.path} in ${source} is not the file the backup wrote (${copied.bytes} bytes, sha256 ${copied.sha256}; the manifest says ${f.bytes} bytes, ${f.sha256}); nothing was restored`);
       }

@@ -5,6 +5,7 @@ import { errno, failed } from './errors.js';
 import { copyPlain, digestFile } from './files.js';
 import { isSqlite } from './layout.js';
 import type { FileKind, ManifestFile } from './manifest.js';
+import { ownerOnly } from '../file-modes.js';
 
 /**
  * The online copy of SQLite files through SQLite's backup API, from
@@ -47,7 +48,7 @@ export async function pin(files: { rel: string; file: string; kind: FileKind }[]
     for (const f of files) {
       try {
         const db = openReader(f.file);
-        pinned.push({ ...f, db, mode: statSync(f.file).mode & 0o777, at: '' });
+        pinned.push({ ...f, db, mode: ownerOnly(statSync(f.file).mode), at: '' });
       } catch (error) {
         // Deleted since it was listed (its project, say): nothing to copy.
         if (existsSync(f.file)) throw error;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { now, type Db } from './database.js';
+import type { Keys } from './keys.js';
 
 export type Permission = 'read' | 'write' | 'admin';
 
@@ -41,7 +42,10 @@ export class Identity {
    */
   readonly changes = new EventEmitter().setMaxListeners(0);
   private readonly q;
-  constructor(db: Db) {
+  constructor(
+    private readonly db: Db,
+    private readonly keys: Keys,
+  ) {
     this.q = {
       insertTenant: db.prepare('INSERT INTO tenant (id, name, description, created_at, updated_at) VALUES (?, ?, ?, ?, ?)'),
       tenant: db.prepare<[string], Tenant>(`SELECT ${tenantCols} FROM tenant WHERE id = ?`),
@@ -110,8 +114,16 @@ export class Identity {
     this.q.updateUser.run(input.email ?? old.email, input.name ?? old.name, now(), id);
     return this.user(id);
   }
+  /** Deletes a user with their memberships and keys; the keys they issued to others are revoked, down the line. */
   deleteUser(id: string): boolean {
-    return this.changed(this.q.deleteUser.run(id).changes > 0);
+    const done = this.db
+      .transaction(() => {
+        if (!this.user(id)) return false;
+        this.keys.revokeIssuedByUser(id, null);
+        return this.q.deleteUser.run(id).changes > 0;
+      })
+      .immediate();
+    return this.changed(done);
   }
 
   putMembership(tenantId: string, userId: string, permissions: Permission[]): Membership {
@@ -126,8 +138,16 @@ export class Identity {
   memberships(tenantId: string): Membership[] {
     return this.q.members.all(tenantId).map((r) => member(r)!);
   }
+  /** Removes a user from a tenant; the keys they issued there are revoked, down the line (their own keys are left with no rights). */
   deleteMembership(tenantId: string, userId: string): boolean {
-    return this.changed(this.q.deleteMember.run(tenantId, userId).changes > 0);
+    const done = this.db
+      .transaction(() => {
+        if (!this.membership(tenantId, userId)) return false;
+        this.keys.revokeIssuedByUser(userId, tenantId);
+        return this.q.deleteMember.run(tenantId, userId).changes > 0;
+      })
+      .immediate();
+    return this.changed(done);
   }
 
   private changed(done: boolean): boolean {

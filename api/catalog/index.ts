@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import { SecretBox } from '../../connectors/kafka/index.js';
 import { openCatalogDb, type Db } from './database.js';
+import { Clusters } from './clusters.js';
 import { Sources } from './sources.js';
 import { Identity } from './identity.js';
 import { Keys } from './keys.js';
@@ -10,9 +11,10 @@ export { DEFAULT_KEEP_VERSIONS, DEFAULT_VERSION_BYTES } from './records.js';
 
 export { CatalogTooNewError } from './database.js';
 export { grants, normalizePermissions, type Membership, type Permission, type Tenant, type User } from './identity.js';
-export { newSecret, type GlobalKeyInfo, type TenantKeyInfo } from './keys.js';
+export { cappedExpiry, newSecret, type GlobalKeyInfo, type Issuer, type TenantKeyInfo } from './keys.js';
 export type { GraphVersionInfo, Project, ProjectRecord, RecordKind } from './records.js';
-export type { SourceRecord, WorkerStatus } from './sources.js';
+export type { SourceRecord, SourceRefusal, WorkerStatus } from './sources.js';
+export type { ClusterInfo, TopicAccess } from './clusters.js';
 
 export interface CatalogOptions {
   /** Seals stream sources' secrets; default: the key in `source-secret-key` beside the catalog (made on first use). */
@@ -36,6 +38,7 @@ export class Catalog {
   readonly blocks: RecordTable;
   readonly dashboards: RecordTable;
   readonly graphVersions: GraphVersions;
+  readonly clusters: Clusters;
   readonly sources: Sources;
 
   static open(file: string, options: CatalogOptions = {}): Catalog {
@@ -45,8 +48,8 @@ export class Catalog {
 
   constructor(db: Db, secrets: () => SecretBox = () => new SecretBox('in-memory catalog'), versions: CatalogOptions['graphVersions'] = {}) {
     this.db = db;
-    this.identity = new Identity(db);
     this.keys = new Keys(db);
+    this.identity = new Identity(db, this.keys);
     this.projects = new Projects(db);
     this.datasets = new RecordTable(db, 'dataset');
     this.investigations = new RecordTable(db, 'investigation');
@@ -54,7 +57,8 @@ export class Catalog {
     this.blocks = new RecordTable(db, 'block');
     this.dashboards = new RecordTable(db, 'dashboard');
     this.graphVersions = new GraphVersions(db, versions.keep, versions.maxBytes);
-    this.sources = new Sources(db, secrets);
+    this.clusters = new Clusters(db, secrets);
+    this.sources = new Sources(db, secrets, this.clusters);
   }
 
   close(): void {

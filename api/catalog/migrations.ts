@@ -118,4 +118,51 @@ export const migrations: readonly string[] = [
   -- the event loop 155 ms. Rows kept before stay text (packed NULL) and age out.
   ALTER TABLE graph_version ADD COLUMN packed BLOB;
   `,
+  `
+  -- Kafka clusters (connectors/kafka/cluster.ts): the only brokers sources may
+  -- read. Declared by configuration (origin 'config': PCG_KAFKA_CLUSTERS, made
+  -- anew at every start of pcg serve) or by the global key (origin 'api').
+  -- body: the declaration without secrets; secret: pcg's own SASL password and
+  -- TLS key, sealed as sources' are; tenants: the configuration's grants, a
+  -- JSON list of tenant ids or "*" (every tenant).
+  CREATE TABLE kafka_cluster (
+    name TEXT PRIMARY KEY,
+    origin TEXT NOT NULL CHECK (origin IN ('config', 'api')),
+    body TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    tenants TEXT NOT NULL,
+    revision INTEGER NOT NULL DEFAULT 1,
+    ${stamp}
+  ) STRICT;
+  -- Grants of a cluster to a tenant by the global key (or pcg serve --demo to
+  -- its tenant), and who may read a topic of a cluster pcg reads with its own
+  -- credentials: 'claimed' by the first tenant to subscribe it, 'granted' to
+  -- another by the global key. Neither refers to kafka_cluster: a cluster
+  -- left out of the configuration for a while finds them again.
+  CREATE TABLE kafka_grant (
+    cluster TEXT NOT NULL,
+    tenant_id TEXT NOT NULL REFERENCES tenant (id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (cluster, tenant_id)
+  ) STRICT;
+  CREATE INDEX kafka_grant_tenant ON kafka_grant (tenant_id);
+  CREATE TABLE kafka_topic (
+    cluster TEXT NOT NULL,
+    topic TEXT NOT NULL,
+    tenant_id TEXT NOT NULL REFERENCES tenant (id) ON DELETE CASCADE,
+    how TEXT NOT NULL CHECK (how IN ('claimed', 'granted')),
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (cluster, topic, tenant_id)
+  ) STRICT;
+  CREATE INDEX kafka_topic_tenant ON kafka_topic (tenant_id);
+  -- Key lineage: the key that issued a key (NULL: made by the server itself,
+  -- or before this entry) and, for a tenant key, the user who held it. A key
+  -- is revoked with its issuer (api/catalog/keys.ts).
+  ALTER TABLE api_key ADD COLUMN issued_by_key TEXT;
+  ALTER TABLE api_key ADD COLUMN issued_by_user TEXT;
+  ALTER TABLE global_key ADD COLUMN issued_by_key TEXT;
+  CREATE INDEX api_key_issuer ON api_key (issued_by_key);
+  CREATE INDEX api_key_issuer_user ON api_key (tenant_id, issued_by_user);
+  CREATE INDEX global_key_issuer ON global_key (issued_by_key);
+  `,
 ];

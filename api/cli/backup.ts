@@ -4,6 +4,7 @@ import { UsageError, type Command } from './command.js';
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
 export const command: Command = {
+  keepsData: true,
   summary: 'Copy a data directory (catalog, project states, datasets, keys) while it runs',
   usage: `Usage: pcg backup --data-dir <dir> --out <dir>
 

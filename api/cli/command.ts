@@ -9,6 +9,8 @@ export interface Command {
   summary: string;
   /** The full text for `pcg <name> --help`. */
   usage: string;
+  /** Writes a data directory or backups: runs under a private umask (owner-only files; api/data-dir.ts). */
+  keepsData?: boolean;
   /** Options as node:util parseArgs takes them; `help` is added for every command. */
   options: NonNullable<ParseArgsConfig['options']>;
   /** Runs with parsed values and positionals; returns the exit code. */

@@ -4,6 +4,7 @@ import { importOptionsFrom, onePath, readOptions, readOptionsUsage, reportFileEr
 import { importProgress } from './progress.js';
 
 export const command: Command = {
+  keepsData: true,
   summary: 'Load a log file into a project (counted once, resumable)',
   usage: `Usage: pcg import FILE --project-dir DIR [options]
 

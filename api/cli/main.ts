@@ -1,5 +1,7 @@
 import { EngineError } from '../../engine/errors.js';
 import { parseCommandArgs, processIo, UsageError, type Command, type Io } from './command.js';
+import { isMainThread } from 'node:worker_threads';
+import { PRIVATE_UMASK } from '../file-modes.js';
 
 /** Every subcommand, loaded on demand. */
 const commands: Record<string, () => Promise<{ command: Command }>> = {
@@ -57,6 +59,9 @@ export async function main(argv: string[], io: Io = processIo): Promise<number> 
       io.out(command.usage.endsWith('\n') ? command.usage : `${command.usage}\n`);
       return 0;
     }
+    // Every tenant's events, the catalog and backups are the owner's alone, whatever the shell's umask.
+    // (A thread cannot set it: runOnThread sets it for the commands it runs there.)
+    if (command.keepsData && isMainThread) process.umask(PRIVATE_UMASK);
     return await command.run(values, positionals, io);
   } catch (error) {
     if (error instanceof UsageError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { UsageError, type Command } from './command.js';
 
 export const command: Command = {
+  keepsData: true,
   summary: 'Run an MCP server on stdio for agents (over a data directory, or a running service)',
   usage: `Usage: pcg mcp --data-dir <dir> [--key <key>]
        pcg mcp --url <url> [--key <key>]

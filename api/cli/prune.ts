@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { UsageError, type Command } from './command.js';
 
 export const command: Command = {
+  keepsData: true,
   summary: 'Run one retention pass: prune raw events beyond the window and old dead letters',
   usage: `Usage: pcg prune --data-dir <dir> [options]
        pcg prune --project-dir <dir> [options]

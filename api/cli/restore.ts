@@ -3,6 +3,7 @@ import { UsageError, type Command } from './command.js';
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
 
 export const command: Command = {
+  keepsData: true,
   summary: 'Rebuild a data directory from a pcg backup, checking every file',
   usage: `Usage: pcg restore --from <backup dir> --data-dir <dir>
 

@@ -6,6 +6,7 @@ import { UsageError, type Command } from './command.js';
 export const FORCED_EXIT = 130;
 
 export const command: Command = {
+  keepsData: true,
   summary: 'Run the HTTP API (with --demo: a demo tenant fed by a live simulated stream)',
   usage: `Usage: pcg serve [options]
 
@@ -59,7 +60,7 @@ _SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
       if (error instanceof ConfigError) throw new UsageError(error.message);
       throw error;
     }
-    const { checkCatalog, checkDataDir, lockDataDir, StartupError } = await import('../data-dir.js');
+    const { checkCatalog, checkDataDir, lockDataDir, StartupError, tightenDataDir } = await import('../data-dir.js');
     const { CatalogTooNewError } = await import('../catalog/index.js');
     // Start-up checks, before anything is opened: a clear line and exit 1, never a half-started service.
     let lock: import('../data-dir.js').DataDirLock | undefined;
@@ -67,6 +68,9 @@ _SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
       checkDataDir(config.dataDir);
       lock = lockDataDir(config.dataDir);
       checkCatalog(join(config.dataDir, 'catalog.sqlite'));
+      // A directory an older pcg (or another umask) left readable by others is made its owner's alone.
+      const tightened = tightenDataDir(config.dataDir);
+      if (tightened > 0) io.err(`pcg serve: made ${tightened} file(s) and folder(s) of ${config.dataDir} readable by their owner only (0600/0700)\n`);
     } catch (error) {
       lock?.release();
       if (error instanceof StartupError) {
@@ -133,6 +137,15 @@ _SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
     const lines = [`pcg listening on ${url}  (docs: ${url}/docs, OpenAPI: ${url}/openapi.json)`, `web page: ${url}/`, `data directory: ${config.dataDir}`];
     if (globalKey.source === 'config') lines.push('global API key: from PCG_GLOBAL_API_KEY / --global-api-key');
     else if (globalKey.file) lines.push(`global API key file: ${globalKey.file}${globalKey.source === 'generated' ? ' (generated now)' : ''}`);
+    // A key that answers 401 must not look like the key to use.
+    const given = globalKey.source === 'config' ? 'the configured global API key (PCG_GLOBAL_API_KEY / --global-api-key)' : `the global API key in ${globalKey.file}`;
+    if (globalKey.revoked) io.err(`pcg serve: warning: ${given} was revoked at /admin/global-api-keys and answers 401; configure a new one, or use another global key\n`);
+    if (globalKey.replaced) {
+      io.err(
+        `pcg serve: the previous configured global API key was revoked (PCG_GLOBAL_API_KEY changed); the ${globalKey.keptIssued ?? 0} key(s) it issued stay valid` +
+          ' and name it as their issuer (issuedByKeyId in GET /admin/global-api-keys and /api/tenant/{tenantId}/apikey): revoke them there if the old key was exposed\n',
+      );
+    }
     let feed: Promise<void> = Promise.resolve();
     if (values.demo) {
       const demo = ensureDemo(context);

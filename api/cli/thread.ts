@@ -1,5 +1,6 @@
 import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { INGEST_HEAP } from '../../engine/heap.js';
+import { PRIVATE_UMASK } from '../file-modes.js';
 import { processIo, type Io } from './command.js';
 import { main } from './main.js';
 
@@ -19,9 +20,9 @@ import { main } from './main.js';
  * `process`, where its own handler waits; for the others the process's
  * default stays (a ^C ends it at once, as before).
  */
-export const THREADED_COMMANDS: ReadonlyMap<string, { signals: boolean }> = new Map([
-  ['import', { signals: false }],
-  ['worker', { signals: true }],
+export const THREADED_COMMANDS: ReadonlyMap<string, { signals: boolean; keepsData: boolean }> = new Map([
+  ['import', { signals: false, keepsData: true }],
+  ['worker', { signals: true, keepsData: true }],
 ]);
 
 const RELAYED = ['SIGINT', 'SIGTERM'] as const;
@@ -38,6 +39,8 @@ interface CommandData {
 /** Runs `pcg argv` on a thread; resolves with its exit code (a crash of the thread rejects, as it would have thrown). */
 export function runOnThread(argv: string[], io: Io = processIo): Promise<number> {
   const terminal = io.terminal?.isTTY ? { columns: io.terminal.columns } : undefined;
+  // The umask is the process's, set here: a thread may not (Command.keepsData).
+  if (THREADED_COMMANDS.get(argv[0] ?? '')?.keepsData) process.umask(PRIVATE_UMASK);
   const worker = new Worker(new URL('./command-thread.mjs', import.meta.url), {
     workerData: { argv, terminal } satisfies CommandData,
     resourceLimits: INGEST_HEAP,

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { UsageError, type Command } from './command.js';
 
 export const command: Command = {
+  keepsData: true,
   summary: 'Run the stream sources of a data directory (several workers share a topic\'s partitions)',
   usage: `Usage: pcg worker --data-dir <dir> [options]
 
@@ -32,7 +33,9 @@ Options:
     if (!existsSync(join(dataDir, 'catalog.sqlite'))) throw new UsageError(`no catalog in ${dataDir}: start pcg serve on it first, or pass --data-dir`);
     const key = (values['source-secret-key'] as string | undefined) ?? process.env.PCG_SOURCE_SECRET_KEY;
     const quiet = Boolean(values.quiet);
-    const [{ hostSources }, { ConfigError, readEventLimits }] = await Promise.all([import('../source-host.js'), import('../config.js')]);
+    const [{ hostSources }, { ConfigError, readEventLimits }, { tightenDataDir }] = await Promise.all([import('../source-host.js'), import('../config.js'), import('../data-dir.js')]);
+    // The partition states it writes are as private as the rest of the data directory.
+    tightenDataDir(dataDir);
     let limits;
     try {
       // The same PCG_LIMIT_* settings as pcg serve: a message over one is a dead letter naming it.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Principal } from '../auth.js';
-import { grants, type Permission, type TenantKeyInfo } from '../catalog/index.js';
+import { issuerOf, type Principal } from '../auth.js';
+import { cappedExpiry, grants, type Permission, type TenantKeyInfo } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -29,6 +29,8 @@ function reaches(caller: Principal | undefined, key: TenantKeyInfo): boolean {
  * a tenant admin key at /api/{tenantId}/apikey. A key never carries more than
  * its user's membership, nor (when issued by a tenant key) more than the issuer;
  * a project-scoped admin key lists and revokes only keys within its scope.
+ * A key records the key (and user) that issued it, never outlives it, and is
+ * revoked with it, or when that user leaves the tenant (api/catalog/keys.ts).
  * The global-key routes (/admin/global-api-keys) are declared with these.
  */
 export function apiKeyRoutes(ctx: AppContext) {
@@ -50,7 +52,9 @@ export function apiKeyRoutes(ctx: AppContext) {
       if (projectIds.some((p) => !issuer.projectIds!.includes(p))) throw new ApiError('forbidden', 'a project-scoped key cannot issue keys for other projects');
     }
     for (const p of projectIds ?? []) if (!projects.get(tenantId, p)) throw new ApiError('validation_failed', `body.projectIds: no project ${p} in this tenant`);
-    const { info, key } = keys.createTenantKey({ tenantId, userId: body.userId, name: body.name, permissions: wanted, projectIds, expiresAt: body.expiresAt });
+    const by = issuerOf(keys, issuer);
+    if (cappedExpiry(body.expiresAt, by) === 'later') throw new ApiError('validation_failed', `body.expiresAt: a key cannot outlive the key that issues it (that one expires at ${by!.expiresAt})`);
+    const { info, key } = keys.createTenantKey({ tenantId, userId: body.userId, name: body.name, permissions: wanted, projectIds, expiresAt: body.expiresAt, issuer: by });
     return { ...info, key };
   };
   const list = (tenantId: string, caller: Principal | undefined) => {
@@ -67,10 +71,10 @@ export function apiKeyRoutes(ctx: AppContext) {
   return [
     route({ method: 'POST', url: '/api/tenant/:tenantId/apikey', summary: 'Issue a tenant key (the secret is shown only here)', tag: 'apikeys', access: 'global', params: tenantParams, body: keyBody, status: 201, response: createdApiKeySchema, handler: ({ params, body, principal }) => issue(params.tenantId, body, principal) }),
     route({ method: 'GET', url: '/api/tenant/:tenantId/apikey', summary: 'List the keys of a tenant, without secrets', tag: 'apikeys', access: 'global', params: tenantParams, response: listOf(apiKeySchema), handler: ({ params, principal }) => list(params.tenantId, principal) }),
-    route({ method: 'DELETE', url: '/api/tenant/:tenantId/apikey/:keyId', summary: 'Revoke a tenant key', tag: 'apikeys', access: 'global', params: keyParams, status: 204, handler: ({ params, principal }) => revoke(params.tenantId, params.keyId, principal) }),
+    route({ method: 'DELETE', url: '/api/tenant/:tenantId/apikey/:keyId', summary: 'Revoke a tenant key, with every key it issued, down the line', tag: 'apikeys', access: 'global', params: keyParams, status: 204, handler: ({ params, principal }) => revoke(params.tenantId, params.keyId, principal) }),
     route({ method: 'POST', url: '/api/:tenantId/apikey', summary: 'Issue a key in your own tenant (tenant admin)', tag: 'apikeys', access: admin, params: tenantParams, body: keyBody, status: 201, response: createdApiKeySchema, handler: ({ params, body, principal }) => issue(params.tenantId, body, principal) }),
     route({ method: 'GET', url: '/api/:tenantId/apikey', summary: 'List the keys of your tenant (tenant admin; a project-scoped admin key sees only keys within its projects)', tag: 'apikeys', access: admin, params: tenantParams, response: listOf(apiKeySchema), handler: ({ params, principal }) => list(params.tenantId, principal) }),
-    route({ method: 'DELETE', url: '/api/:tenantId/apikey/:keyId', summary: 'Revoke a key of your tenant (tenant admin; a project-scoped admin key only keys within its projects)', tag: 'apikeys', access: admin, params: keyParams, status: 204, handler: ({ params, principal }) => revoke(params.tenantId, params.keyId, principal) }),
+    route({ method: 'DELETE', url: '/api/:tenantId/apikey/:keyId', summary: 'Revoke a key of your tenant, with every key it issued, down the line (tenant admin; a project-scoped admin key only keys within its projects)', tag: 'apikeys', access: admin, params: keyParams, status: 204, handler: ({ params, principal }) => revoke(params.tenantId, params.keyId, principal) }),
     ...adminRoutes(ctx),
   ];
 }

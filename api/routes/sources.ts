@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { compileMapping, groupIdOf, mappingSchema, FORMATS, sourceInputSchema } from '../../connectors/kafka/index.js';
+import type { Catalog } from '../catalog/index.js';
 import type { SourceRecord } from '../catalog/index.js';
 import { limitName } from '../config.js';
 import type { AppContext } from '../context.js';
@@ -17,16 +18,16 @@ export const sourceSchema = z
     tenantId: guid,
     projectId: guid,
     name: z.string(),
-    brokers: z.array(z.string()),
+    cluster: z.string().nullable().describe('the Kafka cluster it reads (null: declared before clusters, by brokers no granted cluster has)'),
+    brokers: z.array(z.string()).describe("the cluster's brokers"),
     topic: z.string(),
-    groupId: z.string().describe('the consumer group (default: pcg-<source id>)'),
+    groupId: z.string().describe('the consumer group pcg derives: <prefix>.<tenant id>.<source id>[.<groupSuffix>]'),
+    groupSuffix: z.string().nullable(),
     format: z.enum(FORMATS),
     mapping: mappingSchema,
     start: z.union([z.enum(['earliest', 'latest']), z.object({ timestamp: z.string() })]),
-    sasl: z.object({ mechanism: z.string(), username: z.string() }).nullable().describe('the password is sealed at rest and never returned'),
-    tls: z
-      .union([z.boolean(), z.object({ ca: z.string().optional(), cert: z.string().optional(), rejectUnauthorized: z.boolean().optional(), hasKey: z.boolean() })])
-      .nullable(),
+    sasl: z.object({ mechanism: z.string(), username: z.string() }).nullable().describe("the tenant's login on a cluster whose ACLs decide; the password is sealed at rest and never returned"),
+    tls: z.object({ cert: z.string(), hasKey: z.boolean() }).nullable().describe("the tenant's client certificate on such a cluster; the key is sealed and never returned"),
     paused: z.boolean(),
     createdAt: isoTime,
     updatedAt: isoTime,
@@ -53,26 +54,25 @@ const deadLetterSchema = z
   })
   .meta({ id: 'DeadLetter' });
 
-export function view(r: SourceRecord): z.infer<typeof sourceSchema> {
-  const { sasl, tls, ...input } = r.input;
+export function view(clusters: Catalog['clusters'], r: SourceRecord): z.infer<typeof sourceSchema> {
+  const { input } = r;
+  const name = input.cluster ?? clusters.byBrokers(r.tenantId, input.brokers ?? []) ?? null;
+  const cluster = name === null ? undefined : clusters.get(name);
   return {
     id: r.id,
     tenantId: r.tenantId,
     projectId: r.projectId,
     name: r.name,
-    brokers: input.brokers,
+    cluster: name,
+    brokers: cluster?.brokers ?? input.brokers ?? [],
     topic: input.topic,
-    groupId: groupIdOf({ id: r.id, ...(input.groupId ? { groupId: input.groupId } : {}) }),
-    format: input.format,
+    groupId: groupIdOf(cluster?.groupPrefix ?? 'pcg', r.tenantId, r.id, input.groupSuffix),
+    groupSuffix: input.groupSuffix ?? null,
+    format: input.format ?? 'pcg',
     mapping: input.mapping ?? {},
-    start: input.start,
-    sasl: sasl ? { mechanism: sasl.mechanism, username: sasl.username } : null,
-    tls:
-      tls === undefined
-        ? null
-        : typeof tls === 'boolean'
-          ? tls
-          : { ...(tls.ca ? { ca: tls.ca } : {}), ...(tls.cert ? { cert: tls.cert } : {}), ...(tls.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: tls.rejectUnauthorized }), hasKey: r.hasSecrets && tls.key !== undefined },
+    start: input.start ?? 'earliest',
+    sasl: input.sasl ? { mechanism: input.sasl.mechanism, username: input.sasl.username } : null,
+    tls: input.tls && typeof input.tls === 'object' && typeof input.tls.cert === 'string' ? { cert: input.tls.cert, hasKey: r.hasSecrets && input.tls.key !== undefined } : null,
     paused: r.paused,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
@@ -94,12 +94,13 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
     projectOr404(ctx, p.tenantId, p.projectId);
     return sources.get(p.tenantId, p.projectId, p.sourceId) ?? notFound('source');
   };
-  const withStatus = (r: SourceRecord) => ({ ...view(r), status: sourceStatus(ctx, r) });
+  const show = (r: SourceRecord) => view(ctx.catalog.clusters, r);
+  const withStatus = (r: SourceRecord) => ({ ...show(r), status: sourceStatus(ctx, r) });
   return [
     route({
       method: 'POST',
       url: base,
-      summary: 'Subscribe the project to a Kafka topic',
+      summary: 'Subscribe the project to a topic of a Kafka cluster granted to the tenant (409 when another tenant holds the topic)',
       tag: 'sources',
       access: { tenant: 'write' },
       params: projectParams,
@@ -112,8 +113,9 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
           throw new ApiError('limit_exceeded', `limit ${limitName('limitSourcesPerProject')}: a project may have at most ${maxSources} sources (limit: sources per project)`);
         }
         const created = sources.create(params.tenantId, params.projectId, body);
+        if ('refused' in created) throw new ApiError(created.refused === 'topic' ? 'conflict' : 'validation_failed', `body.${created.field}: ${created.message}`);
         changed();
-        return view(created);
+        return show(created);
       },
     }),
     route({
@@ -150,11 +152,12 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
       response: sourceSchema,
       handler: ({ params, body }) => {
         const r = one(params);
-        const input = sourceInputSchema.safeParse({ ...r.input, ...(r.input.sasl ? { sasl: { ...r.input.sasl, password: 'kept' } } : {}), ...body, name: body.name ?? r.name });
+        // The declaration as it would be: a format and a mapping that fit each other.
+        const input = sourceInputSchema.safeParse({ cluster: 'kept', topic: r.input.topic, format: body.format ?? r.input.format, mapping: body.mapping ?? r.input.mapping, name: body.name ?? r.name });
         if (!input.success) throw new ApiError('validation_failed', input.error.issues.map((i) => `body.${i.path.join('.')}: ${i.message}`).join('; '));
         const updated = sources.update(params.tenantId, params.projectId, params.sourceId, body);
         changed();
-        return view(updated ?? notFound('source'));
+        return show(updated ?? notFound('source'));
       },
     }),
     ...(['pause', 'resume'] as const).map((action) =>
@@ -170,7 +173,7 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
           one(params);
           const r = sources.setPaused(params.tenantId, params.projectId, params.sourceId, action === 'pause');
           changed();
-          return view(r ?? notFound('source'));
+          return show(r ?? notFound('source'));
         },
       }),
     ),

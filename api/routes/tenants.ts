@@ -79,7 +79,7 @@ export function tenantRoutes(ctx: AppContext) {
     route({
       method: 'DELETE',
       url: '/api/tenant/:tenantId/user/:userId',
-      summary: 'Remove a user from a tenant (their keys there stop working)',
+      summary: 'Remove a user from a tenant: their keys there stop working, and the keys they issued there are revoked, down the line',
       tag: 'tenants',
       access: 'global',
       params: memberParams,
@@ -137,7 +137,7 @@ export function userRoutes(ctx: AppContext) {
     route({
       method: 'DELETE',
       url: '/api/user/:userId',
-      summary: 'Delete a user, their memberships and keys',
+      summary: 'Delete a user, their memberships and keys; the keys they issued to others are revoked, down the line',
       tag: 'users',
       access: 'global',
       params: userParams,

@@ -1,4 +1,4 @@
-import { Kafka, logLevel, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
+import { Kafka, logLevel, type ISocketFactory, type KafkaConfig, type LogEntry, type SASLOptions } from 'kafkajs';
 import type { SourceDefinition } from './definition.js';
 
 /** Where kafkajs's own log lines go (the runner's logger); silent by default. */
@@ -54,8 +54,11 @@ function logCreator(log: KafkaLog | undefined) {
     };
 }
 
-/** The kafkajs client of one source: its brokers, TLS and SASL settings, and the long retries above. */
-export function clientOf(s: SourceDefinition, clientId: string, log?: KafkaLog): Kafka {
+/**
+ * The kafkajs client of one source: its cluster's brokers, TLS and SASL settings, and the long retries above;
+ * its connections made by `socketFactory` when given (the runner's SourceSockets, so a stopped source holds none).
+ */
+export function clientOf(s: SourceDefinition, clientId: string, log?: KafkaLog, socketFactory?: ISocketFactory): Kafka {
   const config: KafkaConfig = {
     clientId,
     brokers: s.brokers,
@@ -64,6 +67,7 @@ export function clientOf(s: SourceDefinition, clientId: string, log?: KafkaLog):
     retry: RETRY,
     logLevel: log ? logLevel.WARN : logLevel.NOTHING,
     logCreator: logCreator(log),
+    ...(socketFactory ? { socketFactory } : {}),
   };
   if (s.tls !== undefined && s.tls !== false) config.ssl = s.tls === true ? true : { ...s.tls };
   const sasl = saslOf(s);

@@ -1,11 +1,12 @@
 import type { Admin, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { EngineError, prepareBatch, type ApplyResult, type PreparedBatch } from '../../engine/index.js';
 import { chunkBatch } from './chunk.js';
-import { clientOf, RETRY } from './client.js';
-import { groupIdOf, type SourceDefinition } from './definition.js';
+import { clientOf, RETRY, type KafkaLog } from './client.js';
+import type { SourceDefinition } from './definition.js';
 import { ChunkWindow } from './chunk-window.js';
 import { OffsetCommitter } from './offset-committer.js';
 import { compileMapping, type MessageMapper } from './mapping.js';
+import { SourceSockets } from './sockets.js';
 import type { PartitionStatus, RunnerDeps, RunnerHandle, RunnerStatus } from './runner-contract.js';
 
 /**
@@ -54,6 +55,14 @@ export class SourceRunner implements RunnerHandle {
   /** Partitions whose chunk failed, until they are consumed again from their stored offset. */
   private readonly broken = new Set<number>();
   private readonly commits: OffsetCommitter;
+  /** Every connection of this source's clients: closed with it, so a stopped source holds none. */
+  private readonly sockets = new SourceSockets((address, error) => this.connectionFailed(`cannot connect to ${address}: ${error.message}`));
+  private stopped = false;
+  /** kafkajs's log, told to the supervisor's and kept as the last error when it is one. */
+  private readonly log: KafkaLog = (level, message, extra) => {
+    if (level === 'error') this.connectionFailed(typeof extra.error === 'string' && extra.error && !message.includes(extra.error) ? `${message}: ${extra.error}` : message);
+    this.deps.log?.(level, message, extra);
+  };
 
   constructor(
     readonly source: SourceDefinition,
@@ -71,9 +80,9 @@ export class SourceRunner implements RunnerHandle {
 
   async start(): Promise<void> {
     const { source } = this;
-    const kafka = clientOf(source, `pcg-${this.deps.workerId}`, this.deps.log);
+    const kafka = clientOf(source, `pcg-${this.deps.workerId}`, this.log, this.sockets.factory);
     const consumer = kafka.consumer({
-      groupId: groupIdOf(source),
+      groupId: source.groupId,
       maxBytes: FETCH_BYTES,
       maxBytesPerPartition: FETCH_BYTES,
       maxWaitTimeInMs: 100,
@@ -94,7 +103,10 @@ export class SourceRunner implements RunnerHandle {
       for (const t of e.payload.topics) for (const p of t.partitions) this.partition(Number(p.partition)).committed = Number(p.offset);
     });
     await consumer.connect();
+    // Stopped while connecting (a paused or deleted source): stop() has let it go.
+    if (this.stopped) return;
     await consumer.subscribe({ topics: [source.topic], fromBeginning: source.start !== 'latest' });
+    if (this.stopped) return;
     await consumer.run({
       // Resolved offsets run ahead of the state (sent, not yet applied); the group gets the state's (OffsetCommitter).
       autoCommit: false,
@@ -108,6 +120,7 @@ export class SourceRunner implements RunnerHandle {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     const consumer = this.consumer;
     this.consumer = undefined;
     this.commits.stop();
@@ -117,6 +130,8 @@ export class SourceRunner implements RunnerHandle {
     if (consumer) await this.commits.flush(consumer);
     await consumer?.disconnect().catch(() => undefined);
     await this.admin?.disconnect().catch(() => undefined);
+    // kafkajs may still be retrying a connect (a broker away): it opens nothing from now on.
+    this.sockets.close();
     this.setState('stopped');
   }
 
@@ -267,7 +282,7 @@ export class SourceRunner implements RunnerHandle {
     const { source } = this;
     if (typeof source.start !== 'object') return;
     try {
-      this.admin ??= clientOf(source, `pcg-${this.deps.workerId}-admin`, this.deps.log).admin();
+      this.admin ??= clientOf(source, `pcg-${this.deps.workerId}-admin`, this.log, this.sockets.factory).admin();
       await this.admin.connect();
       const offsets = await this.admin.fetchTopicOffsetsByTimestamp(source.topic, Date.parse(source.start.timestamp));
       for (const o of offsets) {
@@ -276,6 +291,14 @@ export class SourceRunner implements RunnerHandle {
     } catch (error) {
       this.failed(error as Error, true);
     }
+  }
+
+  /** A connection or request failed (kafkajs retries it): said at once in the status, not when kafkajs gives up. */
+  private connectionFailed(message: string): void {
+    if (this.stopped) return;
+    this.current.lastError = { message, at: new Date().toISOString() };
+    this.current.updatedAt = this.current.lastError.at;
+    this.deps.onChange?.();
   }
 
   private failed(error: Error, restarting: boolean): void {

@@ -113,10 +113,12 @@ export class SourceSupervisor {
     this.runners.set(def.id, runner);
     this.dirty.add(def.id);
     runner.start().catch((error: Error) => {
+      // Stopped while it started (paused, deleted, changed): its connect was cut short on purpose.
+      if (this.runners.get(def.id) !== runner) return;
       this.options.log?.('error', `source ${def.id}: ${error.message}`, {});
       this.directory.report(def.id, this.options.workerId, { ...runner.status, state: 'failed', lastError: { message: error.message, at: new Date().toISOString() } });
       this.retryAt.set(def.id, Date.now() + RESTART_MS);
-      if (this.runners.get(def.id) === runner) this.runners.delete(def.id);
+      this.runners.delete(def.id);
       void runner.stop();
     });
   }

@@ -24,7 +24,7 @@ describe('catalog', () => {
     expect(c.db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(c.db.pragma('foreign_keys', { simple: true })).toBe(1);
     const tables = c.db.prepare<[], { name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'table'").all();
-    expect(tables.map((t) => t.name).sort()).toEqual(['api_key', 'block', 'dashboard', 'dataset', 'global_key', 'graph_version', 'investigation', 'membership', 'notebook', 'project', 'source', 'source_status', 'tenant', 'user']);
+    expect(tables.map((t) => t.name).sort()).toEqual(['api_key', 'block', 'dashboard', 'dataset', 'global_key', 'graph_version', 'investigation', 'kafka_cluster', 'kafka_grant', 'kafka_topic', 'membership', 'notebook', 'project', 'source', 'source_status', 'tenant', 'user']);
     for (const t of tables) expect(t.sql, t.name).toMatch(/STRICT$/);
   });
 

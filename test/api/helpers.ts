@@ -89,6 +89,20 @@ export async function makeTenant(app: FastifyInstance, label: string): Promise<W
   };
 }
 
+/**
+ * PCG_KAFKA_CLUSTERS with one cluster `local` granted to every tenant: for tests about something else than grants
+ * (a real broker's address, or one nothing listens on when no source thread runs).
+ */
+export function openCluster(brokers: readonly string[] = ['127.0.0.1:9092'], credentials: 'service' | 'tenant' = 'service'): string {
+  return JSON.stringify([{ name: 'local', brokers, tenants: '*', credentials }]);
+}
+
+/** The global key grants a Kafka cluster (by default the configuration's `local`) to a tenant. */
+export async function grantCluster(app: FastifyInstance, tenantId: string, cluster = 'local'): Promise<void> {
+  const r = await call(app, 'PUT', `/admin/kafka-clusters/${cluster}/tenants/${tenantId}`, GLOBAL);
+  if (r.status !== 200) throw new Error(`granting ${cluster}: ${r.status} ${r.text}`);
+}
+
 /** A small log: `cases` cases a→b→c (every third one a→c), one hour apart. */
 export function events(cases: number, start = Date.UTC(2024, 0, 1)): object[] {
   const out: object[] = [];

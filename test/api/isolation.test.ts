@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RouteDef } from '../../api/route.js';
-import { call, events, GLOBAL, makeTenant, testApp, type TestApp, type World } from './helpers.js';
+import { call, events, GLOBAL, makeTenant, openCluster, testApp, type TestApp, type World } from './helpers.js';
 
 /** Every id a tenant route can carry, for one tenant's data. */
 interface Ids extends World {
@@ -24,7 +24,7 @@ async function populate(t: TestApp, w: World): Promise<Ids> {
   const block = await call(t.app, 'POST', `${base}/investigation/${inv.body.id}/notebook/${nb.body.id}/block`, w.admin, { spec: { type: 'kpi' } });
   const dash = await call(t.app, 'POST', `${base}/dashboard`, w.admin, { name: 'd', blockIds: [block.body.id] });
   const key = await call(t.app, 'POST', `/api/${w.tenantId}/apikey`, w.admin, { userId: w.readerUserId, name: 'spare' });
-  const source = await call(t.app, 'POST', `${base}/source`, w.admin, { brokers: ['127.0.0.1:9'], topic: 'events', sasl: { mechanism: 'plain', username: 'u', password: 'secret-of-' + w.tenantId } });
+  const source = await call(t.app, 'POST', `${base}/source`, w.admin, { cluster: 'local', topic: 'events', sasl: { mechanism: 'plain', username: 'u', password: 'secret-of-' + w.tenantId } });
   for (const r of [ds, inv, nb, block, dash, key, source]) expect(r.status, r.text).toBe(201);
   return { ...w, investigationId: inv.body.id, notebookId: nb.body.id, blockId: block.body.id, datasetId: ds.body.id, dashboardId: dash.body.id, keyId: key.body.id, sourceId: source.body.id };
 }
@@ -73,7 +73,8 @@ describe('tenant isolation matrix', () => {
   };
 
   beforeAll(async () => {
-    t = testApp();
+    // A cluster whose ACLs decide: both tenants subscribe a topic of the same name, each with its own login.
+    t = testApp({ kafkaClusters: openCluster(['127.0.0.1:9'], 'tenant') });
     a = await populate(t, await makeTenant(t.app, 'A'));
     b = await populate(t, await makeTenant(t.app, 'B'));
     tenantRoutes = t.routes.filter((r) => typeof r.access === 'object');

@@ -42,7 +42,7 @@ describe('global keys at /admin/global-api-keys', () => {
   it('creates (secret once), lists (no secrets) and revokes global keys', async () => {
     const made = await call(t.app, 'POST', '/admin/global-api-keys', GLOBAL, { name: 'ops' });
     expect(made.status, made.text).toBe(201);
-    expect(Object.keys(made.body).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'key', 'lastUsedAt', 'name', 'origin', 'revokedAt']);
+    expect(Object.keys(made.body).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'issuedByKeyId', 'key', 'lastUsedAt', 'name', 'origin', 'revokedAt']);
     expect(made.body).toMatchObject({ name: 'ops', origin: 'api', expiresAt: null, revokedAt: null });
     expect(made.body.key).toMatch(/^pcgg_/);
     expect((await call(t.app, 'GET', '/api/tenant', made.body.key)).status).toBe(200);
@@ -158,11 +158,13 @@ describe('the configured global key across restarts', () => {
       await one.app.close();
 
       const two = appOver(dir, second);
-      expect(two.globalKey).toEqual({ source: 'config', replaced: 1 });
+      // A rotation keeps what the old key issued, and says how many it kept.
+      expect(two.globalKey).toEqual({ source: 'config', replaced: 1, keptIssued: 1 });
       expectError(await call(two.app, 'GET', '/api/tenant', first), 401, 'invalid_token');
       expect((await call(two.app, 'GET', '/api/tenant', second)).status).toBe(200);
       expect((await call(two.app, 'GET', '/api/tenant', made.body.key)).status).toBe(200);
-      const items = (await call(two.app, 'GET', '/admin/global-api-keys', second)).body.items as { origin: string; revokedAt: string | null }[];
+      const items = (await call(two.app, 'GET', '/admin/global-api-keys', second)).body.items as { id: string; origin: string; revokedAt: string | null; issuedByKeyId: string | null }[];
+      expect(items.find((k) => k.origin === 'api')!.issuedByKeyId).toBe(items[0]!.id);
       // In creation order: the first configured key (now revoked), the one made at /admin, the second configured key.
       expect(items.map((k) => [k.origin, k.revokedAt === null])).toEqual([
         ['config', false],

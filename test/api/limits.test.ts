@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, configEnv, eventLimitsOf, readConfig, readEventLimits } from '../../api/config.js';
 import { hostSources } from '../../api/source-host.js';
-import { call, events, expectError, makeTenant, testApp, type TestApp, type World } from './helpers.js';
+import { call, events, expectError, makeTenant, openCluster, testApp, type TestApp, type World } from './helpers.js';
 
 /**
  * The limits of issue 14, each from the configuration (PCG_LIMIT_*), each
@@ -130,7 +130,7 @@ describe('limits: counts of resources and requests', () => {
   let t: TestApp;
   let w: World;
   beforeAll(async () => {
-    t = testApp({ limitEventsPerRequest: 5, limitProjectsPerTenant: 2, limitSourcesPerProject: 2 });
+    t = testApp({ limitEventsPerRequest: 5, limitProjectsPerTenant: 2, limitSourcesPerProject: 2, kafkaClusters: openCluster() });
     w = await makeTenant(t.app, 'counts');
   });
   afterAll(() => t.close());
@@ -167,8 +167,8 @@ describe('limits: counts of resources and requests', () => {
 
   it('sources per project: one more is 422 limit_exceeded naming the limit', async () => {
     const url = `/api/${w.tenantId}/project/${w.projectId}/source`;
-    for (let i = 0; i < 2; i++) expect((await call(t.app, 'POST', url, w.admin, { brokers: ['127.0.0.1:9092'], topic: `t${i}` })).status).toBe(201);
-    const over = await call(t.app, 'POST', url, w.admin, { brokers: ['127.0.0.1:9092'], topic: 'one-too-many' });
+    for (let i = 0; i < 2; i++) expect((await call(t.app, 'POST', url, w.admin, { cluster: 'local', topic: `t${i}` })).status).toBe(201);
+    const over = await call(t.app, 'POST', url, w.admin, { cluster: 'local', topic: 'one-too-many' });
     expectError(over, 422, 'limit_exceeded');
     expect(over.body.message).toMatch(/^limit PCG_LIMIT_SOURCES_PER_PROJECT: a project may have at most 2 sources/);
   });

@@ -2,7 +2,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, events, expectError, GLOBAL, makeTenant, testApp, type TestApp, type World } from './helpers.js';
+import { call, events, expectError, GLOBAL, makeTenant, openCluster, testApp, type TestApp, type World } from './helpers.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -115,7 +115,7 @@ describe('metrics', () => {
     let a: World;
     let b: World;
     beforeAll(async () => {
-      t = testApp({ metricsToken: TOKEN });
+      t = testApp({ metricsToken: TOKEN, kafkaClusters: openCluster(['127.0.0.1:1']) });
       a = await makeTenant(t.app, 'ma');
       b = await makeTenant(t.app, 'mb');
     });
@@ -232,7 +232,7 @@ describe('metrics', () => {
     });
 
     it('report each source partition from its state file and the workers’ status rows, and the event-loop delay', async () => {
-      const created = await call(t.app, 'POST', `/api/${a.tenantId}/project/${a.projectId}/source`, a.admin, { brokers: ['127.0.0.1:1'], topic: 't', format: 'pcg' });
+      const created = await call(t.app, 'POST', `/api/${a.tenantId}/project/${a.projectId}/source`, a.admin, { cluster: 'local', topic: 't', format: 'pcg' });
       expect(created.status).toBe(201);
       const sourceId = created.body.id as string;
       let text = await scrape(t);

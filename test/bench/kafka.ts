@@ -128,10 +128,13 @@ async function bare(broker: KafkaBroker, topic: string, total: number): Promise<
   return { rate: total / ((end - start) / 1000), steady: (total - first!.seen) / ((end - first!.at) / 1000) };
 }
 
+/** PCG_KAFKA_CLUSTERS: the run's broker, granted to every tenant. */
+const clustersOf = (broker: KafkaBroker) => JSON.stringify([{ name: 'bench', brokers: broker.brokers, tenants: '*' }]);
+
 /** A data directory with a tenant, a project and a source on the topic, made through the API (no server left running). */
 async function dataDirWithSource(broker: KafkaBroker, topic: string): Promise<{ dir: string; projectId: string; sourceId: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'pcg-bench-kafka-'));
-  const { app } = createApp({ config: readConfig({}, { dataDir: dir, globalApiKey: GLOBAL, logLevel: 'silent', rateLimitBurst: 0 }) });
+  const { app } = createApp({ config: readConfig({}, { dataDir: dir, globalApiKey: GLOBAL, logLevel: 'silent', rateLimitBurst: 0, kafkaClusters: clustersOf(broker) }) });
   const api = async (method: 'POST', url: string, key: string, body: unknown) => {
     const r = await app.inject({ method, url, headers: { authorization: `Bearer ${key}` }, payload: body as object });
     if (r.statusCode >= 300) throw new Error(`${url}: ${r.statusCode} ${r.body}`);
@@ -142,7 +145,7 @@ async function dataDirWithSource(broker: KafkaBroker, topic: string): Promise<{ 
   await api('POST', `/api/tenant/${tenant.id}/user`, GLOBAL, { userId: user.id, permissions: ['read', 'write'] });
   const { key } = await api('POST', `/api/tenant/${tenant.id}/apikey`, GLOBAL, { userId: user.id, name: 'bench' });
   const project = await api('POST', `/api/${tenant.id}/project`, key, { name: 'bench' });
-  const source = await api('POST', `/api/${tenant.id}/project/${project.id}/source`, key, { brokers: broker.brokers, topic });
+  const source = await api('POST', `/api/${tenant.id}/project/${project.id}/source`, key, { cluster: 'bench', topic });
   await app.close();
   return { dir, projectId: project.id, sourceId: source.id };
 }
@@ -240,9 +243,9 @@ async function workers(broker: KafkaBroker, topic: string, total: number, count:
 async function delay(broker: KafkaBroker, rate: number, seconds: number): Promise<{ p50: number; p99: number; max: number; samples: number }> {
   const topic = 'bench-delay';
   await broker.createTopic(topic, 4);
-  const server = await startServer();
+  const server = await startServer({ PCG_KAFKA_CLUSTERS: clustersOf(broker) });
   const { key, path } = await server.project('delay');
-  const source = await server.api('POST', `${path}/source`, key, { brokers: broker.brokers, topic });
+  const source = await server.api('POST', `${path}/source`, key, { cluster: 'bench', topic });
   // Measured from a running consumer: joining the group takes seconds once, and is not the steady delay.
   for (;;) {
     const s = (await server.api('GET', `${path}/source/${source.id}`, key)).status;
@@ -309,7 +312,7 @@ async function delay(broker: KafkaBroker, rate: number, seconds: number): Promis
 }
 
 async function responsive(broker: KafkaBroker, topic: string, total: number): Promise<{ idle: { p50: number; p99: number }; busy: { p50: number; p99: number }; drainSeconds: number }> {
-  const server = await startServer();
+  const server = await startServer({ PCG_KAFKA_CLUSTERS: clustersOf(broker) });
   const ping = async (ms: number, until?: () => boolean) => {
     const lat: number[] = [];
     const end = performance.now() + ms;
@@ -323,7 +326,7 @@ async function responsive(broker: KafkaBroker, topic: string, total: number): Pr
   };
   const idle = await ping(5000);
   const { key, path } = await server.project('backlog');
-  const source = await server.api('POST', `${path}/source`, key, { brokers: broker.brokers, topic });
+  const source = await server.api('POST', `${path}/source`, key, { cluster: 'bench', topic });
   let drained = false;
   const start = performance.now();
   const poll = (async () => {

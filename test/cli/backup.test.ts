@@ -12,7 +12,7 @@ import { readConfig } from '../../api/config.js';
 import { ensureDemo } from '../../api/demo.js';
 import { buildDocument } from '../../engine/document/index.js';
 import { ProjectRegistry } from '../../engine/projects/index.js';
-import { call, events, GLOBAL, makeTenant, testApp, type TestApp } from '../api/helpers.js';
+import { call, events, GLOBAL, makeTenant, openCluster, testApp, type TestApp } from '../api/helpers.js';
 
 /**
  * `pcg backup` as an operator runs it: a child process of api/bin.mjs copying
@@ -35,15 +35,18 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
+/** A cluster whose ACLs decide, so a source carries a sealed password of its tenant's. */
+const CLUSTERS = openCluster(['127.0.0.1:9'], 'tenant');
+
 function source(): TestApp {
-  const a = testApp();
+  const a = testApp({ kafkaClusters: CLUSTERS });
   apps.push(a);
   return a;
 }
 
 /** An app over a restored directory, configured with no global key: the keys must come from the restored catalog and key file. */
 function restoredApp(dataDir: string): PcgApp {
-  const config = readConfig({}, { dataDir, logLevel: 'silent', rateLimitBurst: 0 });
+  const config = readConfig({}, { dataDir, logLevel: 'silent', rateLimitBurst: 0, kafkaClusters: CLUSTERS });
   const made = createApp({ config, runSources: false });
   apps.push({ close: () => made.app.close() });
   return made;
@@ -149,7 +152,7 @@ describe('pcg backup and pcg restore', () => {
     writeFileSync(join(src.dir, 'global-api-key'), `${fileKey.body.key}\n`, { mode: 0o600 });
     const demo = ensureDemo(src.context);
     const kafka = await call(src.app, 'POST', `/api/${b.tenantId}/project/${b.projectId}/source`, b.admin, {
-      brokers: ['127.0.0.1:9'],
+      cluster: 'local',
       topic: 'events',
       format: 'pcg',
       sasl: { mechanism: 'plain', username: 'pcg', password: 'sealed-password' },

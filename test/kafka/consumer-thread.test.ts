@@ -27,7 +27,7 @@ describe('the consumer thread', () => {
     return port;
   };
   const sourceAt = async (id: string): Promise<SourceDefinition> =>
-    ({ id, tenantId: 't', projectId: 'p', revision: '1', brokers: [`127.0.0.1:${await deadPort()}`], topic: 'x', format: 'pcg', start: 'earliest' }) as SourceDefinition;
+    ({ id, tenantId: 't', projectId: 'p', revision: '1', cluster: 'local', brokers: [`127.0.0.1:${await deadPort()}`], topic: 'x', groupId: `pcg.t.${id}`, format: 'pcg', start: 'earliest' }) as SourceDefinition;
 
   it('a runner starting when the thread dies fails its start; the next runner gets a fresh thread and stops cleanly', async () => {
     const thread = new ConsumerThread(registry);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, makeTenant, testApp, type TestApp, type World } from '../api/helpers.js';
+import { call, makeTenant, openCluster, testApp, type TestApp, type World } from '../api/helpers.js';
 import { KafkaBroker } from './broker.js';
 import { eventually, expectSameDocument, messagesOf, referenceDocument, simulatedLog } from './helpers.js';
 
@@ -12,7 +12,7 @@ describe('Kafka dead letters', () => {
   beforeAll(async () => {
     // Room for the 1 MB junk message beside others in one produce request.
     broker = await KafkaBroker.start({ properties: { 'message.max.bytes': 4 * 1024 * 1024 } });
-    t = testApp({}, { runSources: true });
+    t = testApp({ kafkaClusters: openCluster(broker.brokers) }, { runSources: true });
     w = await makeTenant(t.app, 'poison');
   });
   afterAll(async () => {
@@ -41,7 +41,7 @@ describe('Kafka dead letters', () => {
     await broker.produce('poisoned', [...good.slice(0, 200), ...poison, ...good.slice(200)]);
     const ends = await broker.endOffsets('poisoned');
 
-    const created = await call(t.app, 'POST', `/api/${w.tenantId}/project/${w.projectId}/source`, w.admin, { brokers: broker.brokers, topic: 'poisoned' });
+    const created = await call(t.app, 'POST', `/api/${w.tenantId}/project/${w.projectId}/source`, w.admin, { cluster: 'local', topic: 'poisoned' });
     const url = `/api/${w.tenantId}/project/${w.projectId}/source/${created.body.id}`;
     const status = await eventually(async () => {
       const s = (await call(t.app, 'GET', url, w.reader)).body.status;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compileMapping } from '../../connectors/kafka/index.js';
 import { checkEvent, eventLimits, type WireEvent } from '../../engine/index.js';
-import { call, makeTenant, testApp, type TestApp, type World } from '../api/helpers.js';
+import { call, makeTenant, openCluster, testApp, type TestApp, type World } from '../api/helpers.js';
 import { fuzzSeed, INVALID_UTF8, nestedJson, Prng, textOfBytes } from '../tools/fuzz.js';
 import { KafkaBroker, type ProducedMessage } from './broker.js';
 import { eventually, expectSameDocument, messagesOf, referenceDocument, simulatedLog } from './helpers.js';
@@ -134,7 +134,7 @@ describe('Kafka fuzzing', () => {
   beforeAll(async () => {
     // Room for the large junk messages beside others in one produce request.
     broker = await KafkaBroker.start({ properties: { 'message.max.bytes': 8 * 1024 * 1024 } });
-    t = testApp(LIMITS, { runSources: true });
+    t = testApp({ ...LIMITS, kafkaClusters: openCluster(broker.brokers) }, { runSources: true });
     w = await makeTenant(t.app, 'kafka-fuzz');
   }, 120_000);
   afterAll(async () => {
@@ -157,7 +157,7 @@ describe('Kafka fuzzing', () => {
     const label = `seed ${SEED}: ${valid.length} valid messages (${log.length} events), ${poison.length} poison ${JSON.stringify(countBy(poison.map((p) => p.kind)))}`;
     console.log(`Kafka fuzz ${label}`);
 
-    const created = await call(t.app, 'POST', `/api/${w.tenantId}/project/${w.projectId}/source`, w.admin, { brokers: broker.brokers, topic });
+    const created = await call(t.app, 'POST', `/api/${w.tenantId}/project/${w.projectId}/source`, w.admin, { cluster: 'local', topic });
     expect(created.status, created.text).toBe(201);
     const url = `/api/${w.tenantId}/project/${w.projectId}/source/${created.body.id}`;
     let last: unknown;

@@ -62,7 +62,7 @@ describe('a source runner whose writer fails chunks', () => {
           }
         }),
     };
-    const source: SourceDefinition = { id: 'src1', tenantId: 't', projectId: 'p1', revision: '1', brokers: broker.brokers, topic: 'flaky', format: 'pcg', start: 'earliest' } as SourceDefinition;
+    const source: SourceDefinition = { id: 'src1', tenantId: 't', projectId: 'p1', revision: '1', cluster: 'local', brokers: broker.brokers, topic: 'flaky', groupId: 'pcg.t.src1', format: 'pcg', start: 'earliest' } as SourceDefinition;
     // Small chunks: many in flight at once.
     const runner = new SourceRunner(source, { writer, workerId: 'test', chunk: 50 });
     try {

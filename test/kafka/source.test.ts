@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, makeTenant, testApp, type TestApp, type World } from '../api/helpers.js';
+import { call, makeTenant, openCluster, testApp, type TestApp, type World } from '../api/helpers.js';
 import { KafkaBroker } from './broker.js';
 import { eventually, expectSameDocument, messagesOf, referenceDocument, simulatedLog } from './helpers.js';
 
@@ -14,7 +14,7 @@ describe('Kafka source through the API', () => {
 
   beforeAll(async () => {
     broker = await KafkaBroker.start();
-    t = testApp({}, { runSources: true });
+    t = testApp({ kafkaClusters: openCluster(broker.brokers) }, { runSources: true });
     w = await makeTenant(t.app, 'kafka');
   });
   afterAll(async () => {
@@ -26,9 +26,9 @@ describe('Kafka source through the API', () => {
     const log = simulatedLog(400, 7);
     await broker.createTopic('orders', 4);
     await broker.produce('orders', messagesOf(log, 7, 0.05));
-    const created = await call(t.app, 'POST', `/api/${w.tenantId}/project/${w.projectId}/source`, w.admin, { brokers: broker.brokers, topic: 'orders', format: 'pcg' });
+    const created = await call(t.app, 'POST', `/api/${w.tenantId}/project/${w.projectId}/source`, w.admin, { cluster: 'local', topic: 'orders', format: 'pcg' });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ topic: 'orders', format: 'pcg', start: 'earliest', groupId: `pcg-${created.body.id}`, paused: false, sasl: null, tls: null });
+    expect(created.body).toMatchObject({ topic: 'orders', format: 'pcg', start: 'earliest', groupId: `pcg.${w.tenantId}.${created.body.id}`, paused: false, sasl: null, tls: null });
     const url = `/api/${w.tenantId}/project/${w.projectId}/source/${created.body.id}`;
     const ends = await broker.endOffsets('orders');
     const status = await eventually(async () => {
@@ -50,7 +50,7 @@ describe('Kafka source through the API', () => {
     await broker.produce('unkeyed', log.map((e) => ({ key: null, value: JSON.stringify(e) })));
     const project = (await call(t.app, 'POST', `/api/${w.tenantId}/project`, w.admin, { name: 'unkeyed' })).body.id;
     const base = `/api/${w.tenantId}/project/${project}`;
-    const created = await call(t.app, 'POST', `${base}/source`, w.admin, { brokers: broker.brokers, topic: 'unkeyed' });
+    const created = await call(t.app, 'POST', `${base}/source`, w.admin, { cluster: 'local', topic: 'unkeyed' });
     const ends = await broker.endOffsets('unkeyed');
     await eventually(async () => {
       const s = (await call(t.app, 'GET', `${base}/source/${created.body.id}`, w.reader)).body.status;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel, Partitioners, type Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { Rng } from '../../connectors/simulator/random.js';
-import { call, makeTenant, testApp, type TestApp, type World } from '../api/helpers.js';
+import { call, makeTenant, openCluster, testApp, type TestApp, type World } from '../api/helpers.js';
 import { KafkaBroker, type ProducedMessage } from './broker.js';
 import { eventually, expectSameDocument, messagesOf, referenceDocument, simulatedLog } from './helpers.js';
 
@@ -140,11 +140,11 @@ class Project {
 
   /** A project subscribed to `topic` (made in beforeAll). */
   static async create(ctx: TestContext, broker: KafkaBroker, topic: string, messages: ProducedMessage[]): Promise<Project> {
-    const t = testApp({}, { runSources: false });
+    const t = testApp({ kafkaClusters: openCluster(broker.brokers) }, { runSources: false });
     const p = new Project(broker, t, await makeTenant(t.app, topic), topic, new Feed(broker, topic, messages));
     // Even on failure or timeout: no worker outlives its test, no data dir stays behind.
     ctx.onTestFinished(() => p.close());
-    const created = await call(t.app, 'POST', `/api/${p.w.tenantId}/project/${p.w.projectId}/source`, p.w.admin, { brokers: broker.brokers, topic, format: 'pcg' });
+    const created = await call(t.app, 'POST', `/api/${p.w.tenantId}/project/${p.w.projectId}/source`, p.w.admin, { cluster: 'local', topic, format: 'pcg' });
     expect(created.status, created.text).toBe(201);
     p.sourceId = created.body.id;
     return p;

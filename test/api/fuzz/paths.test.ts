@@ -17,9 +17,11 @@ const pathCase = (f: Fuzz, rng: Prng): Case => {
   const { params } = fill(f, def, rng);
   const [name] = rng.pick(params);
   const last = params[params.length - 1]![0] === name;
+  // A cluster's or a topic's name, not a GUID: upper case is another name, and any unknown topic may be granted.
+  const named = name === 'cluster' || name === 'topic';
   const kind = rng.weighted([
-    ['upper', def.method === 'DELETE' ? 0 : 4],
-    ['unknown', 3],
+    ['upper', def.method === 'DELETE' || named ? 0 : 4],
+    ['unknown', name === 'topic' ? 0 : 3],
     ['malformed', 3],
     ['overlong', 2],
     // Dot segments are resolved by the client: on a DELETE they could name the project itself.
@@ -42,14 +44,18 @@ const pathCase = (f: Fuzz, rng: Prng): Case => {
       replacement = current.toUpperCase();
       break;
     case 'unknown':
-      replacement = crypto.randomUUID();
+      replacement = name === 'cluster' ? `c${rng.word(8).toLowerCase()}` : crypto.randomUUID();
       // A tenant the key does not hold is 403 (checked before the query); any other unknown id is 404 (a stream's bogus query is refused first).
       if (name === 'tenantId' && typeof def.access === 'object') refused('forbidden', 403);
+      // A PUT of a cluster declares it under any new name.
+      else if (name === 'cluster' && def.method === 'PUT' && def.url.endsWith(':cluster')) c.status = [200];
       else if (isStream(def)) refused('validation_failed', 400);
       else refused('not_found', 404);
       break;
     case 'malformed':
-      replacement = rng.pick(['not-a-guid', current.replace(/-/g, ''), `{${current}}`, `${current}0`, 'x'.repeat(100), '%20', '%E2%82%AC', '0', '-1', 'null', "'1'"]);
+      replacement = named
+        ? rng.pick(['Bad!', '%20', '%E2%82%AC', "'1'", `{${current}}`, `${current}%2B`])
+        : rng.pick(['not-a-guid', current.replace(/-/g, ''), `{${current}}`, `${current}0`, 'x'.repeat(100), '%20', '%E2%82%AC', '0', '-1', 'null', "'1'"]);
       refused('validation_failed', 400);
       break;
     case 'overlong':

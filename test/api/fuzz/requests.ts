@@ -48,6 +48,8 @@ export const fill = (f: Fuzz, def: RouteDef, rng: Prng): { url: string; params: 
     userId: ids.spareUser,
     keyId: ids.spareKey,
     id: ids.globalKey,
+    cluster: 'local',
+    topic: 'fuzz',
   };
   if (def.method === 'DELETE' && names.length) values[names[names.length - 1]!] = crypto.randomUUID();
   const params = names.map((n) => [n, values[n]!] as [string, string]);
@@ -78,8 +80,9 @@ const bodyFor = (f: Fuzz, def: RouteDef, rng: Prng): unknown => {
   if (u.endsWith('/block/:blockId')) return { name: 'b', position: 0 };
   if (u.endsWith('/dashboard')) return { name: 'd', blockIds: [ids.block] };
   if (u.endsWith('/dashboard/:dashboardId')) return { name: 'd' };
-  if (u.endsWith('/source')) return { brokers: ['127.0.0.1:9'], topic: `fuzz-${rng.word(3)}` };
+  if (u.endsWith('/source')) return { cluster: 'local', topic: `fuzz-${rng.word(3)}` };
   if (u.endsWith('/source/:sourceId')) return { name: 'src' };
+  if (u === '/admin/kafka-clusters/:cluster') return { brokers: ['127.0.0.1:9'] };
   return undefined;
 };
 
@@ -92,6 +95,8 @@ const successOf = (def: RouteDef): number[] => {
   if (def.url === '/api/:tenantId/project' && def.method === 'POST') return [201, 422];
   if (def.url.endsWith('/source') && def.method === 'POST') return [201, 422];
   if (def.url === '/api/user' && def.method === 'POST') return [201, 409];
+  // The fuzz world's only cluster is the configuration's: not the API's to change.
+  if (def.url === '/admin/kafka-clusters/:cluster' && def.method === 'PUT') return [409];
   return [def.status ?? 200];
 };
 

@@ -1,7 +1,7 @@
 import { expect } from 'vitest';
 import type { RouteDef } from '../../../api/route.js';
 import { fuzzSeed } from '../../tools/fuzz.js';
-import { call, events, GLOBAL, makeTenant, testApp, type TestApp, type World } from '../helpers.js';
+import { call, events, GLOBAL, makeTenant, openCluster, testApp, type TestApp, type World } from '../helpers.js';
 
 /**
  * The world every HTTP fuzz file (test/api/fuzz/*.test.ts) starts from: an app
@@ -28,6 +28,7 @@ export const LIMITS = {
   limitAttributesPerEvent: 6,
   limitProjectsPerTenant: 5,
   limitSourcesPerProject: 3,
+  kafkaClusters: openCluster(['127.0.0.1:9']),
 } as const;
 
 export const CSV = 'case,activity,time,amount\n1,a,2024-01-01T00:00:00Z,10\n1,b,2024-01-01T01:00:00Z,20\n2,a,2024-01-02T00:00:00Z,30\n2,c,2024-01-02T02:00:00Z,5\n';
@@ -86,7 +87,7 @@ export async function setUp(): Promise<Fuzz> {
   const nb = await call(t.app, 'POST', `${base}/${A}/investigation/${inv.body.id}/notebook`, w.admin, { name: 'n' });
   const block = await call(t.app, 'POST', `${base}/${A}/investigation/${inv.body.id}/notebook/${nb.body.id}/block`, w.admin, { spec: { type: 'variants' } });
   const dash = await call(t.app, 'POST', `${base}/${A}/dashboard`, w.admin, { name: 'd', blockIds: [block.body.id] });
-  const source = await call(t.app, 'POST', `${base}/${A}/source`, w.admin, { brokers: ['127.0.0.1:9'], topic: 'fuzz' });
+  const source = await call(t.app, 'POST', `${base}/${A}/source`, w.admin, { cluster: 'local', topic: 'fuzz' });
   const dataset = await call(t.app, 'POST', `${base}/${C}/dataset?name=seed.csv`, w.admin, CSV, { 'content-type': 'application/octet-stream' });
   for (const r of [spare, spareKey, globalKey, inv, nb, block, dash, source, dataset]) expect(r.status, r.text).toBeLessThan(300);
   const ids: Ids = {
@@ -112,12 +113,13 @@ export async function setUp(): Promise<Fuzz> {
   expect(g.status).toBe(200);
 
   const db = t.context.catalog.db;
-  const tables = ['tenant', 'user', 'membership', 'project', 'dataset', 'investigation', 'notebook', 'block', 'dashboard', 'source'].map((name) =>
+  const tables = ['tenant', 'user', 'membership', 'project', 'dataset', 'investigation', 'notebook', 'block', 'dashboard', 'source', 'kafka_cluster'].map((name) =>
     db.prepare(`SELECT count(*) AS n, coalesce(max(updated_at), '') AS u FROM "${name}"`),
   );
   const keys = ['api_key', 'global_key'].map((name) => db.prepare(`SELECT count(*) AS n, count(revoked_at) AS r FROM ${name}`));
+  const grants = ['kafka_grant', 'kafka_topic'].map((name) => db.prepare(`SELECT count(*) AS n FROM ${name}`));
   const fingerprint = () => {
-    const parts: unknown[] = [...tables.map((q) => q.get()), ...keys.map((q) => q.get())];
+    const parts: unknown[] = [...tables.map((q) => q.get()), ...keys.map((q) => q.get()), ...grants.map((q) => q.get())];
     for (const p of [A, B, C]) {
       const s = t.context.states.store(p);
       parts.push([s.dataVersion, s.eventCount(), s.getMeta('rejected') ?? '0', s.deadLetterCount('direct'), s.getMeta('log_digest') ?? '']);
