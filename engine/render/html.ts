@@ -5,8 +5,9 @@
  * offline, and names no other host.
  *
  * Data only ever enters as escaped text (escapeHtml, which also shows control
- * characters escaped: safe-text.ts), in element content or double-quoted
- * attributes; never as a tag, an attribute name, a URL or a style. The page
+ * characters escaped, safe-text.ts, and a line break as \n), in element
+ * content or double-quoted attributes; never as a tag, an attribute name, a
+ * URL or a style. The page
  * carries its own Content-Security-Policy too: only its inline script (by
  * hash) and inline style run, nothing is fetched.
  */
@@ -18,9 +19,16 @@ import { layoutDocument } from './layout.js';
 import { buildReport, nodeSummary, type Block } from './report.js';
 import { oneLine, visibleText } from './safe-text.js';
 
-/** Text for HTML content or a quoted attribute: controls shown escaped (tab and newline kept), then the five significant characters as entities. */
+const entities = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/** Text for HTML content or a quoted attribute: on one line with every control shown escaped (a line break as \n, as in the other formats), then the five significant characters as entities. */
 export function escapeHtml(text: string): string {
-  return visibleText(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return entities(oneLine(text));
+}
+
+/** Text for a <pre> block: tab and line breaks kept, every other control shown escaped, the significant characters as entities. */
+function escapeHtmlLines(text: string): string {
+  return entities(visibleText(text));
 }
 
 const edgeColour: Record<EdgeKind, string> = {
@@ -101,15 +109,15 @@ export function renderSvg(doc: GraphDocument): string {
     const head = `<g class="node ${n.kind}" data-id="${escapeHtml(n.id)}" data-cases="${n.cases}" transform="translate(${pn.x} ${pn.y})"><title>${escapeHtml(tip)}</title>`;
     if (n.kind === 'activity') {
       const fill = stagePalette[(stageIndex.get(n.stage) ?? -1) >= 0 ? stageIndex.get(n.stage)! % stagePalette.length : 0];
-      const lines = wrap(oneLine(n.label));
+      const lines = wrap(oneLine(n.label)).map(entities);
       const top = lines.length === 1 ? -4 : -12;
-      const text = lines.map((l, i) => `<tspan x="0" y="${top + i * 14}">${escapeHtml(l)}</tspan>`).join('');
+      const text = lines.map((l, i) => `<tspan x="0" y="${top + i * 14}">${l}</tspan>`).join('');
       out.push(
         `${head}<rect x="${-pn.w / 2}" y="${-pn.h / 2}" width="${pn.w}" height="${pn.h}" rx="8" fill="${fill}"/>` +
           `<text class="name">${text}</text><text class="count" y="${pn.h / 2 - 7}">${escapeHtml(casesText(n.cases))}</text></g>`,
       );
     } else {
-      out.push(`${head}<circle r="${pn.w / 2}"/><text class="name" y="4">${escapeHtml(oneLine(n.label))}</text></g>`);
+      out.push(`${head}<circle r="${pn.w / 2}"/><text class="name" y="4">${escapeHtml(n.label)}</text></g>`);
     }
   }
   out.push('</g>');
@@ -134,7 +142,7 @@ function blockHtml(b: Block): string {
       return `<table><thead><tr>${head}</tr></thead><tbody>\n${rows}\n</tbody></table>`;
     }
     case 'code':
-      return `<pre><code>${escapeHtml(b.text)}</code></pre>`;
+      return `<pre><code>${escapeHtmlLines(b.text)}</code></pre>`;
   }
 }
 
