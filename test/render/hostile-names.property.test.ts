@@ -23,7 +23,11 @@ const PIECES = [
   '\n```\n', '[x](javascript:alert(1))', '![i](http://example.com/i.png)', '<!--', '-->', '{', '}', ';', '//', '/*', '*/', '->', '&lt;', '&amp;', '#',
   '> ', '1. ', '- ', '---', '    ', '$x$', '~~x~~', 'node [shape=box]', '" -> "', ']', '\\n', '&', 'Pay', ' ', 'é', '日本',
 ];
-const hostile = fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 8 }).map((p) => p.join(''));
+/** What a Markdown block may start with: drawn often at a name's start, where a block of the report can begin. */
+const STARTS = ['', '- ', '+ ', '* ', '1. ', '2) ', '---', '===', '    ', '# ', '> ', '<div>', '```', '~~~', '| a |'];
+const hostile = fc
+  .tuple(fc.constantFrom(...STARTS), fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 8 }))
+  .map(([start, pieces]) => start + pieces.join(''));
 /** A name of exactly 1,024 UTF-8 bytes (the longest an activity may be). */
 const kilo = hostile.map((h) => h + 'L'.repeat(1024 - Buffer.byteLength(h)));
 const name = fc.oneof({ arbitrary: hostile, weight: 4 }, { arbitrary: kilo, weight: 1 }).filter((s) => s.trim().length > 0);
