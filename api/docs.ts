@@ -22,6 +22,7 @@ const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>pcg API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <style>
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}
