@@ -6,7 +6,7 @@ export { layoutDocument, nodeOrder, type Layout, type PlacedEdge, type PlacedNod
 export { buildReport, TYPICAL_PATH_SHARE, type Report, type Section, type Block } from './report.js';
 export { diffDocuments, renderDiffText, diffSections, compared, type DocumentDiff, type SectionDiff } from './diff.js';
 export { pct, hours, whenText, conditionText, pathText, plainText, mainVariant } from './format.js';
-export { clip, controlEscape, hasControls, jsonText, LABEL_MAX, oneLine, visibleText } from './safe-text.js';
+export { clip, controlEscape, jsonText, LABEL_MAX, oneLine, visibleText } from './safe-text.js';
 export { markdownCode, markdownText } from './markdown.js';
 
 import type { GraphDocument } from '../document/types.js';

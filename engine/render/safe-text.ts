@@ -42,11 +42,6 @@ export function oneLine(text: string): string {
   return text.replace(UNSAFE_IN_LINE, controlEscape);
 }
 
-/** True when the text holds a character `oneLine` would escape (tab and newline count only when `lines` is false). */
-export function hasControls(text: string, lines = false): boolean {
-  return new RegExp((lines ? UNSAFE_IN_LINES : UNSAFE_IN_LINE).source).test(text);
-}
-
 /**
  * A label for the map or a panel: one line, controls shown escaped, cut
  * after `max` characters with an ellipsis. An escape is never cut in two.

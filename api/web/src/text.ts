@@ -4,7 +4,7 @@
  * right-to-left override or an escape shows as `\u{202E}` / `\x1b` in every
  * label, panel and table, and long names are cut with an ellipsis, their
  * whole (visible) text on hover. Pure, so tests run it in Node (the DOM
- * helpers that use it are in panels.ts).
+ * helpers that use it are in labels.ts).
  */
 import { clip, jsonText, LABEL_MAX, oneLine, visibleText } from '../../../engine/render/safe-text.js';
 
