@@ -97,6 +97,8 @@ export function createApp(options: AppOptions): PcgApp {
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No response is sniffed as another type; set on the raw response so hijacked streams (SSE, MCP) carry it too.
+    reply.raw.setHeader('x-content-type-options', 'nosniff');
   });
   app.addContentTypeParser(['application/x-ndjson', 'application/ndjson'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
   // Uploads arrive as a stream and are written to disk as they come (see routes/datasets.ts).

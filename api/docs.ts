@@ -1,18 +1,28 @@
 import type { FastifyInstance } from 'fastify';
 import { openApiDocument } from './openapi.js';
+import { pageHeaders } from './page-headers.js';
 import type { RouteDef } from './route.js';
 
-/** `GET /openapi.json` and `GET /docs`: a self-contained page (no CDN; the service may run offline). */
+/**
+ * `GET /openapi.json`, `GET /docs` and `GET /docs.js`: a self-contained page
+ * (no CDN; the service may run offline) under the same headers as the web
+ * page (page-headers.ts). Its script is a file of its own, not inline, so
+ * the policy allows no inline script; it builds the page from the spec with
+ * DOM calls and text nodes, never as HTML.
+ */
 export function docsRoutes(app: FastifyInstance, routes: readonly RouteDef[]): void {
   let cached: string | undefined;
   const spec = () => (cached ??= JSON.stringify(openApiDocument(routes, { version: '0.1.0' })));
   app.get('/openapi.json', (_req, reply) => reply.header('content-type', 'application/json; charset=utf-8').send(spec()));
-  app.get('/docs', (_req, reply) => reply.header('content-type', 'text/html; charset=utf-8').send(page));
+  app.get('/docs', (_req, reply) => pageHeaders(reply).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-cache').send(page));
+  app.get('/docs.js', (_req, reply) => pageHeaders(reply).header('content-type', 'text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(script));
 }
 
 const page = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>pcg API</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<link rel="icon" href="data:,">
 <style>
 body{font:15px/1.45 system-ui,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}
 header{background:#1d2330;color:#fff;padding:16px 24px}header h1{margin:0;font-size:20px}
@@ -26,25 +36,40 @@ code.p{font:13px monospace}.s{color:#5a6270}
 h2{font-size:16px;margin:20px 0 6px;text-transform:capitalize}table{border-collapse:collapse}td,th{padding:2px 10px 2px 0;text-align:left;font-size:13px}
 </style></head>
 <body><header><h1>pcg API</h1><div id="d" class="s"></div></header><main id="root">Loading /openapi.json…</main>
-<script>
-const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
+<script src="docs.js"></script></body></html>`;
+
+const script = `'use strict';
+/** An element with attributes and children; every string child is a text node. */
+const el = (tag, attrs, ...children) => {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
+  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(c);
+  return e;
+};
+const json = (value) => el('pre', {}, JSON.stringify(value, null, 2));
 fetch('openapi.json').then((r) => r.json()).then((spec) => {
   document.getElementById('d').textContent = spec.info.description + ' — OpenAPI ' + spec.openapi + ', version ' + spec.info.version;
   const byTag = {};
   for (const [path, ops] of Object.entries(spec.paths)) for (const [method, op] of Object.entries(ops)) (byTag[op.tags[0]] ??= []).push({ path, method, op });
-  let html = '<p><a href="openapi.json">openapi.json</a></p>';
+  const parts = [el('p', {}, el('a', { href: 'openapi.json' }, 'openapi.json'))];
   for (const [tag, ops] of Object.entries(byTag)) {
-    html += '<h2>' + esc(tag) + '</h2>';
+    parts.push(el('h2', {}, tag));
     for (const { path, method, op } of ops) {
-      html += '<details><summary><span class="m ' + method + '">' + method.toUpperCase() + '</span><code class="p">' + esc(path) + '</code><span class="s">' + esc(op.summary) + '</span></summary><div class="body">';
-      html += '<p class="s">' + (op.security.length ? 'Authorization: Bearer &lt;key&gt;' : 'no credentials') + '</p>';
-      if (op.parameters.length) html += '<table><tr><th>parameter</th><th>in</th><th>required</th><th>schema</th></tr>' + op.parameters.map((p) => '<tr><td><code>' + esc(p.name) + '</code></td><td>' + p.in + '</td><td>' + (p.required ? 'yes' : '') + '</td><td><code>' + esc(JSON.stringify(p.schema)) + '</code></td></tr>').join('') + '</table>';
-      if (op.requestBody) for (const [type, c] of Object.entries(op.requestBody.content)) html += '<p>Request body <code>' + esc(type) + '</code></p><pre>' + esc(JSON.stringify(c.schema, null, 2)) + '</pre>';
-      for (const [status, r] of Object.entries(op.responses)) html += '<p>' + esc(status) + ' — ' + esc(r.description) + '</p>' + (r.content ? '<pre>' + esc(JSON.stringify(Object.values(r.content)[0].schema, null, 2)) + '</pre>' : '');
-      html += '</div></details>';
+      const body = el('div', { class: 'body' }, el('p', { class: 's' }, op.security.length ? 'Authorization: Bearer <key>' : 'no credentials'));
+      if (op.parameters.length) {
+        body.append(el('table', {},
+          el('tr', {}, ...['parameter', 'in', 'required', 'schema'].map((h) => el('th', {}, h))),
+          ...op.parameters.map((p) => el('tr', {}, el('td', {}, el('code', {}, p.name)), el('td', {}, p.in), el('td', {}, p.required ? 'yes' : ''), el('td', {}, el('code', {}, JSON.stringify(p.schema)))))));
+      }
+      if (op.requestBody) for (const [type, c] of Object.entries(op.requestBody.content)) body.append(el('p', {}, 'Request body ', el('code', {}, type)), json(c.schema));
+      for (const [status, r] of Object.entries(op.responses)) {
+        body.append(el('p', {}, status + ' — ' + r.description));
+        if (r.content) body.append(json(Object.values(r.content)[0].schema));
+      }
+      parts.push(el('details', {}, el('summary', {}, el('span', { class: 'm ' + method }, method.toUpperCase()), el('code', { class: 'p' }, path), el('span', { class: 's' }, op.summary || '')), body));
     }
   }
-  html += '<h2>schemas</h2><pre>' + esc(JSON.stringify(spec.components.schemas, null, 2)) + '</pre>';
-  document.getElementById('root').innerHTML = html;
+  parts.push(el('h2', {}, 'schemas'), json(spec.components.schemas));
+  document.getElementById('root').replaceChildren(...parts);
 }).catch((e) => { document.getElementById('root').textContent = 'Could not load openapi.json: ' + e; });
-</script></body></html>`;
+`;

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { oneLine } from '../../engine/render/safe-text.js';
 import { UsageError, type Command } from './command.js';
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
@@ -51,7 +52,8 @@ Restore with pcg restore --from <dir> --data-dir <new dir>.
         }
         if (manifest.leftOut.length) lines.push(`  left out (not in the catalog): ${manifest.leftOut.join(', ')}`);
         lines.push('  the backup holds the data directory\'s secrets (key files, sealed source secrets): keep it safe');
-        io.out(`${lines.join('\n')}\n`);
+        // Paths are the user's: each line shown on one line, controls escaped.
+        io.out(`${lines.map(oneLine).join('\n')}\n`);
       }
       return 0;
     } catch (error) {

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { GraphDocument } from '../../engine/document/types.js';
+import { jsonText } from '../../engine/render/safe-text.js';
 import { UsageError, type Command, type Io } from './command.js';
 
 export const command: Command = {
@@ -41,7 +42,7 @@ document.
     }
     const { diffDocuments, renderDiffText } = await import('../../engine/render/diff.js');
     const diff = diffDocuments(docs[0]!, docs[1]!);
-    const text = format === 'json' ? `${JSON.stringify(diff, null, 2)}\n` : renderDiffText(diff, { before: positionals[0], after: positionals[1] });
+    const text = format === 'json' ? `${jsonText(diff, 2)}\n` : renderDiffText(diff, { before: positionals[0], after: positionals[1] });
     if (typeof values.out === 'string' && values.out !== '-') {
       try {
         writeFileSync(values.out, text);

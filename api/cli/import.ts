@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { jsonText } from '../../engine/render/safe-text.js';
 import { UsageError, type Command } from './command.js';
 import { importOptionsFrom, onePath, readOptions, readOptionsUsage, reportFileError } from './inspect.js';
 import { importProgress } from './progress.js';
@@ -31,7 +32,7 @@ ${readOptionsUsage}`,
     try {
       const summary = await importLog(progress.target(store), path, options);
       progress.done();
-      io.out(`${JSON.stringify(summary, null, 2)}\n`);
+      io.out(`${jsonText(summary, 2)}\n`);
       return summary.accepted + summary.duplicates + summary.already_imported === 0 && summary.rejected > 0 ? 1 : 0;
     } catch (error) {
       return reportFileError('import', error, io);

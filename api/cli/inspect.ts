@@ -1,3 +1,4 @@
+import { jsonText } from '../../engine/render/safe-text.js';
 import { UsageError, type Command, type Io } from './command.js';
 
 /** The options `pcg inspect` and `pcg import` share: how to read the file. */
@@ -95,7 +96,7 @@ ${readOptionsUsage}`,
     const { inspectLog } = await import('../../connectors/files/index.js');
     try {
       const summary = await inspectLog(path, options);
-      io.out(`${JSON.stringify(summary, null, 2)}\n`);
+      io.out(`${jsonText(summary, 2)}\n`);
       return 0;
     } catch (error) {
       return reportFileError('inspect', error, io);

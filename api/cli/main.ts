@@ -1,4 +1,5 @@
 import { EngineError } from '../../engine/errors.js';
+import { visibleText } from '../../engine/render/safe-text.js';
 import { parseCommandArgs, processIo, UsageError, type Command, type Io } from './command.js';
 import { isMainThread } from 'node:worker_threads';
 import { PRIVATE_UMASK } from '../file-modes.js';
@@ -40,7 +41,21 @@ async function overview(io: Io): Promise<void> {
   io.out(lines.join('\n'));
 }
 
-export async function main(argv: string[], io: Io = processIo): Promise<number> {
+/**
+ * The Io a command runs with: its messages (stderr) carry file names, column
+ * names and activities from the data, so every control character in them is
+ * shown escaped (engine/render/safe-text.ts) and none acts on the terminal.
+ * Standard output is left as it is: what a command prints there is a
+ * rendered format (already safe) or JSON written with jsonText, which must
+ * stay exact; the few lines of text that echo data escape it themselves.
+ * The progress bar draws on `terminal`, with its own control sequences.
+ */
+export function messagesShown(io: Io): Io {
+  return { ...io, err: (text) => io.err(visibleText(text)) };
+}
+
+export async function main(argv: string[], given: Io = processIo): Promise<number> {
+  const io = messagesShown(given);
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     await overview(io);

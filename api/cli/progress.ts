@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { IngestTarget } from '../../engine/projects/index.js';
+import { oneLine } from '../../engine/render/safe-text.js';
 import { isPrepared } from '../../engine/store/prepare.js';
 import type { Io, Terminal } from './command.js';
 
@@ -75,7 +76,8 @@ export function fileProgress(name: string, file: string, stream: Terminal, optio
     const pos = bytesRead(real);
     if (pos !== undefined) read = pos;
     const width = Math.max(20, Math.min(stream.columns || 80, 120) - 1);
-    const head = `${name}: ${basename(file)} `;
+    // The file's name is data: its controls are shown escaped, the bar's own sequences are the only ones written.
+    const head = `${name}: ${oneLine(basename(file))} `;
     const tail = total > 0 && read > 0 ? ` ${Math.min(100, Math.floor((100 * read) / total))}% ${mb(Math.min(read, total), false)}/${mb(total)} ${events} events` : ` ${events} events`;
     const room = BAR_WIDTH + 2 + head.length + tail.length <= width ? BAR_WIDTH : 0;
     const bar = total > 0 && read > 0 && room ? `[${'#'.repeat(Math.round((room * Math.min(read, total)) / total)).padEnd(room, '-')}]` : '';

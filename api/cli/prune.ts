@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { oneLine } from '../../engine/render/safe-text.js';
 import { UsageError, type Command } from './command.js';
 
 export const command: Command = {
@@ -53,8 +54,9 @@ Options:
       deadLetterMax: config.deadLetterMax,
     });
     const breathe = () => new Promise<void>((done) => setImmediate(done));
+    // Folder names are the user's: shown on one line, controls escaped.
     const said = (what: string, r: { cases: number; events: number; deadLetters: number }, window: number | null) =>
-      `pcg prune: ${what}: ${r.events} events of ${r.cases} cases pruned (${window === null ? 'every event kept' : `window ${window} days`}), ${r.deadLetters} dead letters\n`;
+      `${oneLine(`pcg prune: ${what}: ${r.events} events of ${r.cases} cases pruned (${window === null ? 'every event kept' : `window ${window} days`}), ${r.deadLetters} dead letters`)}\n`;
 
     if (projectDir !== undefined) {
       const dir = resolve(projectDir);
@@ -97,7 +99,7 @@ Options:
         total.deadLetters += result.deadLetters;
         if (!values.quiet) io.out(said(`project ${id}`, result, policy.retentionDays));
       }
-      if (!values.quiet) io.out(`pcg prune: ${total.events} events of ${total.cases} cases and ${total.deadLetters} dead letters pruned in ${dataDir}\n`);
+      if (!values.quiet) io.out(`pcg prune: ${total.events} events of ${total.cases} cases and ${total.deadLetters} dead letters pruned in ${oneLine(dataDir)}\n`);
     } finally {
       registry.close();
       catalog.close();

@@ -1,3 +1,4 @@
+import { oneLine } from '../../engine/render/safe-text.js';
 import { UsageError, type Command } from './command.js';
 
 const mb = (bytes: number): string => `${(bytes / 1e6).toFixed(1)} MB`;
@@ -43,7 +44,8 @@ Options:
           `  backup of ${manifest.dataDir} taken ${manifest.startedAt} .. ${manifest.finishedAt}`,
         ];
         for (const p of manifest.projects) lines.push(`  project ${p.id}: data_version ${p.dataVersion}`);
-        io.out(`${lines.join('\n')}\n`);
+        // Paths are the user's (and the backup's manifest): each line shown on one line, controls escaped.
+        io.out(`${lines.map(oneLine).join('\n')}\n`);
       }
       return 0;
     } catch (error) {

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { ConfigError, readConfig } from '../config.js';
+import { oneLine } from '../../engine/render/safe-text.js';
 import { UsageError, type Command } from './command.js';
 
 /** Exit code when a second SIGTERM/SIGINT cuts the graceful shutdown short (128 + SIGINT, as shells report ^C). */
@@ -157,7 +158,8 @@ _SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
       );
       feed = runLiveFeed(context, demo.projectId, stop.signal);
     }
-    io.out(`${lines.join('\n')}\n`);
+    // The data directory and key file are paths the user gave: each line shown on one line, controls escaped.
+    io.out(`${lines.map(oneLine).join('\n')}\n`);
 
     const signal = await stopSignal;
     const started = Date.now();

@@ -56,7 +56,7 @@ function formatOf(values: Record<string, unknown>, out: string | undefined): Log
 
 /** Standard output: the real stream (with back-pressure) for the binary, the Io for tests. */
 function stdoutOf(io: Io): Writable {
-  if (io === processIo) return process.stdout;
+  if (io.out === processIo.out) return process.stdout;
   return new Writable({
     write(chunk: Buffer | string, _encoding, done) {
       io.out(chunk.toString());

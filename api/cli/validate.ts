@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { oneLine } from '../../engine/render/safe-text.js';
 import { UsageError, type Command } from './command.js';
 
 export const command: Command = {
@@ -25,7 +26,8 @@ document. Prints "valid", or one line per problem: its path (like
       io.out('valid\n');
       return 0;
     }
-    for (const p of result.problems) io.out(`${p.path || '/'}: ${p.message}\n`);
+    // A path names the document's own keys and a message may quote its values: one line each, controls shown escaped.
+    for (const p of result.problems) io.out(`${oneLine(`${p.path || '/'}: ${p.message}`)}\n`);
     io.err(`pcg validate: ${result.problems.length} problem${result.problems.length === 1 ? '' : 's'}\n`);
     return 1;
   },

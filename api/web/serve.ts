@@ -3,6 +3,7 @@ import { extname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { pageHeaders } from '../page-headers.js';
 import { PACKAGE_ROOT } from '../package-root.js';
 
 /** Where `make install` (vite build) writes the page. */
@@ -16,25 +17,6 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
   '.json': 'application/json; charset=utf-8',
 };
-
-/**
- * The page may talk to its own origin only: scripts and styles from the
- * service, requests to the service, images from data: and blob: URLs (the
- * downloadable document), nothing framed, nothing sent elsewhere.
- */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data: blob:",
-  "connect-src 'self'",
-  "font-src 'none'",
-  "object-src 'none'",
-  "frame-src 'none'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
 
 interface Asset {
   body: Buffer;
@@ -89,7 +71,7 @@ export function webRoutes(app: FastifyInstance, dir: string = WEB_DIST): void {
 
   app.get('/', (request, reply) => {
     const index = get(join(dir, 'index.html'));
-    reply.header('content-security-policy', CSP).header('x-frame-options', 'DENY');
+    pageHeaders(reply);
     if (!index) return reply.code(503).header('content-type', 'text/html; charset=utf-8').header('cache-control', 'no-store').send(notBuilt);
     return send(request, reply, index, 'no-cache');
   });

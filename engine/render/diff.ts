@@ -9,6 +9,7 @@
  */
 import type { GraphDocument } from '../document/types.js';
 import { casesText, pathText, pct, whenText } from './format.js';
+import { oneLine } from './safe-text.js';
 
 export type Value = string | number | boolean | string[];
 
@@ -190,12 +191,18 @@ function brief(section: DiffSection, e: Entry): string {
   }
 }
 
+/**
+ * The diff for people: one line per element. Each line is written with
+ * oneLine (safe-text.ts), so a name's line break or control character is
+ * shown escaped and cannot start a line of its own or act on a terminal.
+ */
 export function renderDiffText(diff: DocumentDiff, names: { before?: string; after?: string } = {}): string {
   const side = (s: DocumentDiff['before'], name?: string) => `${name ? `${name}: ` : ''}data version ${s.data_version}, ${s.cases} cases, ${s.events} events`;
   const lines = [`before: ${side(diff.before, names.before)}`, `after:  ${side(diff.after, names.after)}`];
+  const text = () => `${lines.map(oneLine).join('\n')}\n`;
   if (diff.same) {
     lines.push('', 'No differences.');
-    return `${lines.join('\n')}\n`;
+    return text();
   }
   const counts = (['cases', 'events'] as const).filter((k) => diff.before[k] !== diff.after[k]).map((k) => `${k} ${diff.before[k]} → ${diff.after[k]}`);
   if (counts.length) lines.push(`source: ${counts.join(', ')}`);
@@ -210,5 +217,5 @@ export function renderDiffText(diff: DocumentDiff, names: { before?: string; aft
       lines.push(`  ~ ${e.label}: ${parts.join(', ')}`);
     }
   }
-  return `${lines.join('\n')}\n`;
+  return text();
 }

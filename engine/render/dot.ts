@@ -5,13 +5,23 @@
  * start and end are marked, and nodes are filled by stage (the stages are not
  * clusters: on dense logs clusters make Graphviz's ranking fail, "trouble in
  * init_rank"). Render it with `dot -Tsvg map.dot -o map.svg`.
+ *
+ * Data is only ever written inside double-quoted strings, with its control
+ * characters shown escaped (safe-text.ts), or in a `//` comment as one line;
+ * a node's label is cut at LABEL_MAX characters (its tooltip has the whole
+ * name), so a 1 KB name does not stretch across the map.
  */
 import type { EdgeKind, GraphDocument } from '../document/types.js';
 import { casesText, hours, pct } from './format.js';
+import { clip, oneLine } from './safe-text.js';
 
-/** A DOT double-quoted string: backslashes and quotes escaped, line breaks as \n. */
-export function dotString(text: string): string {
-  return `"${text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\r?\n/g, '\\n')}"`;
+/**
+ * A DOT double-quoted string: the text on one line with its controls shown
+ * escaped, then backslashes and quotes escaped; `lines` are joined by DOT's
+ * own line break `\n` (the only escape the text itself gets to use).
+ */
+export function dotString(...lines: string[]): string {
+  return `"${lines.map((l) => oneLine(l).replace(/\\/g, '\\\\').replace(/"/g, '\\"')).join('\\n')}"`;
 }
 
 /** The look of each edge kind, in DOT attributes (rework does not pull ranks backwards). */
@@ -39,7 +49,8 @@ export function renderDot(doc: GraphDocument): string {
     '// Render with: dot -Tsvg map.dot -o map.svg',
     'digraph process {',
     `  graph ${attrs({ rankdir: 'LR', fontname: '"Helvetica"', fontsize: '12', nodesep: '0.35', ranksep: '0.6', labelloc: 't', label: dotString(`${s.cases} cases, ${s.period_start} to ${s.period_end}`) })};`,
-    ...doc.stages.map((st, i) => `  // stage ${i + 1} (${stagePalette[i % stagePalette.length]}): ${st.name.replace(/\r?\n/g, ' ')}`),
+    // A comment ends at a line break only, and oneLine leaves none (nor a \r or a separator) in the name.
+    ...doc.stages.map((st, i) => `  // stage ${i + 1} (${stagePalette[i % stagePalette.length]}): ${oneLine(st.name)}`),
     `  node ${attrs({ shape: 'box', style: '"rounded,filled"', fillcolor: '"#eef3fb"', color: '"#3b4a63"', fontname: '"Helvetica"', fontsize: '11' })};`,
     `  edge ${attrs({ fontname: '"Helvetica"', fontsize: '9', arrowsize: '0.7' })};`,
   ];
@@ -48,7 +59,7 @@ export function renderDot(doc: GraphDocument): string {
   const nodeLine = (n: GraphDocument['nodes'][number], indent: string) => {
     const stage = stageIndex.get(n.stage);
     const base: Record<string, string> = {
-      label: dotString(n.kind === 'activity' ? `${n.label}\n${casesText(n.cases)}` : `${n.label}\n${n.cases}`),
+      label: dotString(clip(n.label), n.kind === 'activity' ? casesText(n.cases) : String(n.cases)),
       class: dotString(n.kind),
       tooltip: dotString(
         n.kind === 'activity'

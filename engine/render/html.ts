@@ -3,15 +3,32 @@
  * inline SVG (laid out by layout.ts) followed by the report's sections. No
  * script, style sheet, font or image is fetched from anywhere: the file opens
  * offline, and names no other host.
+ *
+ * Data only ever enters as escaped text (escapeHtml, which also shows control
+ * characters escaped, safe-text.ts, and a line break as \n), in element
+ * content or double-quoted attributes; never as a tag, an attribute name, a
+ * URL or a style. The page
+ * carries its own Content-Security-Policy too: only its inline script (by
+ * hash) and inline style run, nothing is fetched.
  */
+import { createHash } from 'node:crypto';
 import type { EdgeKind, GraphDocument } from '../document/types.js';
 import { stagePalette } from './dot.js';
 import { casesText, hours, pct } from './format.js';
 import { layoutDocument } from './layout.js';
 import { buildReport, nodeSummary, type Block } from './report.js';
+import { oneLine, visibleText } from './safe-text.js';
 
+const entities = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+
+/** Text for HTML content or a quoted attribute: on one line with every control shown escaped (a line break as \n, as in the other formats), then the five significant characters as entities. */
 export function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  return entities(oneLine(text));
+}
+
+/** Text for a <pre> block: tab and line breaks kept, every other control shown escaped, the significant characters as entities. */
+function escapeHtmlLines(text: string): string {
+  return entities(visibleText(text));
 }
 
 const edgeColour: Record<EdgeKind, string> = {
@@ -92,9 +109,9 @@ export function renderSvg(doc: GraphDocument): string {
     const head = `<g class="node ${n.kind}" data-id="${escapeHtml(n.id)}" data-cases="${n.cases}" transform="translate(${pn.x} ${pn.y})"><title>${escapeHtml(tip)}</title>`;
     if (n.kind === 'activity') {
       const fill = stagePalette[(stageIndex.get(n.stage) ?? -1) >= 0 ? stageIndex.get(n.stage)! % stagePalette.length : 0];
-      const lines = wrap(n.label);
+      const lines = wrap(oneLine(n.label)).map(entities);
       const top = lines.length === 1 ? -4 : -12;
-      const text = lines.map((l, i) => `<tspan x="0" y="${top + i * 14}">${escapeHtml(l)}</tspan>`).join('');
+      const text = lines.map((l, i) => `<tspan x="0" y="${top + i * 14}">${l}</tspan>`).join('');
       out.push(
         `${head}<rect x="${-pn.w / 2}" y="${-pn.h / 2}" width="${pn.w}" height="${pn.h}" rx="8" fill="${fill}"/>` +
           `<text class="name">${text}</text><text class="count" y="${pn.h / 2 - 7}">${escapeHtml(casesText(n.cases))}</text></g>`,
@@ -125,7 +142,7 @@ function blockHtml(b: Block): string {
       return `<table><thead><tr>${head}</tr></thead><tbody>\n${rows}\n</tbody></table>`;
     }
     case 'code':
-      return `<pre><code>${escapeHtml(b.text)}</code></pre>`;
+      return `<pre><code>${escapeHtmlLines(b.text)}</code></pre>`;
   }
 }
 
@@ -187,6 +204,16 @@ const script = `
 })();
 `;
 
+/** The page's policy: nothing loads from anywhere; the one inline script runs by its hash, the inline style is allowed. */
+const csp = [
+  "default-src 'none'",
+  `script-src 'sha256-${createHash('sha256').update(script).digest('base64')}'`,
+  "style-src 'unsafe-inline'",
+  "img-src data:",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
 export function renderHtml(doc: GraphDocument): string {
   const report = buildReport(doc);
   const kinds = [...new Set(doc.edges.map((e) => e.kind))];
@@ -209,6 +236,7 @@ export function renderHtml(doc: GraphDocument): string {
     '<head>',
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<meta http-equiv="Content-Security-Policy" content="${csp}">`,
     `<title>${escapeHtml(`${report.title}: ${doc.source.cases} cases`)}</title>`,
     `<style>${style}</style>`,
     '</head>',

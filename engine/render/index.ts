@@ -6,20 +6,27 @@ export { layoutDocument, nodeOrder, type Layout, type PlacedEdge, type PlacedNod
 export { buildReport, TYPICAL_PATH_SHARE, type Report, type Section, type Block } from './report.js';
 export { diffDocuments, renderDiffText, diffSections, compared, type DocumentDiff, type SectionDiff } from './diff.js';
 export { pct, hours, whenText, conditionText, pathText, plainText, mainVariant } from './format.js';
+export { clip, controlEscape, jsonText, LABEL_MAX, oneLine, visibleText } from './safe-text.js';
+export { markdownCode, markdownText } from './markdown.js';
 
 import type { GraphDocument } from '../document/types.js';
 import { renderDot } from './dot.js';
 import { renderHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
+import { jsonText } from './safe-text.js';
 
 export const documentFormats = ['json', 'md', 'dot', 'html'] as const;
 export type DocumentFormat = (typeof documentFormats)[number];
 
-/** The document in one of the formats `pcg graph --format` writes (json as `pcg graph` always printed it). */
+/**
+ * The document in one of the formats `pcg graph --format` writes. json is the
+ * document exactly (it parses back to the same value), as `pcg graph` always
+ * printed it, except that controls JSON.stringify leaves raw are \u-escaped.
+ */
 export function renderDocument(doc: GraphDocument, format: DocumentFormat): string {
   switch (format) {
     case 'json':
-      return `${JSON.stringify(doc, null, 2)}\n`;
+      return `${jsonText(doc, 2)}\n`;
     case 'md':
       return renderMarkdown(doc);
     case 'dot':

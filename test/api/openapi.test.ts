@@ -76,11 +76,15 @@ describe('OpenAPI document', () => {
     await check('GET', '/api/{tenantId}/project/{projectId}', `/api/${a.tenantId}/project/${crypto.randomUUID()}`, a.reader);
   });
 
-  it('renders /docs as one self-contained page', async () => {
+  it('renders /docs as one self-contained page, its script from /docs.js', async () => {
     const r = await call(t.app, 'GET', '/docs');
     expect(r.status).toBe(200);
     expect(String(r.headers['content-type'])).toContain('text/html');
-    expect(r.text).toContain("fetch('openapi.json')");
+    expect(r.text).toContain('<script src="docs.js"></script>');
     expect(r.text).not.toMatch(/(src|href)="https?:/);
+    const js = await call(t.app, 'GET', '/docs.js');
+    expect(js.status).toBe(200);
+    expect(String(js.headers['content-type'])).toContain('text/javascript');
+    expect(js.text).toContain("fetch('openapi.json')");
   });
 });

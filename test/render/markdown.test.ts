@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDocument } from '../../engine/document/types.js';
-import { renderMarkdown, TYPICAL_PATH_SHARE } from '../../engine/render/index.js';
+import { markdownText, renderMarkdown, TYPICAL_PATH_SHARE } from '../../engine/render/index.js';
 import { documentOf, figuresOf, scratchDir, simulatedLog } from './helpers.js';
 
 /** The percentage a share reads as: one decimal at most, as written independently of the renderer. */
@@ -73,11 +73,12 @@ describe('Markdown report', () => {
             return `${w.attribute} ${w.op} ${Array.isArray(w.value) ? `[${w.value.join(', ')}]` : String(w.value)}`;
           })
           .join(' and ');
-        expect(md).toContain(`- if ${when} then ${r.then}: ${r.cases} cases, holds in ${asPercent(r.holds)} (${r.evidence.strength})`);
+        // Data is written as literal Markdown text: `<` as an entity, `[` backslash-escaped.
+        expect(md).toContain(`- ${markdownText(`if ${when} then ${r.then}: ${r.cases} cases, holds in ${asPercent(r.holds)} (${r.evidence.strength})`)}`);
       }
     }
     const credit = withRules.find((d) => d.at === 'Check Credit')!;
-    expect(md).toMatch(/- if orderAmount < [\d.]+ then Auto Approval: \d+ cases/);
+    expect(md).toMatch(/- if orderAmount &lt; [\d.]+ then Auto Approval: \d+ cases/);
     expect(md).toContain(`Always guessing the commonest branch is right for ${asPercent(credit.baseline_share)}; the rules explain the choice`);
   });
 
@@ -88,8 +89,9 @@ describe('Markdown report', () => {
     for (const p of doc.policies) expect(md).toContain(`| ${p.kind} | ${p.statement} | ${asPercent(p.share_met)} | ${p.evidence.strength} |`);
     for (const e of doc.exceptions) expect(md).toContain(`| ${e.name} | ${e.cases} | ${e.trigger} |`);
     for (const r of doc.sequence_rules) expect(md).toContain(`- ${r.statement} Holds in ${asPercent(r.holds)}`);
-    for (const q of doc.open_questions) expect(md).toContain((q as { question: string }).question);
-    for (const a of doc.assumptions) if (typeof a === 'string') expect(md).toContain(`- ${a}`);
+    for (const q of doc.open_questions) expect(md).toContain(markdownText((q as { question: string }).question));
+    // The assumptions hold `>=` and `[…]`: written as literal text (entities, backslash escapes).
+    for (const a of doc.assumptions) if (typeof a === 'string') expect(md).toContain(`- ${markdownText(a)}`);
   });
 
   it('invents no figure: every percentage and case count comes from the document', () => {

@@ -228,4 +228,68 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     await page.waitForSelector('#signin:not([hidden])');
     expect(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('pcg.session'))).toBeNull();
   }, 180_000);
+
+  it('shows hostile names visibly: a bidi override escaped, a 1 KB name cut on the map and in panels, whole on hover', async () => {
+    const bidi = 'safe\u202etxt.exe';
+    const kilo = `Long ${'L'.repeat(1019)}`; // 1,024 bytes, the longest name an event may carry
+    const tag = '<img src=x onerror=alert(1)>';
+    const projectName = `hostile \u202e${'P'.repeat(80)}`;
+    const project: { id: string } = await api('POST', '/project', { name: projectName });
+    const t0 = Date.UTC(2025, 0, 1);
+    const events = Array.from({ length: 12 }, (_, c) =>
+      [tag, bidi, kilo].map((activity, i) => ({ caseId: `h-${c}`, activity, timestamp: new Date(t0 + c * 3_600_000 + i * 60_000).toISOString(), resource: `r\u202e${c % 2}` })),
+    ).flat();
+    expect((await api('POST', `/project/${project.id}/events`, events)).accepted).toBe(36);
+
+    // Signed out by the test before: sign in again, straight into the project.
+    await page.goto(`${base}/#project=${project.id}`);
+    await page.fill('#tenant', demo.tenantId);
+    await page.fill('#key', demo.key);
+    await page.click('#signin-button');
+    await page.waitForFunction((id) => (globalThis as any).location.hash === `#project=${id}` && (globalThis as any).__pcg.version() !== undefined, project.id);
+    const doc = await graphAt(project.id, (await version())!);
+    await expectMapIs(doc);
+    const idOf = new Map(doc.nodes.map((n) => [n.label, n.id]));
+
+    // On the map: the override shown as an escape, the 1 KB name cut at 60 characters, the tag as text.
+    const labels: Record<string, { text: string; full: string }> = await page.evaluate(() => (globalThis as any).__pcg.labels());
+    const firstLine = (id: string) => labels[id]!.text.split('\n')[0];
+    expect(firstLine(idOf.get(bidi)!)).toBe('safe\\u{202E}txt.exe');
+    expect(firstLine(idOf.get(kilo)!)).toBe(`Long ${'L'.repeat(54)}…`);
+    expect(labels[idOf.get(kilo)!]!.full).toBe(kilo);
+    expect(firstLine(idOf.get(tag)!)).toBe(tag);
+    for (const l of Object.values(labels)) expect(Array.from(l.text.split('\n')[0]!).length).toBeLessThanOrEqual(60);
+    // Hovering the node shows its whole name.
+    const at = await page.evaluate((id) => (globalThis as any).__pcg.position(id), idOf.get(kilo)!);
+    await page.mouse.move(at.x, at.y);
+    await page.waitForFunction((full) => (globalThis as any).document.querySelector('#map')?.getAttribute('title') === full, kilo);
+    await shot('7-hostile-names.png');
+
+    // In the panels and the evidence: escapes, never the raw override, never the whole 1 KB name; the whole on hover.
+    await page.click('#tabs [data-tab="stages"]');
+    await page.waitForSelector('#panel .panel-stages');
+    const stages = (await page.textContent('#panel'))!;
+    expect(stages).toContain('safe\\u{202E}txt.exe');
+    expect(stages).not.toContain('L'.repeat(60));
+    expect(await page.locator('#panel [title]').evaluateAll((els) => els.map((e) => e.getAttribute('title')))).toContainEqual(expect.stringContaining(kilo));
+    await page.mouse.click(at.x, at.y);
+    await page.waitForFunction((id) => (globalThis as any).__pcg.selection()?.id === id, idOf.get(kilo)!);
+    expect(await page.textContent('#evidence .sel-title strong')).toBe(`Long ${'L'.repeat(54)}…`);
+    expect(await page.getAttribute('#evidence .sel-title strong span', 'title')).toBe(kilo);
+    // The project list: the name's override shown, the name cut.
+    expect(await page.textContent(`#project option[value="${project.id}"]`)).toBe(`hostile \\u{202E}${'P'.repeat(43)}…`);
+    // Nowhere in the page, text or attribute, is a raw override or an element made from data.
+    expect(await page.evaluate(() => (globalThis as any).document.documentElement.outerHTML.includes('\u202e'))).toBe(false);
+    expect(await page.locator('img').count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('opens /docs under the same policy as the page: its script runs, nothing is refused', async () => {
+    const response = await page.goto(`${base}/docs`);
+    expect(response!.headers()['content-security-policy']).toBe((await page.goto(`${base}/`))!.headers()['content-security-policy']);
+    await page.goto(`${base}/docs`);
+    await page.waitForSelector('#root details summary code.p');
+    expect(await page.locator('#root h2').count()).toBeGreaterThan(3);
+    expect(problems).toEqual([]);
+  }, 60_000);
 });

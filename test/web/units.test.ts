@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { shown, pathElements, touchedNodes } from '../../api/web/src/filter.js';
 import { hours, pct, plainText, waitColor } from '../../api/web/src/format.js';
 import { SseParser } from '../../api/web/src/sse.js';
+import { hoverText, labelText, LABEL_MAX } from '../../api/web/src/text.js';
 import { webRoutes } from '../../api/web/serve.js';
 import { installErrorBoundary } from '../../api/errors.js';
 import { call, testApp } from '../api/helpers.js';
@@ -79,6 +80,30 @@ describe('formats', () => {
     expect(waitColor(1, 1, 100)).toBe('rgb(46, 157, 91)');
     expect(waitColor(100, 1, 100)).toBe('rgb(198, 40, 40)');
     expect(waitColor(0, 1, 100)).toBe('#9aa3b0');
+  });
+});
+
+describe('labels (names on the map, in panels and lists)', () => {
+  it('shows a right-to-left override and other controls visibly, keeping the visible text', () => {
+    expect(labelText('safe\u202etxt.exe')).toBe('safe\\u{202E}txt.exe');
+    expect(labelText('title \x1b]0;pwned\x07')).toBe('title \\x1b]0;pwned\\x07');
+    expect(labelText('<b>bold</b>\n# heading\tx')).toBe('<b>bold</b>\\n# heading\\tx');
+    expect(labelText('\u2066a\u2069 \u200f\u061c \x85\x9b \x7f \u2028')).toBe('\\u{2066}a\\u{2069} \\u{200F}\\u{061C} \\x85\\x9b \\x7f \\u{2028}');
+    // Nothing was cut: no hover text is needed.
+    expect(hoverText('safe\u202etxt.exe')).toBeUndefined();
+    expect(labelText('Create Invoice')).toBe('Create Invoice');
+  });
+
+  it('cuts a long name at 60 characters with an ellipsis, the whole (visible) name on hover', () => {
+    expect(LABEL_MAX).toBe(60);
+    const kilo = `${'L'.repeat(1000)}\u202e${'R'.repeat(23)}`;
+    expect(labelText(kilo)).toBe(`${'L'.repeat(59)}…`);
+    expect(hoverText(kilo)).toBe(`${'L'.repeat(1000)}\\u{202E}${'R'.repeat(23)}`);
+    expect(labelText('x'.repeat(60))).toBe('x'.repeat(60));
+    expect(labelText('x'.repeat(61))).toBe(`${'x'.repeat(59)}…`);
+    // An escape is never cut in two: it is left out whole when it does not fit.
+    expect(labelText(`${'a'.repeat(55)}\u202e${'b'.repeat(10)}`)).toBe(`${'a'.repeat(55)}…`);
+    expect(labelText(`${'a'.repeat(50)}\u202e${'b'.repeat(10)}`)).toBe(`${'a'.repeat(50)}\\u{202E}b…`);
   });
 });
 

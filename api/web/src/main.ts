@@ -8,7 +8,9 @@ import { touchedNodes } from './filter.js';
 import { ago, int } from './format.js';
 import { Live, type LiveState } from './live.js';
 import { EDGE_KINDS, ProcessMap, type View, type WaitMetric } from './map.js';
+import { projectOption } from './labels.js';
 import { h, highlightOf, renderPanel, renderSelection, TABS, type Selection, type Tab } from './panels.js';
+import { oneLine } from './text.js';
 import type { GraphDocument } from './types.js';
 import { UploadDialog, type UploadPhase } from './upload.js';
 
@@ -35,7 +37,12 @@ const map = new ProcessMap(mapEl, {
 
 // ---- sign in ---------------------------------------------------------------
 
+/** What went wrong, in one line: the service's messages may quote what was sent (controls shown, text.ts). */
 function describe(error: unknown): string {
+  return oneLine(describeRaw(error));
+}
+
+function describeRaw(error: unknown): string {
   if (error instanceof ApiError) {
     if (error.status === 401) return `The key was not accepted: ${error.message}`;
     if (error.status === 403) return `This key has no access here: ${error.message}`;
@@ -52,7 +59,9 @@ async function signIn(tenantId: string, key: string, remember: boolean): Promise
   saveSession(remember ? { tenantId, key } : undefined);
   $('signin').hidden = true;
   $('app').hidden = false;
-  $('signout').title = `signed in to tenant ${tenantId}`;
+  // Signed out, the map's container was hidden (no size): Cytoscape reads its size again, or a second sign-in draws on empty canvases.
+  map.cy.resize();
+  $('signout').title = oneLine(`signed in to tenant ${tenantId}`);
   fillProjects();
   const wanted = /project=([0-9a-fA-F-]{36})/.exec(location.hash)?.[1]?.toLowerCase();
   const first = projects.find((p) => p.id === wanted) ?? projects.find((p) => p.dataVersion > 0) ?? projects[0];
@@ -97,7 +106,7 @@ $('signout').addEventListener('click', signOut);
 
 function fillProjects(): void {
   const select = $<HTMLSelectElement>('project');
-  select.replaceChildren(...projects.map((p) => new Option(p.name, p.id, false, p.id === projectId)));
+  select.replaceChildren(...projects.map((p) => projectOption(p, p.id === projectId)));
 }
 
 async function refreshProjects(): Promise<void> {
@@ -159,7 +168,7 @@ function updateIndicator(): void {
   if (version !== undefined) el.dataset.version = version;
   else delete el.dataset.version;
   const text = $('live-text');
-  if (state === 'stopped') text.textContent = `stopped: ${liveMessage ?? 'the stream ended'}`;
+  if (state === 'stopped') text.textContent = `stopped: ${oneLine(liveMessage ?? 'the stream ended')}`;
   else if (version === undefined) text.textContent = state === 'reconnecting' ? 'reconnecting…' : 'connecting…';
   else text.textContent = `v${version} · ${ago(Date.now() - receivedAt)}${state === 'reconnecting' ? ' · reconnecting…' : ''}`;
   const newest = doc?.source.period_end;
@@ -386,6 +395,8 @@ export interface PcgHook {
   highlighted(): { nodes: string[]; edges: string[] };
   edgeColors(): Record<string, string>;
   uploadPhases(): UploadPhase[];
+  /** The text drawn on each node and stage band and its hover text, by element id. */
+  labels(): Record<string, { text: string; full: string }>;
 }
 
 declare global {
@@ -415,6 +426,7 @@ window.__pcg = {
   highlighted: () => ({ nodes: map.cy.nodes('.hl').map((n) => n.id()), edges: map.cy.edges('.hl').map((e) => e.id()) }),
   edgeColors: () => Object.fromEntries(map.cy.edges().map((e) => [e.id(), String(e.style('line-color'))])),
   uploadPhases: () => [...upload.phases],
+  labels: () => map.labels(),
 };
 
 // ---- start ------------------------------------------------------------------------------

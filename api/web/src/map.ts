@@ -4,11 +4,17 @@
  * the elements in place, so zoom, pan and selection stay; only when the set of
  * shown nodes or edges changes is the layout computed again, and the nodes
  * glide to their new places while the viewport stays where the reader left it.
+ *
+ * Names are drawn as labels (text.ts): control characters shown, cut at
+ * LABEL_MAX characters with an ellipsis; hovering a node, a stage or an
+ * edge puts its whole (visible) name in the map's title, the browser's
+ * tooltip.
  */
 import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type NodeSingular, type StylesheetJson } from 'cytoscape';
 import { hours, int, waitColor } from './format.js';
 import { shown, type Shown } from './filter.js';
 import { layout, segments, type LayoutEdge, type LayoutNode } from './layout.js';
+import { labelText, oneLine } from './text.js';
 import type { GraphDocument, GraphEdge, GraphNode } from './types.js';
 
 export type View = 'frequency' | 'performance';
@@ -36,12 +42,13 @@ const STAGE_PREFIX = 'stage:';
 const CHAR_PX = 6.6;
 const LINE_PX = 15;
 
-/** Node boxes fit their label wrapped on word breaks (the longest word sets the least width). */
+/** Node boxes fit their label (as drawn: cut, controls shown) wrapped on word breaks (the longest word sets the least width). */
 function nodeBox(n: GraphNode): { width: number; height: number; lines: number } {
   if (n.kind !== 'activity') return { width: 58, height: 58, lines: 2 };
-  const words = n.label.split(/\s+/).filter(Boolean);
+  const label = labelText(n.label);
+  const words = label.split(/\s+/).filter(Boolean);
   const longest = Math.max(0, ...words.map((w) => w.length));
-  const width = Math.round(Math.min(150, Math.max(88, Math.min(n.label.length, Math.max(longest, 14)) * CHAR_PX + 20)));
+  const width = Math.round(Math.min(150, Math.max(88, Math.min(label.length, Math.max(longest, 14)) * CHAR_PX + 20)));
   const perLine = Math.max(1, Math.floor((width - 14) / CHAR_PX));
   let lines = 1;
   let used = 0;
@@ -51,6 +58,11 @@ function nodeBox(n: GraphNode): { width: number; height: number; lines: number }
       lines++;
       used = w.length;
     } else used = need;
+    // A word longer than a line is broken over several ('text-overflow-wrap: anywhere'), never drawn past the box.
+    while (used > perLine) {
+      lines++;
+      used -= perLine;
+    }
   }
   // One more line for the count or the time under the name.
   return { width, height: 16 + (lines + 1) * LINE_PX, lines: lines + 1 };
@@ -87,6 +99,7 @@ const style: StylesheetJson = [
       height: 'data(h)',
       label: 'data(text)',
       'text-wrap': 'wrap',
+      'text-overflow-wrap': 'anywhere',
       'text-max-width': 'data(tw)',
       'text-valign': 'center',
       'text-halign': 'center',
@@ -140,6 +153,7 @@ const style: StylesheetJson = [
       'border-color': '#b8c2d2',
       label: 'data(name)',
       'text-wrap': 'wrap',
+      'text-overflow-wrap': 'anywhere',
       'text-max-width': 'data(lw)',
       'text-valign': 'top',
       'text-halign': 'center',
@@ -230,6 +244,17 @@ export class ProcessMap {
       if (el.isNode() && el.hasClass('stage')) return this.options.onSelect({ type: 'stage', id: el.id().slice(STAGE_PREFIX.length) });
       this.options.onSelect({ type: el.isNode() ? 'node' : 'edge', id: el.id() });
     });
+    // The whole name on hover: the map's title is the browser's tooltip.
+    this.cy.on('mouseover', 'node, edge', (event) => {
+      const full = (event.target as NodeSingular | EdgeSingular).data('full') as string | undefined;
+      if (full) this.container.title = full;
+    });
+    this.cy.on('mouseout', 'node, edge', () => this.container.removeAttribute('title'));
+  }
+
+  /** The text drawn on each node and stage band, and its hover text, by element id (a test hook). */
+  labels(): Record<string, { text: string; full: string }> {
+    return Object.fromEntries(this.cy.nodes().map((n) => [n.id(), { text: String(n.data('text') ?? n.data('name') ?? ''), full: String(n.data('full') ?? '') }]));
   }
 
   /** Shows a (new) document; pulses the given nodes once it is drawn. */
@@ -360,8 +385,9 @@ export class ProcessMap {
       for (const s of doc.stages) {
         if (!wantStages.has(s.id)) continue;
         const el = cy.getElementById(STAGE_PREFIX + s.id);
-        if (el.nonempty()) el.data('name', s.name);
-        else added.push({ group: 'nodes', data: { id: STAGE_PREFIX + s.id, name: s.name, lw: 120 }, classes: 'stage', selectable: true, grabbable: false });
+        const stageLabel = { name: labelText(s.name), full: oneLine(`stage: ${s.name}`) };
+        if (el.nonempty()) el.data(stageLabel);
+        else added.push({ group: 'nodes', data: { id: STAGE_PREFIX + s.id, ...stageLabel, lw: 120 }, classes: 'stage', selectable: true, grabbable: false });
       }
       for (const n of nodes) {
         const parent = stageOf(n) ? STAGE_PREFIX + stageOf(n) : undefined;
@@ -421,25 +447,27 @@ export class ProcessMap {
   private paintNode(el: NodeSingular, n: GraphNode, doc: GraphDocument): void {
     const maxCases = Math.max(1, ...doc.nodes.filter((x) => x.kind === 'activity').map((x) => x.cases));
     if (n.kind !== 'activity') {
-      el.data({ text: `${n.kind === 'start' ? 'start' : 'end'}\n${int(n.cases)}`, cases: n.cases });
+      el.data({ text: `${n.kind === 'start' ? 'start' : 'end'}\n${int(n.cases)}`, full: oneLine(n.label), cases: n.cases });
       return;
     }
+    const label = labelText(n.label);
     let fill: string;
     let text: string;
     if (this.view === 'frequency') {
       fill = blueRamp(n.cases / maxCases);
-      text = `${n.label}\n${int(n.cases)} cases`;
+      text = `${label}\n${int(n.cases)} cases`;
     } else {
       const waits = doc.nodes.filter((x) => x.kind === 'activity' && x.median_hours_to_next > 0).map((x) => x.median_hours_to_next);
       fill = waitColor(n.median_hours_to_next, Math.min(...waits), Math.max(...waits));
-      text = `${n.label}\n${n.median_hours_to_next > 0 ? `${hours(n.median_hours_to_next)} to next` : '—'}`;
+      text = `${label}\n${n.median_hours_to_next > 0 ? `${hours(n.median_hours_to_next)} to next` : '—'}`;
     }
     const box = nodeBox(n);
-    el.data({ text, fill, ink: luminance(fill) < 0.5 ? '#ffffff' : '#1d2330', w: box.width, h: box.height, tw: box.width - 10, cases: n.cases, repeating: n.cases_repeating, kind: n.kind });
+    el.data({ text, full: oneLine(n.label), fill, ink: luminance(fill) < 0.5 ? '#ffffff' : '#1d2330', w: box.width, h: box.height, tw: box.width - 10, cases: n.cases, repeating: n.cases_repeating, kind: n.kind });
   }
 
   private paintEdges(edges: readonly GraphEdge[], doc: GraphDocument): void {
     const maxCases = Math.max(1, ...doc.edges.map((e) => e.cases));
+    const labels = new Map(doc.nodes.map((n) => [n.id, n.label]));
     const wait = (e: GraphEdge) => (this.metric === 'median' ? e.median_wait_hours : e.slow_wait_hours);
     const waits = edges.map(wait).filter((h) => h > 0);
     const lo = waits.length ? Math.min(...waits) : 0;
@@ -450,7 +478,8 @@ export class ProcessMap {
       const perf = this.view === 'performance';
       const color = perf ? waitColor(wait(e), lo, hi) : EDGE_KINDS[e.kind].color;
       const text = perf ? (wait(e) > 0 ? hours(wait(e)) : '') : int(e.cases);
-      el.data({ w: width, color, text, kind: e.kind, cases: e.cases });
+      const full = oneLine(`${labels.get(e.from) ?? e.from} → ${labels.get(e.to) ?? e.to}: ${int(e.cases)} cases`);
+      el.data({ w: width, color, text, full, kind: e.kind, cases: e.cases });
     }
   }
 

@@ -1,10 +1,14 @@
 /**
  * The side panels: each section of the document as a list the reader can
  * click, and the evidence of whatever is selected. Every text of the
- * document goes in as text (never as HTML).
+ * document goes in as text (never as HTML), with its control characters
+ * shown (text.ts); names are cut at LABEL_MAX and sentences at
+ * SENTENCE_MAX characters, the whole text on hover.
  */
 import { hours, int, pct, plainText } from './format.js';
 import { labelsToIds, nodeIdsByLabel, pathElements, type Shown } from './filter.js';
+import { name, names, sentence } from './labels.js';
+import { jsonText, labelText, oneLine, visibleText } from './text.js';
 import type { Evidence, GraphDocument, Plain } from './types.js';
 
 export type SelectionType =
@@ -44,7 +48,11 @@ export type Tab = (typeof TABS)[number][0];
 
 type Child = Node | string | number | null | undefined | false;
 
-/** A small element builder: attributes as properties, children as text or nodes. */
+/**
+ * A small element builder: attributes as properties, children as text or
+ * nodes. Text children are text nodes with their control characters shown
+ * (one line; a <pre> keeps its line breaks and tabs), and so is a title.
+ */
 export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string | number | boolean | ((e: Event) => void)> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -53,11 +61,13 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
     else if (k.startsWith('data-')) el.setAttribute(k, String(v));
     else if (typeof v === 'boolean') {
       if (v) el.setAttribute(k, '');
-    } else el.setAttribute(k, String(v));
+    } else el.setAttribute(k, k === 'title' ? oneLine(String(v)) : String(v));
   }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === 'number' ? String(c) : c);
+  const shown = tag === 'pre' ? visibleText : oneLine;
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(typeof c === 'number' ? String(c) : typeof c === 'string' ? shown(c) : c);
   return el;
 }
+
 
 function bar(share: number, cls = ''): HTMLElement {
   const b = h('span', { class: `bar ${cls}` });
@@ -87,7 +97,6 @@ function row(ctx: PanelContext, sel: Selection, ...children: Child[]): HTMLEleme
   );
 }
 
-const arrowPath = (path: readonly Plain[]) => path.map(plainText).join(' → ');
 
 export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HTMLElement {
   const root = h('div', { class: `panel panel-${tab}`, 'data-tab': tab });
@@ -95,7 +104,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
     case 'overview': {
       const s = doc.source;
       root.append(
-        row(ctx, { type: 'process', id: 'process' }, h('h4', {}, 'A case is'), h('p', {}, doc.process.case_represents), h('h4', {}, 'Objective'), h('p', {}, doc.process.objective)),
+        row(ctx, { type: 'process', id: 'process' }, h('h4', {}, 'A case is'), sentence(doc.process.case_represents, 'p'), h('h4', {}, 'Objective'), sentence(doc.process.objective, 'p')),
         h('h4', {}, 'Data'),
         h(
           'table',
@@ -117,7 +126,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
         h('pre', { class: 'tree' }, doc.model.process_tree),
         h('h4', {}, 'Success criteria'),
         ...(doc.success_criteria.length
-          ? doc.success_criteria.map((c) => row(ctx, { type: 'criterion', id: c.id }, h('div', { class: 'line' }, h('span', {}, c.statement), h('span', { class: 'num' }, pct(c.share_met))), bar(c.share_met)))
+          ? doc.success_criteria.map((c) => row(ctx, { type: 'criterion', id: c.id }, h('div', { class: 'line' }, sentence(c.statement, 'span'), h('span', { class: 'num' }, pct(c.share_met))), bar(c.share_met)))
           : [none('success criteria')]),
         h('h4', {}, 'Assumptions'),
         doc.assumptions.length ? h('ul', { class: 'notes' }, ...doc.assumptions.map((a) => h('li', {}, plainText(a)))) : none('assumptions'),
@@ -135,7 +144,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
             { type: 'variant', id: v.id },
             h('div', { class: 'line' }, badge(v.class, `class-${v.class}`), h('span', { class: 'num' }, `${pct(v.share)} · ${int(v.cases)} cases`)),
             bar(v.share, `class-${v.class}`),
-            h('div', { class: 'path', title: arrowPath(v.path) }, `${v.path.length} steps: ${arrowPath(v.path)}`),
+            h('div', { class: 'path' }, `${v.path.length} steps: `, names(v.path, ' → ')),
           ),
         );
       }
@@ -148,9 +157,9 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
           row(
             ctx,
             { type: 'decision', id: d.id },
-            h('div', { class: 'line' }, h('strong', {}, `At ${d.at}`), d.explained ? badge('explained', 'ok') : badge('not explained', 'muted')),
+            h('div', { class: 'line' }, h('strong', {}, 'At ', name(d.at)), d.explained ? badge('explained', 'ok') : badge('not explained', 'muted')),
             h('div', { class: 'sub' }, `baseline (commonest branch): ${pct(d.baseline_share)}`),
-            ...d.branches.map((b) => h('div', { class: 'branch' }, h('span', {}, `→ ${b.to}`), bar(b.share), h('span', { class: 'num' }, `${pct(b.share)} · ${int(b.cases)}`))),
+            ...d.branches.map((b) => h('div', { class: 'branch' }, h('span', {}, '→ ', name(b.to)), bar(b.share), h('span', { class: 'num' }, `${pct(b.share)} · ${int(b.cases)}`))),
           ),
         );
         for (const r of d.rules) {
@@ -158,7 +167,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
             row(
               ctx,
               { type: 'rule', id: r.id },
-              h('div', { class: 'rule' }, h('span', { class: 'when' }, `if ${r.when.map(plainText).join(' and ') || 'always'}`), h('span', {}, ` then ${r.then}`)),
+              h('div', { class: 'rule' }, h('span', { class: 'when' }, 'if ', sentence(r.when.map(plainText).join(' and ') || 'always', 'span')), h('span', {}, ' then ', name(r.then))),
               h('div', { class: 'sub' }, `holds ${pct(r.holds)} of ${int(r.cases)} cases · ${r.evidence.strength}`),
             ),
           );
@@ -170,7 +179,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
     case 'rules':
       if (!doc.sequence_rules.length) root.append(none('sequence rules'));
       for (const r of doc.sequence_rules) {
-        root.append(row(ctx, { type: 'sequence', id: r.id }, h('div', { class: 'line' }, badge(r.type.replace(/_/g, ' '), 'muted'), h('span', { class: 'num' }, `holds ${pct(r.holds)}`)), h('div', {}, r.statement)));
+        root.append(row(ctx, { type: 'sequence', id: r.id }, h('div', { class: 'line' }, badge(r.type.replace(/_/g, ' '), 'muted'), h('span', { class: 'num' }, `holds ${pct(r.holds)}`)), sentence(r.statement)));
       }
       break;
     case 'policies':
@@ -181,7 +190,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
             ctx,
             { type: 'policy', id: p.id },
             h('div', { class: 'line' }, badge(p.kind.replace(/_/g, ' '), 'muted'), h('span', { class: 'num' }, `met by ${pct(p.share_met)}`)),
-            h('div', {}, p.statement),
+            sentence(p.statement),
             p.threshold_hours > 0 ? h('div', { class: 'sub' }, `threshold ${hours(p.threshold_hours)}`) : null,
           ),
         );
@@ -194,9 +203,9 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
           row(
             ctx,
             { type: 'exception', id: x.id },
-            h('div', { class: 'line' }, h('strong', {}, x.name), h('span', { class: 'num' }, `${int(x.cases)} cases`)),
-            x.trigger ? h('div', { class: 'sub' }, `trigger: ${x.trigger}`) : null,
-            x.handling.length ? h('div', { class: 'sub' }, `handling: ${arrowPath(x.handling)}`) : null,
+            h('div', { class: 'line' }, name(x.name, 'strong'), h('span', { class: 'num' }, `${int(x.cases)} cases`)),
+            x.trigger ? h('div', { class: 'sub' }, 'trigger: ', sentence(x.trigger, 'span')) : null,
+            x.handling.length ? h('div', { class: 'sub' }, 'handling: ', names(x.handling, ' → ')) : null,
           ),
         );
       }
@@ -204,7 +213,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
     case 'escalations':
       if (!doc.escalations.length) root.append(none('escalations'));
       for (const e of doc.escalations) {
-        root.append(row(ctx, { type: 'escalation', id: e.id }, h('div', { class: 'line' }, h('strong', {}, `${e.from} → ${e.to}`), h('span', { class: 'num' }, `${int(e.evidence.cases)} cases`)), h('div', { class: 'sub' }, e.trigger)));
+        root.append(row(ctx, { type: 'escalation', id: e.id }, h('div', { class: 'line' }, h('strong', {}, name(e.from), ' → ', name(e.to)), h('span', { class: 'num' }, `${int(e.evidence.cases)} cases`)), sentence(e.trigger, 'div', 'sub')));
       }
       break;
     case 'roles':
@@ -214,8 +223,8 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
           row(
             ctx,
             { type: 'role', id: r.id },
-            h('div', { class: 'line' }, h('strong', {}, r.name), h('span', { class: 'num' }, `${int(r.cases)} cases`)),
-            h('div', { class: 'sub' }, `from ${r.attribute}: ${r.activities.map(plainText).join(', ')}`),
+            h('div', { class: 'line' }, name(r.name, 'strong'), h('span', { class: 'num' }, `${int(r.cases)} cases`)),
+            h('div', { class: 'sub' }, 'from ', name(r.attribute), ': ', names(r.activities)),
           ),
         );
       }
@@ -227,7 +236,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
           row(
             ctx,
             { type: 'outcome', id: o.id },
-            h('div', { class: 'line' }, badge(o.kind, `kind-${o.kind}`), h('span', {}, ` ends with ${o.end_activity}`), h('span', { class: 'num' }, `${pct(o.share)} · ${int(o.cases)}`)),
+            h('div', { class: 'line' }, badge(o.kind, `kind-${o.kind}`), h('span', {}, ' ends with ', name(o.end_activity)), h('span', { class: 'num' }, `${pct(o.share)} · ${int(o.cases)}`)),
             bar(o.share, `kind-${o.kind}`),
           ),
         );
@@ -236,11 +245,12 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
     case 'stages':
       if (!doc.stages.length) root.append(none('stages'));
       doc.stages.forEach((s, i) => {
-        root.append(row(ctx, { type: 'stage', id: s.id }, h('div', { class: 'line' }, h('strong', {}, `${i + 1}. ${s.name}`)), h('div', { class: 'sub' }, s.activities.map(plainText).join(', '))));
+        root.append(row(ctx, { type: 'stage', id: s.id }, h('div', { class: 'line' }, h('strong', {}, `${i + 1}. `, name(s.name))), names(s.activities, ', ', 'div', 'sub')));
       });
       break;
     case 'document': {
-      const text = JSON.stringify(doc, null, 2);
+      // As the CLI writes it: the exact document, controls \u-escaped (the download is the document itself).
+      const text = jsonText(doc, 2);
       root.append(
         h(
           'div',
@@ -327,8 +337,9 @@ function evidenceBlock(doc: GraphDocument, e: Evidence): HTMLElement {
   );
 }
 
-function facts(rows: [string, string][]): HTMLElement {
-  return h('table', { class: 'facts' }, ...rows.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v))));
+/** A table of facts; a text value is cut at SENTENCE_MAX (whole on hover), a node goes in as built. */
+function facts(rows: [string, string | HTMLElement][]): HTMLElement {
+  return h('table', { class: 'facts' }, ...rows.map(([k, v]) => h('tr', {}, h('th', {}, k), typeof v === 'string' ? sentence(v, 'td') : h('td', {}, v))));
 }
 
 /** The evidence panel: what the selection is, its numbers and the evidence it rests on. */
@@ -339,12 +350,12 @@ export function renderSelection(doc: GraphDocument, sel: Selection | undefined):
     box.append(h('p', { class: 'none' }, 'Click a node, an edge, a stage or a row of a panel to see its evidence.'));
     return box;
   }
-  const title = (kind: string, text: string) => box.append(h('div', { class: 'sel-title' }, h('span', { class: 'kind' }, kind), h('strong', {}, text)));
+  const title = (kind: string, ...text: Child[]) => box.append(h('div', { class: 'sel-title' }, h('span', { class: 'kind' }, kind), h('strong', {}, ...text)));
   switch (sel.type) {
     case 'node': {
       const n = doc.nodes.find((x) => x.id === sel.id);
       if (!n) return gone(), box;
-      title(n.kind === 'activity' ? 'activity' : n.kind, n.label);
+      title(n.kind === 'activity' ? 'activity' : n.kind, name(n.label));
       const stage = doc.stages.find((s) => s.id === n.stage);
       box.append(
         facts([
@@ -352,9 +363,9 @@ export function renderSelection(doc: GraphDocument, sel: Selection | undefined):
           ['events', int(n.events)],
           ['cases repeating it', int(n.cases_repeating)],
           ['median time to next', hours(n.median_hours_to_next)],
-          ['stage', stage?.name ?? '—'],
-          ['roles', n.roles.map(plainText).join(', ') || '—'],
-          ...(n.object_types.length ? [['object types', n.object_types.map(plainText).join(', ')] as [string, string]] : []),
+          ['stage', stage ? name(stage.name) : '—'],
+          ['roles', n.roles.length ? names(n.roles) : '—'],
+          ...(n.object_types.length ? [['object types', names(n.object_types)] as [string, HTMLElement]] : []),
         ]),
         evidenceBlock(doc, n.evidence),
       );
@@ -364,7 +375,7 @@ export function renderSelection(doc: GraphDocument, sel: Selection | undefined):
       const e = doc.edges.find((x) => x.id === sel.id);
       if (!e) return gone(), box;
       const label = (id: string) => doc.nodes.find((n) => n.id === id)?.label ?? id;
-      title(`${e.kind} edge`, `${label(e.from)} → ${label(e.to)}`);
+      title(`${e.kind} edge`, name(label(e.from)), ' → ', name(label(e.to)));
       box.append(
         facts([
           ['cases', int(e.cases)],
@@ -379,24 +390,24 @@ export function renderSelection(doc: GraphDocument, sel: Selection | undefined):
     case 'stage': {
       const s = doc.stages.find((x) => x.id === sel.id);
       if (!s) return gone(), box;
-      title('stage', s.name);
-      box.append(facts([['activities', s.activities.map(plainText).join(', ')]]));
+      title('stage', name(s.name));
+      box.append(facts([['activities', names(s.activities)]]));
       break;
     }
     case 'variant': {
       const v = doc.variants.find((x) => x.id === sel.id);
       if (!v) return gone(), box;
       title(`${v.class} variant`, `${pct(v.share)} of cases`);
-      box.append(facts([['cases', int(v.cases)], ['share', pct(v.share)], ['steps', String(v.path.length)]]), h('ol', { class: 'path-list' }, ...v.path.map((p) => h('li', {}, plainText(p)))));
+      box.append(facts([['cases', int(v.cases)], ['share', pct(v.share)], ['steps', String(v.path.length)]]), h('ol', { class: 'path-list' }, ...v.path.map((p) => name(plainText(p), 'li'))));
       break;
     }
     case 'decision': {
       const d = doc.decisions.find((x) => x.id === sel.id);
       if (!d) return gone(), box;
-      title('decision', `at ${d.at}`);
+      title('decision', 'at ', name(d.at));
       box.append(
         facts([
-          ['branches', d.branches.map((b) => `${b.to} ${pct(b.share)}`).join(', ')],
+          ['branches', d.branches.map((b) => `${labelText(b.to)} ${pct(b.share)}`).join(', ')],
           ['baseline', pct(d.baseline_share)],
           ['explained', d.explained ? 'yes: the rules beat the baseline by 10 points or more' : 'no'],
           ['rules', String(d.rules.length)],
@@ -409,34 +420,34 @@ export function renderSelection(doc: GraphDocument, sel: Selection | undefined):
       const d = doc.decisions.find((x) => x.rules.some((r) => r.id === sel.id));
       const r = d?.rules.find((x) => x.id === sel.id);
       if (!d || !r) return gone(), box;
-      title('rule', `at ${d.at}: if ${r.when.map(plainText).join(' and ')} then ${r.then}`);
+      title('rule', 'at ', name(d.at), ': if ', sentence(r.when.map(plainText).join(' and ') || 'always', 'span'), ' then ', name(r.then));
       box.append(facts([['cases', int(r.cases)], ['holds', pct(r.holds)]]), evidenceBlock(doc, r.evidence));
       break;
     }
     case 'sequence': {
       const r = doc.sequence_rules.find((x) => x.id === sel.id);
       if (!r) return gone(), box;
-      title(`${r.type.replace(/_/g, ' ')} rule`, r.statement);
-      box.append(facts([['holds', pct(r.holds)], ['activities', r.activities.map(plainText).join(', ')]]), evidenceBlock(doc, r.evidence));
+      title(`${r.type.replace(/_/g, ' ')} rule`, sentence(r.statement, 'span'));
+      box.append(facts([['holds', pct(r.holds)], ['activities', names(r.activities)]]), evidenceBlock(doc, r.evidence));
       break;
     }
     case 'policy': {
       const p = doc.policies.find((x) => x.id === sel.id);
       if (!p) return gone(), box;
-      title(`${p.kind.replace(/_/g, ' ')} policy`, p.statement);
+      title(`${p.kind.replace(/_/g, ' ')} policy`, sentence(p.statement, 'span'));
       box.append(facts([['threshold', hours(p.threshold_hours)], ['met by', pct(p.share_met)]]), evidenceBlock(doc, p.evidence));
       break;
     }
     case 'exception': {
       const x = doc.exceptions.find((e) => e.id === sel.id);
       if (!x) return gone(), box;
-      title('exception', x.name);
+      title('exception', name(x.name));
       box.append(
         facts([
           ['cases', int(x.cases)],
           ['trigger', x.trigger || '—'],
           ['detected by', x.detected_by],
-          ['handling', arrowPath(x.handling) || '—'],
+          ['handling', x.handling.length ? names(x.handling, ' → ') : '—'],
         ]),
         evidenceBlock(doc, x.evidence),
       );
@@ -445,33 +456,33 @@ export function renderSelection(doc: GraphDocument, sel: Selection | undefined):
     case 'escalation': {
       const e = doc.escalations.find((x) => x.id === sel.id);
       if (!e) return gone(), box;
-      title('escalation', `${e.from} → ${e.to}`);
+      title('escalation', name(e.from), ' → ', name(e.to));
       box.append(facts([['trigger', e.trigger]]), evidenceBlock(doc, e.evidence));
       break;
     }
     case 'role': {
       const r = doc.roles.find((x) => x.id === sel.id);
       if (!r) return gone(), box;
-      title('role', r.name);
-      box.append(facts([['attribute', r.attribute], ['cases', int(r.cases)], ['activities', r.activities.map(plainText).join(', ')]]));
+      title('role', name(r.name));
+      box.append(facts([['attribute', name(r.attribute)], ['cases', int(r.cases)], ['activities', names(r.activities)]]));
       break;
     }
     case 'outcome': {
       const o = doc.outcomes.find((x) => x.id === sel.id);
       if (!o) return gone(), box;
-      title(`${o.kind} outcome`, `ends with ${o.end_activity}`);
+      title(`${o.kind} outcome`, 'ends with ', name(o.end_activity));
       box.append(facts([['cases', int(o.cases)], ['share', pct(o.share)]]));
       break;
     }
     case 'criterion': {
       const c = doc.success_criteria.find((x) => x.id === sel.id);
       if (!c) return gone(), box;
-      title('success criterion', c.statement);
+      title('success criterion', sentence(c.statement, 'span'));
       box.append(facts([['test', c.test], ['met by', pct(c.share_met)]]), evidenceBlock(doc, c.evidence));
       break;
     }
     case 'process': {
-      title('process', doc.process.case_represents);
+      title('process', sentence(doc.process.case_represents, 'span'));
       box.append(facts([['objective', doc.process.objective]]), evidenceBlock(doc, doc.process.evidence));
       break;
     }

@@ -9,6 +9,8 @@
  */
 import { ApiError, type Client, type Dataset, type Project, type UploadOptions } from './api.js';
 import { int } from './format.js';
+import { projectOption } from './labels.js';
+import { labelText, oneLine } from './text.js';
 
 export type UploadPhase = 'idle' | 'uploading' | 'importing' | 'done' | 'error';
 
@@ -58,7 +60,7 @@ export class UploadDialog {
     this.file.addEventListener('change', () => {
       const f = this.file.files?.[0];
       const name = $<HTMLInputElement>('opt-name');
-      if (f && !name.value) name.placeholder = f.name;
+      if (f && !name.value) name.placeholder = labelText(f.name);
     });
     this.setPhase('idle');
   }
@@ -66,7 +68,7 @@ export class UploadDialog {
   show(): void {
     const current = this.host.currentProject();
     this.target.replaceChildren(
-      ...this.host.projects().map((p) => new Option(p.name, p.id, false, p.id === current)),
+      ...this.host.projects().map((p) => projectOption(p, p.id === current)),
       new Option('New project…', '', false, !current && !this.host.projects().length),
     );
     this.syncTarget();
@@ -125,7 +127,7 @@ export class UploadDialog {
       this.lastProject = project;
       this.watchImport(client, project.id, options.name);
       this.setPhase('uploading');
-      this.status.textContent = `Uploading ${file.name} into ${project.name}…`;
+      this.status.textContent = `Uploading ${labelText(file.name)} into ${labelText(project.name)}…`;
       const job = client.upload(project.id, file, options, (p) => {
         if (p.phase === 'uploading') {
           this.uploadBar.value = p.total ? p.sent / p.total : 0;
@@ -149,14 +151,15 @@ export class UploadDialog {
       this.importBar.value = 1;
       const s = dataset.summary as Record<string, number | string>;
       this.importText.textContent = 'done';
-      this.status.textContent = `Imported ${file.name}: ${int(Number(s.accepted ?? 0))} events stored of ${int(Number(s.cases ?? 0))} cases (${String(s.format ?? '?')}), ${int(Number(s.duplicates ?? 0))} duplicates, ${int(Number(s.rejected ?? 0))} rejected.`;
+      this.status.textContent = `Imported ${labelText(file.name)}: ${int(Number(s.accepted ?? 0))} events stored of ${int(Number(s.cases ?? 0))} cases (${String(s.format ?? '?')}), ${int(Number(s.duplicates ?? 0))} duplicates, ${int(Number(s.rejected ?? 0))} rejected.`;
       this.setPhase('done');
       this.open.hidden = project.id === this.host.currentProject();
       await this.host.finished(project, false);
     } catch (error) {
       this.setPhase('error');
       this.importBar.value = 0;
-      this.status.textContent = error instanceof ApiError ? `${error.message} (${error.code})` : String(error);
+      // The service's message may quote what was sent: shown on one line, controls visible.
+      this.status.textContent = oneLine(error instanceof ApiError ? `${error.message} (${error.code})` : String(error));
     } finally {
       this.running = undefined;
       this.watch?.abort();
