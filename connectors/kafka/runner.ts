@@ -60,6 +60,8 @@ export class SourceRunner implements RunnerHandle {
   private stopped = false;
   /** kafkajs's log, told to the supervisor's and kept as the last error when it is one. */
   private readonly log: KafkaLog = (level, message, extra) => {
+    // A stopped runner's client may retry a connect for minutes, through sockets that fail at once: not news.
+    if (this.stopped) return;
     if (level === 'error') this.connectionFailed(typeof extra.error === 'string' && extra.error && !message.includes(extra.error) ? `${message}: ${extra.error}` : message);
     this.deps.log?.(level, message, extra);
   };
@@ -124,6 +126,9 @@ export class SourceRunner implements RunnerHandle {
     const consumer = this.consumer;
     this.consumer = undefined;
     this.commits.stop();
+    // Not (or no longer) in the group: nothing to leave or commit, and its connect, which may be waiting on a host
+    // that never answers, is cut short now rather than after its request timeout.
+    if (this.current.state === 'starting') this.sockets.close();
     // No more batches, then every chunk sent applied (or failed), then their offsets told to the group.
     await consumer?.stop().catch(() => undefined);
     await this.window.drain();

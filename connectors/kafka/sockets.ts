@@ -2,6 +2,8 @@ import { connect as netConnect, isIP, Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import type { ISocketFactory } from 'kafkajs';
 
+const STOPPED = 'the source was stopped';
+
 /** kafkajs's own keep-alive delay (network/socketFactory.js). */
 const KEEP_ALIVE_MS = 60_000;
 
@@ -25,7 +27,7 @@ export class SourceSockets {
     if (this.closed) {
       // kafkajs expects a socket: one that fails at once, without touching the network.
       const dead = new Socket();
-      queueMicrotask(() => dead.destroy(new Error('the source was stopped')));
+      queueMicrotask(() => dead.destroy(new Error(STOPPED)));
       return dead;
     }
     const socket = ssl
@@ -43,10 +45,14 @@ export class SourceSockets {
     return this.open.size;
   }
 
-  /** Opens nothing more and ends every connection it opened. */
+  /**
+   * Opens nothing more and ends every connection it opened. Each is destroyed with an error so kafkajs fails its
+   * requests on it at once: a request waiting on a host that never answers would otherwise hold the runner's stop for
+   * the whole request timeout (30 s).
+   */
   close(): void {
     this.closed = true;
-    for (const socket of this.open) socket.destroy();
+    for (const socket of this.open) socket.destroy(new Error(STOPPED));
     this.open.clear();
   }
 }

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -302,5 +302,60 @@ describe('graceful shutdown', () => {
     expect(Date.now() - t0).toBeLessThan(2000);
     expect(a.err()).toContain('SIGTERM again: exiting now');
     expect(existsSync(join(dir, 'serve.lock'))).toBe(false);
+  });
+});
+
+/** Every entry below `dir` (itself included) whose permissions let anyone but the owner in: [path, mode]. */
+function notPrivate(dir: string): [string, string][] {
+  const out: [string, string][] = [];
+  const walk = (p: string) => {
+    const st = lstatSync(p);
+    if (st.isSymbolicLink()) return;
+    if ((st.mode & 0o077) !== 0) out.push([p.slice(dir.length) || '/', (st.mode & 0o777).toString(8)]);
+    if (st.isDirectory()) for (const name of readdirSync(p)) walk(join(p, name));
+  };
+  walk(dir);
+  return out;
+}
+
+describe('the data directory is its owner’s alone (issue 30, L7)', () => {
+  it('pcg serve makes an older, world-readable directory private, and everything it writes is 0600 in 0700 folders', async () => {
+    const dir = tempDir();
+    // As an older pcg (or another umask) left it.
+    chmodSync(dir, 0o755);
+    mkdirSync(join(dir, 'projects', 'old'), { recursive: true, mode: 0o755 });
+    writeFileSync(join(dir, 'projects', 'old', 'state.sqlite'), '', { mode: 0o644 });
+    // The shell's umask would make files world-readable: pcg's own mask is what counts.
+    const run = pcg(['serve', '--data-dir', dir, '--port', '0'], { PCG_DATA_DIR: dir });
+    const base = await run.url;
+    expect(run.err()).toMatch(/made \d+ file\(s\) and folder\(s\) of .* readable by their owner only \(0600\/0700\)/);
+    const { key, path } = await project(base);
+    await api(base, 'POST', `${path}/events`, key, events(50));
+    await api(base, 'GET', `${path}/graph`, key);
+    run.child.kill('SIGTERM');
+    expect((await run.exit).code).toBe(0);
+    expect(notPrivate(dir)).toEqual([]);
+    // And a backup of it, taken under the same rule.
+    const backup = join(tempDir(), 'b');
+    const taken = pcg(['backup', '--data-dir', dir, '--out', backup]);
+    expect((await taken.exit).code, taken.err()).toBe(0);
+    expect(notPrivate(backup)).toEqual([]);
+  });
+
+  it('warns when the configured global key was revoked', async () => {
+    const dir = tempDir();
+    const first = serve(dir);
+    const base = await first.url;
+    const spare = await api(base, 'POST', '/admin/global-api-keys', GLOBAL, { name: 'spare' });
+    const keys = await api(base, 'GET', '/admin/global-api-keys', GLOBAL);
+    const configured = keys.items.find((k: { origin: string }) => k.origin === 'config');
+    expect((await fetch(`${base}/admin/global-api-keys/${configured.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${spare.key}` } })).status).toBe(204);
+    first.child.kill('SIGTERM');
+    await first.exit;
+    const again = serve(dir);
+    await again.url;
+    expect(again.err()).toMatch(/warning: the configured global API key \(PCG_GLOBAL_API_KEY \/ --global-api-key\) was revoked at \/admin\/global-api-keys and answers 401/);
+    again.child.kill('SIGTERM');
+    await again.exit;
   });
 });

@@ -5,7 +5,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, Partitioners, ResourcePatternTypes } from 'kafkajs';
 import { ensureKafkaJars } from './broker-jars.js';
 
 /**
@@ -23,7 +23,15 @@ export interface KafkaBrokerOptions {
   keep?: boolean;
   /** Broker settings added to, or overriding, the ones below. */
   properties?: Record<string, string | number | boolean>;
+  /**
+   * Clients log in (SASL PLAIN) as one of these users and are held to ACLs (KRaft's StandardAuthorizer; nothing is
+   * allowed without one). `admin` is a super user: the harness's own client logs in as it.
+   */
+  sasl?: { users: Record<string, string> };
 }
+
+/** The super user of a SASL broker, and its password. */
+export const SASL_ADMIN = { username: 'admin', password: 'admin-secret' } as const;
 
 export interface ProducedMessage {
   key?: string | null;
@@ -53,10 +61,44 @@ export class KafkaBroker {
     readonly port: number,
     readonly controllerPort: number,
     private readonly keep: boolean,
+    private readonly sasl: boolean,
   ) {
     this.brokers = [`127.0.0.1:${port}`];
     // The harness's own client stays silent: a test that wants kafkajs's log makes its own client.
-    this.kafka = new Kafka({ clientId: 'pcg-test-broker', brokers: this.brokers, logLevel: logLevel.NOTHING });
+    this.kafka = new Kafka({ clientId: 'pcg-test-broker', brokers: this.brokers, logLevel: logLevel.NOTHING, ...this.login() });
+  }
+
+  /** The harness's own login on a SASL broker (the super user). */
+  private login(): { sasl?: { mechanism: 'plain'; username: string; password: string } } {
+    return this.sasl ? { sasl: { mechanism: 'plain', ...SASL_ADMIN } } : {};
+  }
+
+  /** Lets `username` read `topic` and use the consumer groups whose names start with `groupPrefix` (SASL brokers). */
+  async allowRead(username: string, topic: string, groupPrefix: string): Promise<void> {
+    await this.withAdmin((admin) =>
+      admin.createAcls({
+        acl: [
+          ...[AclOperationTypes.READ, AclOperationTypes.DESCRIBE].map((operation) => ({
+            resourceType: AclResourceTypes.TOPIC,
+            resourceName: topic,
+            resourcePatternType: ResourcePatternTypes.LITERAL,
+            principal: `User:${username}`,
+            host: '*',
+            operation,
+            permissionType: AclPermissionTypes.ALLOW,
+          })),
+          {
+            resourceType: AclResourceTypes.GROUP,
+            resourceName: groupPrefix,
+            resourcePatternType: ResourcePatternTypes.PREFIXED,
+            principal: `User:${username}`,
+            host: '*',
+            operation: AclOperationTypes.ALL,
+            permissionType: AclPermissionTypes.ALLOW,
+          },
+        ],
+      }),
+    );
   }
 
   static async start(options: KafkaBrokerOptions = {}): Promise<KafkaBroker> {
@@ -67,7 +109,7 @@ export class KafkaBroker {
       for (let attempt = 1; ; attempt++) {
         const [port, controllerPort] = await freePorts(2);
         for (const log of ['broker.log', 'stdout.log']) rmSync(join(dir, log), { force: true });
-        const broker = new KafkaBroker(dir, libs, port!, controllerPort!, options.keep ?? false);
+        const broker = new KafkaBroker(dir, libs, port!, controllerPort!, options.keep ?? false, options.sasl !== undefined);
         broker.configure(options);
         await broker.format();
         try {
@@ -183,6 +225,7 @@ export class KafkaBroker {
       // Tests create their topics: a typo must fail rather than make a topic.
       'auto.create.topics.enable': false,
       'num.partitions': options.partitionsDefault ?? 1,
+      ...(options.sasl ? this.saslProperties(options.sasl.users) : {}),
       ...options.properties,
     };
     writeFileSync(this.file('server.properties'), Object.entries(props).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
@@ -197,6 +240,28 @@ export class KafkaBroker {
         'log4j.appender.file.layout.ConversionPattern=[%d] %p %m (%c)%n',
       ].join('\n') + '\n',
     );
+  }
+
+  /** The client listener logs in with SASL PLAIN; the controller's stays plain (its principal, ANONYMOUS, is a super user). */
+  private saslProperties(users: Record<string, string>): Record<string, string> {
+    const all = { ...users, [SASL_ADMIN.username]: SASL_ADMIN.password };
+    const jaas = [
+      'org.apache.kafka.common.security.plain.PlainLoginModule required',
+      `username="${SASL_ADMIN.username}" password="${SASL_ADMIN.password}"`,
+      ...Object.entries(all).map(([u, p]) => `user_${u}="${p}"`),
+    ].join(' ');
+    return {
+      listeners: `SASL_PLAINTEXT://127.0.0.1:${this.port},CONTROLLER://127.0.0.1:${this.controllerPort}`,
+      'advertised.listeners': `SASL_PLAINTEXT://127.0.0.1:${this.port}`,
+      'listener.security.protocol.map': 'CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT',
+      'inter.broker.listener.name': 'SASL_PLAINTEXT',
+      'sasl.enabled.mechanisms': 'PLAIN',
+      'sasl.mechanism.inter.broker.protocol': 'PLAIN',
+      'listener.name.sasl_plaintext.plain.sasl.jaas.config': `${jaas};`,
+      'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+      'super.users': `User:${SASL_ADMIN.username};User:ANONYMOUS`,
+      'allow.everyone.if.no.acl.found': 'false',
+    };
   }
 
   private file(name: string): string {
@@ -248,7 +313,7 @@ export class KafkaBroker {
    */
   private async probe(): Promise<void> {
     // A client of its own without retries: one refused connection must not wait out kafkajs's backoff.
-    const admin = new Kafka({ brokers: this.brokers, logLevel: logLevel.NOTHING, connectionTimeout: 1000, retry: { retries: 0 } }).admin();
+    const admin = new Kafka({ brokers: this.brokers, logLevel: logLevel.NOTHING, connectionTimeout: 1000, retry: { retries: 0 }, ...this.login() }).admin();
     try {
       await admin.connect();
       await admin.describeCluster();
