@@ -35,6 +35,9 @@ Retention: a pass at start and every PCG_RETENTION_INTERVAL_S (3600) prunes raw
 events older than each project's window (its retentionDays, else
 PCG_RETENTION_DAYS; unset keeps everything) and dead letters by
 PCG_DEAD_LETTER_DAYS (30) and PCG_DEAD_LETTER_MAX (100000 per project).
+Kafka: sources read only the clusters PCG_KAFKA_CLUSTERS declares (a JSON list;
+default local = 127.0.0.1:9092, granted to nobody but --demo's tenant) or the
+global key declares at /admin/kafka-clusters, each granted to its tenants.
 Limits (PCG_LIMIT_ID_BYTES, _ACTIVITY_BYTES, _ATTRIBUTE_VALUE_BYTES,
 _ATTRIBUTES_PER_EVENT, _EVENTS_PER_REQUEST, _PROJECTS_PER_TENANT,
 _SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { UsageError, type Command } from './command.js';
+import { oneLine } from '../../engine/render/safe-text.js';
 
 export const command: Command = {
   keepsData: true,
@@ -59,7 +60,7 @@ Options:
       process.once('SIGINT', done);
       process.once('SIGTERM', done);
     });
-    if (!quiet) io.out(`pcg worker ${host.workerId} consuming the sources of ${dataDir}\n`);
+    if (!quiet) io.out(`pcg worker ${host.workerId} consuming the sources of ${oneLine(dataDir)}\n`);
     await stopped;
     await host.close();
     return 0;

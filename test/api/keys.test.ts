@@ -501,6 +501,10 @@ describe('pcg serve --demo key', () => {
       expect(statSync(first.keyFile).mode & 0o777).toBe(0o600);
       expect(readFileSync(first.keyFile, 'utf8').trim()).toBe(first.key);
       expect(ensureDemo(one.context)).toMatchObject({ key: first.key, created: false });
+      // The embedded default's own cluster is the demo tenant's to subscribe, with no setup (and nobody else's).
+      const granted = await call(one.app, 'GET', `/api/${first.tenantId}/kafka-cluster`, first.key);
+      expect(granted.body.items.map((c: { name: string; brokers: string[] }) => [c.name, c.brokers])).toEqual([['local', ['127.0.0.1:9092']]]);
+      expect(one.context.catalog.clusters.get('local')!.tenants).toEqual([first.tenantId]);
       await one.app.close();
 
       const two = appOver(dir, GLOBAL);
