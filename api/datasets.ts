@@ -37,7 +37,7 @@ export interface DatasetBody {
 }
 
 /** The meta an import sets about how the file was read (importLog): the document's case notion comes from here. */
-const READING_META = ['case_notion', 'case_notion_reason', 'events_without_case_object', 'format', 'timezone'] as const;
+const READING_META = ['case_notion', 'case_notion_reason', 'events_without_case_object', 'object_type_activities', 'format', 'timezone'] as const;
 type ReadingMeta = Partial<Record<(typeof READING_META)[number], string | null>>;
 
 /** A dataset's own source: deleting it takes back exactly what it brought, and the same file uploaded twice is two holders of one set of events. */

@@ -197,11 +197,13 @@ export interface ImportSummary {
 }
 
 /** What the project's meta says of the log it was read from. */
-export function describeSource(target: Pick<IngestTarget, 'setMeta'>, source: Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase'>, options: ImportOptions): void {
+export function describeSource(target: Pick<IngestTarget, 'setMeta'>, source: Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities'>, options: ImportOptions): void {
   target.setMeta('case_notion', source.caseNotion);
   // Written for every format, so a CSV imported after an OCEL log leaves no stale reason behind.
   target.setMeta('case_notion_reason', source.caseNotionReason ?? '');
   target.setMeta('events_without_case_object', String(source.eventsWithoutCase ?? 0));
+  // The whole log's event-to-object relation: the stored events are only those the case notion kept.
+  target.setMeta('object_type_activities', source.objectTypeActivities ? JSON.stringify(source.objectTypeActivities) : '');
   target.setMeta('format', source.format);
   // The document says which zone zone-less times were read in.
   target.setMeta('timezone', options.timezone ?? 'UTC');
@@ -221,7 +223,7 @@ export async function importLog(store: IngestTarget, path: string, options: Impo
 }
 
 /** A log's batches as a source reader gives them (opened on this thread or on a reader thread). */
-export type OpenedLog = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'sourceId'> & { batches(): AsyncGenerator<Batch | PreparedBatch> };
+export type OpenedLog = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities' | 'sourceId'> & { batches(): AsyncGenerator<Batch | PreparedBatch> };
 
 /** importLog for a log already opened (`options` as it was opened with); its batches are read from the start. */
 export async function importSource(store: IngestTarget, source: OpenedLog, options: ImportOptions = {}, run: ImportRun = {}): Promise<ImportSummary> {

@@ -22,7 +22,7 @@ export const THREAD_MIN_BYTES = 8 << 20;
 const AHEAD = 3;
 
 /** What the thread says first: the facts openLog knows before any batch. */
-type Facts = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'sourceId'>;
+type Facts = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities' | 'sourceId'>;
 
 type FromReader =
   | { type: 'open'; facts: Facts }
@@ -145,7 +145,7 @@ export async function runReader(): Promise<void> {
   try {
     const { openLog } = await import('./index.js');
     const source = await openLog(path, options);
-    send({ type: 'open', facts: { format: source.format, caseNotion: source.caseNotion, caseNotionReason: source.caseNotionReason, eventsWithoutCase: source.eventsWithoutCase, sourceId: source.sourceId } });
+    send({ type: 'open', facts: { format: source.format, caseNotion: source.caseNotion, caseNotionReason: source.caseNotionReason, eventsWithoutCase: source.eventsWithoutCase, objectTypeActivities: source.objectTypeActivities, sourceId: source.sourceId } });
     for await (const batch of source.batches()) {
       const prepared = prepareBatch(batch, limits);
       while (credit === 0) await new Promise<void>((resolve) => (wake = resolve));

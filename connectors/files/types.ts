@@ -38,6 +38,12 @@ export interface LogSource {
   caseNotionReason?: string;
   /** Events left out for having no case under the notion (OCEL: no object of the type; meta `events_without_case_object`). */
   eventsWithoutCase?: number;
+  /**
+   * OCEL: per object type, the activities whose events relate to its objects, over every event of
+   * the log (not only those the case notion keeps); stored as meta `object_type_activities`, so the
+   * document lists them for any case notion, also when the project is opened again.
+   */
+  objectTypeActivities?: Record<string, string[]>;
   /** A content digest of the file: the source id under which its batches are positioned. */
   sourceId: string;
   /** The batches of the log, in file order. Each may carry rejections with their line or element. */

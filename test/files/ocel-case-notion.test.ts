@@ -7,40 +7,7 @@ import { logFacts } from '../../connectors/files/ocel/flatten.js';
 import { readOcel2Json } from '../../connectors/files/ocel/json-reader.js';
 import type { ImportOptions } from '../../connectors/files/types.js';
 import { scratch } from './helpers.js';
-
-/** An OCEL 2.0 JSON log: objects by id → type; events as [activity, ...object ids], an hour apart. */
-function ocelJson(objects: Record<string, string>, events: [string, ...string[]][]): string {
-  const typesOf = (names: string[]) => [...new Set(names)].sort().map((name) => ({ name, attributes: [] }));
-  return JSON.stringify({
-    objectTypes: typesOf(Object.values(objects)),
-    eventTypes: typesOf(events.map((e) => e[0])),
-    objects: Object.entries(objects).map(([id, type]) => ({ id, type, attributes: [] })),
-    events: events.map(([type, ...ids], i) => ({
-      id: `e${i + 1}`,
-      type,
-      time: new Date(Date.UTC(2024, 0, 1) + i * 3_600_000).toISOString(),
-      attributes: [],
-      relationships: ids.map((objectId) => ({ objectId, qualifier: '' })),
-    })),
-  });
-}
-
-/**
- * Twelve orders of three steps each, all handled by one clerk who also
- * clocks in four times, and one invoice per payment: the clerk relates to
- * every event, so "most events" alone would take the clerk for the case.
- */
-function shopLog(): string {
-  const objects: Record<string, string> = { k1: 'Clerk' };
-  const events: [string, ...string[]][] = [];
-  for (let i = 0; i < 4; i++) events.push(['clock in', 'k1']);
-  for (let o = 1; o <= 12; o++) {
-    objects[`o${o}`] = 'Order';
-    objects[`v${o}`] = 'Invoice';
-    events.push(['create', `o${o}`, 'k1'], ['pay', `o${o}`, `v${o}`, 'k1'], ['ship', `o${o}`, 'k1']);
-  }
-  return ocelJson(objects, events);
-}
+import { ocelJson, p2pLog, shippingLog, shopLog } from './ocel-logs.js';
 
 async function load(path: string, options: ImportOptions = {}) {
   const source = await openOcel(path, options);
@@ -49,7 +16,47 @@ async function load(path: string, options: ImportOptions = {}) {
   return { source, records, extra: source.extra() as Record<string, any> };
 }
 
+const RULE = 'executions = objects linked through shared events and object-to-object relations';
+const BEGIN_END = 'from beginning to end = first event in the first third of the activity order, last event in its last third';
+
 describe('the default OCEL case notion', () => {
+  it('is the type with one object per execution touching the most activities, not the busiest type', async () => {
+    const s = scratch();
+    const { source, records, extra } = await load(s.file('p2p.jsonocel', p2pLog()));
+    expect(source.caseNotion).toBe('requisition');
+    expect(source.caseNotionReason).toBe(
+      'default: "requisition", one object per process execution (alone of its type in 6 of 6 executions, 100%), touching 3 of 7 activities, ' +
+        'the most of the types with one object per execution (in ≥ 90% of executions and for ≥ 90% of their objects); ' +
+        `${RULE}; ${BEGIN_END}; ` +
+        'alternatives: "receipt" (alone in 0% of executions, 3 of 7 activities, 0% of objects from beginning to end), ' +
+        '"order" (alone in 100% of executions, 2 of 7 activities, 0% of objects from beginning to end), ' +
+        '"invoice" (alone in 100% of executions, 2 of 7 activities, 0% of objects from beginning to end); ' +
+        'set aside: "material" single-event (median 1)',
+    );
+    expect(extra.case_notion_reason).toBe(source.caseNotionReason);
+    // Each requisition's three events; the other six of each execution relate to no requisition.
+    expect(records.length).toBe(18);
+    expect(source.eventsWithoutCase).toBe(36);
+    expect(records.slice(0, 3).map((r) => `${r.caseId}:${r.activity}`)).toEqual(['r1:create requisition', 'r1:approve requisition', 'r1:create order']);
+  });
+
+  it('lists every type with the activities that touch it over the whole log, whatever the case notion', async () => {
+    const s = scratch();
+    const path = s.file('p2p.jsonocel', p2pLog());
+    const whole = {
+      invoice: ['create invoice', 'pay'],
+      material: ['create requisition'],
+      order: ['create order', 'receive goods'],
+      receipt: ['create invoice', 'inspect goods', 'receive goods'],
+      requisition: ['approve requisition', 'create order', 'create requisition'],
+    };
+    for (const caseNotion of [undefined, 'receipt', 'material']) {
+      const { source, extra } = await load(path, { caseNotion });
+      expect(source.objectTypeActivities).toEqual(whole);
+      expect(extra.object_types.map((t: { type: string; activities: string[] }) => [t.type, t.activities])).toEqual(Object.entries(whole));
+    }
+  });
+
   it('sets aside a resource-like type that touches every event, and a single-event type', async () => {
     const s = scratch();
     const text = shopLog();
@@ -59,18 +66,78 @@ describe('the default OCEL case notion', () => {
       { type: 'Order', objects: 12, events: 36, spanning: 12, median: 3, kind: 'case-like' },
     ]);
     const { source, records, extra } = await load(s.file('shop.jsonocel', text));
+    // Had the clerk linked, the twelve orders would be one execution.
     expect(source.caseNotion).toBe('Order');
     expect(source.caseNotionReason).toBe(
-      'default: "Order", the case-like type relating to the most events: 36 of 40 events (90%) over 12 objects, 12 with 2+ events, median 3 events per object; ' +
-        'case-like = a median of 2 or more events per object (a beginning and an end) and not resource-like (fewer than √40 ≈ 6.3 objects with a median above 6.3 events); ' +
+      'default: "Order", one object per process execution (alone of its type in 12 of 12 executions, 100%), touching 3 of 4 activities, ' +
+        'the most of the types with one object per execution (in ≥ 90% of executions and for ≥ 90% of their objects); ' +
+        `${RULE} (resource-like types and carriers linking nothing); ${BEGIN_END}; ` +
         'set aside: "Clerk" resource-like (1 object, median 40 events), "Invoice" single-event (median 1)',
     );
-    expect(extra.case_notion_reason).toBe(source.caseNotionReason);
     // The four clock-ins have no order.
     expect(source.eventsWithoutCase).toBe(4);
     expect(extra.events_without_case_object).toBe(4);
     expect(records.length).toBe(36);
     expect(records.slice(0, 3).map((r) => `${r.caseId}:${r.activity}`)).toEqual(['o1:create', 'o1:pay', 'o1:ship']);
+  });
+
+  it('sets aside a type that carries several executions, and forms them again without it', async () => {
+    const s = scratch();
+    const { source } = await load(s.file('ship.jsonocel', shippingLog()));
+    expect(source.caseNotion).toBe('document');
+    expect(source.caseNotionReason).toBe(
+      'default: "document", one object per process execution (alone of its type in 12 of 12 executions, 100%), touching 2 of 5 activities, ' +
+        'the most of the types with one object per execution (in ≥ 90% of executions and for ≥ 90% of their objects); ' +
+        `${RULE} (resource-like types and carriers linking nothing); ${BEGIN_END}; ` +
+        'alternatives: "container" (alone in 0% of executions, 3 of 5 activities, 0% of objects from beginning to end); ' +
+        'set aside: "vessel" carries executions (100% of those holding one fall apart without it)',
+    );
+  });
+
+  it('when shared objects melt executions together, takes the type touching the most activities from beginning to end', async () => {
+    const s = scratch();
+    // Two picking waves, each picking the items of three orders: two executions of three orders each.
+    const objects: Record<string, string> = { w1: 'wave', w2: 'wave' };
+    const events: [string, ...string[]][] = [];
+    for (let o = 1; o <= 6; o++) {
+      Object.assign(objects, { [`o${o}`]: 'order', [`i${o}a`]: 'item', [`i${o}b`]: 'item' });
+      events.push(['place', `o${o}`, `i${o}a`, `i${o}b`]);
+    }
+    for (const [wave, orders] of [['w1', [1, 2, 3]], ['w2', [4, 5, 6]]] as const) events.push(['pick', wave, ...orders.flatMap((o) => [`i${o}a`, `i${o}b`])]);
+    for (let o = 1; o <= 6; o++) events.push(['ship', `o${o}`], ['bill', `o${o}`]);
+    const { source } = await load(s.file('waves.jsonocel', ocelJson(objects, events)));
+    expect(source.caseNotion).toBe('order');
+    expect(source.caseNotionReason).toBe(
+      'default: no type has one object per process execution (in ≥ 90% of the 2 executions and for ≥ 90% of its objects), so "order", ' +
+        'the type touching the most activities (3 of 4) whose objects mostly run from beginning to end (6 of 6, 100%); ' +
+        `${RULE}; ${BEGIN_END}; ` +
+        'alternatives: "item" (alone in 0% of executions, 2 of 4 activities, 0% of objects from beginning to end); ' +
+        'set aside: "wave" single-event (median 1)',
+    );
+  });
+
+  it('ties in activities go to more objects from beginning to end, then more events, then the name', async () => {
+    const s = scratch();
+    const log = (name: string, one: [string, ...string[]][]) => {
+      const objects: Record<string, string> = {};
+      const events: [string, ...string[]][] = [];
+      for (let x = 1; x <= 4; x++) {
+        Object.assign(objects, { [`a${x}`]: 'A', [`b${x}`]: 'B' });
+        for (const [activity, ...types] of one) events.push([activity, ...types.map((t) => `${t.toLowerCase()}${x}`)]);
+      }
+      return s.file(`${name}.jsonocel`, ocelJson(objects, events));
+    };
+    // A runs open → close; B stops at 'log', in the middle of the order.
+    const spans = await load(log('spans', [['open', 'A', 'B'], ['check', 'B'], ['note', 'B'], ['log', 'B'], ['work', 'A'], ['archive', 'A'], ['close', 'A']]));
+    expect(spans.source.caseNotion).toBe('A');
+    expect(spans.source.caseNotionReason).toContain('touching 4 of 7 activities, the most of the types with one object per execution (in ≥ 90% of executions and for ≥ 90% of their objects) (tie with "B" broken by objects from beginning to end)');
+    // B has one event fewer.
+    const events = await load(log('events', [['open', 'A', 'B'], ['step', 'A'], ['step', 'B'], ['step', 'A'], ['close', 'A', 'B']]));
+    expect(events.source.caseNotion).toBe('A');
+    expect(events.source.caseNotionReason).toContain('(tie with "B" broken by events: 16 against 12)');
+    const same = await load(log('same', [['open', 'A', 'B'], ['step', 'A', 'B'], ['close', 'A', 'B']]));
+    expect(same.source.caseNotion).toBe('A');
+    expect(same.source.caseNotionReason).toContain('(tie with "B" broken by name)');
   });
 
   it('--case-notion still wins', async () => {
@@ -83,54 +150,33 @@ describe('the default OCEL case notion', () => {
     expect(records.length).toBe(40);
   });
 
-  it('with no case-like type, takes the type relating to the most events and says so', async () => {
+  it('with no case-like type and one execution, takes the type touching the most activities and says so', async () => {
     const s = scratch();
     const text = ocelJson({ o1: 'Order', k1: 'Clerk' }, [['create', 'o1', 'k1'], ['check', 'o1', 'k1'], ['approve', 'o1'], ['ship', 'o1', 'k1'], ['close', 'o1']]);
     const { source, extra } = await load(s.file('one.jsonocel', text));
     expect(source.caseNotion).toBe('Order');
+    // Both types are resource-like here, so both link: one execution.
     expect(extra.case_notion_reason).toBe(
-      'default: no type is case-like (case-like = a median of 2 or more events per object (a beginning and an end) and not resource-like (fewer than √5 ≈ 2.2 objects with a median above 2.2 events)), ' +
-        'so "Order", the type relating to the most events: 5 of 5 events (100%) over 1 object, 1 with 2+ events, median 5 events per object; next "Clerk" with 3 events; ' +
-        'set aside: "Clerk" resource-like (1 object, median 3 events)',
+      'default: the objects form 1 process execution, too few to find a type with one object per execution, so "Order", ' +
+        'the type touching the most activities (5 of 5); no type\'s objects mostly run from beginning to end; ' +
+        `${RULE}; ${BEGIN_END}; ` +
+        'set aside: "Clerk" resource-like (1 object, median 3 events), "Order" resource-like (1 object, median 5 events)',
     );
   });
 
-  it('ties in events go to more objects with 2+ events, then more objects, then the name', async () => {
-    const s = scratch();
-    // Four events; A's two objects hold two each (median 2, not fewer than √4 objects: case-like).
-    const pairs: [string, ...string[]][] = [['a', 'x1'], ['b', 'x1'], ['c', 'x2'], ['d', 'x2']];
-    const log = (other: string, extra: Record<string, string[]>) => {
-      const objects: Record<string, string> = { x1: 'A', x2: 'A' };
-      for (const id of Object.keys(extra)) objects[id] = other;
-      const events = pairs.map(([act, x], i) => [act, x, ...Object.keys(extra).filter((id) => extra[id]!.includes(`e${i + 1}`))] as [string, ...string[]]);
-      return s.file(`${other}.jsonocel`, ocelJson(objects, events));
-    };
-    // B: three objects with 2+ events against A's two.
-    const b = await load(log('B', { b1: ['e1', 'e2'], b2: ['e3', 'e4'], b3: ['e1', 'e2', 'e3', 'e4'] }));
-    expect(b.source.caseNotion).toBe('B');
-    expect(b.extra.case_notion_reason).toContain('4 of 4 events (100%) over 3 objects, 3 with 2+ events, median 2 events per object (tie broken by objects with 2+ events)');
-    // E: the same two pairs plus an object without events.
-    const e = await load(log('E', { y1: ['e1', 'e2'], y2: ['e3', 'e4'], y3: [] }));
-    expect(e.source.caseNotion).toBe('E');
-    expect(e.extra.case_notion_reason).toContain('over 3 objects, 2 with 2+ events, median 2 events per object (tie broken by object count)');
-    // D: a copy of A.
-    const d = await load(log('D', { d1: ['e1', 'e2'], d2: ['e3', 'e4'] }));
-    expect(d.source.caseNotion).toBe('A');
-    expect(d.extra.case_notion_reason).toContain('(tie broken by name); case-like = ');
-    expect(d.extra.case_notion_reason).toContain('next case-like "D" with 4 events');
-  });
-
-  it('an import records the notion, its reason and the events left out in the meta, and a later CSV import replaces them', async () => {
+  it('an import records the notion, its reason, the events left out and every type\'s activities in the meta, and a later CSV import replaces them', async () => {
     const s = scratch();
     const store = s.store();
     const summary = await importLog(store, s.file('shop.jsonocel', shopLog()));
     expect(summary).toMatchObject({ format: 'ocel2-json', case_notion: 'Order', accepted: 36, cases: 12, events: 36 });
     expect(store.getMeta('case_notion')).toBe('Order');
-    expect(store.getMeta('case_notion_reason')).toMatch(/^default: "Order", the case-like type relating to the most events: 36 of 40 events \(90%\) over 12 objects/);
+    expect(store.getMeta('case_notion_reason')).toMatch(/^default: "Order", one object per process execution \(alone of its type in 12 of 12 executions, 100%\)/);
     expect(store.getMeta('events_without_case_object')).toBe('4');
+    expect(JSON.parse(store.getMeta('object_type_activities')!)).toEqual({ Clerk: ['clock in', 'create', 'pay', 'ship'], Invoice: ['pay'], Order: ['create', 'pay', 'ship'] });
     await importLog(store, s.file('more.csv', 'CaseID,ActivityID,CompleteTimestamp\n9,1,2024-02-01 10:00:00\n'));
     expect(store.getMeta('case_notion')).toBe('CaseID');
     expect(store.getMeta('case_notion_reason')).toBe('column "CaseID" found by its name');
     expect(store.getMeta('events_without_case_object')).toBe('0');
+    expect(store.getMeta('object_type_activities')).toBe('');
   });
 });

@@ -290,15 +290,19 @@ describe('OCEL 2.0 in its three forms', () => {
     ]);
   });
 
-  it('the default case notion is the case-like type relating to the most events, and says why', async () => {
+  it('the default case notion follows the rule of case-notion.ts, and says why', async () => {
     const { source, extra, records } = await load(FORMS2.json());
     expect(source.caseNotion).toBe('Item');
     expect(extra.case_notion).toBe('Item');
-    // In 8 events, 2 orders of 4 and 3 events (median 3.5 > √8) read as a handful of long-lived objects.
+    // In 8 events, 2 orders of 4 and 3 events (median 3.5 > √8) read as a handful of long-lived objects, so they link
+    // nothing; the package joins every item into one execution, too few to tell a type with one object per execution.
     expect(extra.case_notion_reason).toBe(
-      'default: "Item", the case-like type relating to the most events: 6 of 8 events (75%) over 3 objects, 3 with 2+ events, median 3 events per object; ' +
-        'case-like = a median of 2 or more events per object (a beginning and an end) and not resource-like (fewer than √8 ≈ 2.8 objects with a median above 2.8 events); ' +
-        'next case-like "Package" with 2 events; set aside: "Order" resource-like (2 objects, median 3.5 events)',
+      'default: the objects form 1 process execution, too few to find a type with one object per execution, so "Item", ' +
+        "the case-like type touching the most activities (3 of 5); no type's objects mostly run from beginning to end; " +
+        'executions = objects linked through shared events and object-to-object relations (resource-like types and carriers linking nothing); ' +
+        'from beginning to end = first event in the first third of the activity order, last event in its last third; ' +
+        'alternatives: "Package" (alone in 100% of executions, 2 of 5 activities, 0% of objects from beginning to end); ' +
+        'set aside: "Order" resource-like (2 objects, median 3.5 events)',
     );
     expect(extra.events_without_case_object).toBe(2);
     expect(records.map((r) => `${r.caseId}:${r.activity}`)).toEqual([

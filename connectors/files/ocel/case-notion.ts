@@ -1,5 +1,6 @@
 import { cmp } from '../../../engine/index.js';
 import { OcelError } from './errors.js';
+import { carrierShare, executionsOf, indexObjects } from './executions.js';
 import type { LogFacts } from './flatten.js';
 
 export interface CaseNotion {
@@ -64,21 +65,45 @@ function medianOf(sorted: number[]): number {
   return n % 2 ? sorted[(n - 1) / 2]! : (sorted[n / 2 - 1]! + sorted[n / 2]!) / 2;
 }
 
+
+/** A type qualifies as one per execution when it is alone of its type in this share of the executions, and as many of its objects are. */
+export const ONE_PER_EXECUTION = 0.9;
+/** The one-per-execution test needs this many executions. */
+export const MIN_EXECUTIONS = 2;
+/** A type's objects run from beginning to end when this share of them do. */
+export const BEGIN_TO_END = 0.5;
+/** A type carries executions (and is no case) when more than this share of its executions fall apart without it. */
+export const CARRIER = 0.5;
+
+/** What the choice weighs, per type. */
+interface Candidate {
+  shape: TypeShape;
+  activities: number;
+  single: number;
+  withEvents: number;
+  beginEnd: number;
+}
+
 /**
- * The case notion: the requested type, else by default the case-like type
- * (see typeShapes) relating to the most events, so the flattened log keeps the
- * most of the process; ties go to more objects with a beginning and an end,
- * then to more objects, then to the name. Coverage, not the number of cases, ranks the case-like
- * types: a type of many two-event objects (handling units, elements) gives
- * many cases but a thin slice of the process. When no type is case-like (a
- * log of one long case, say), the type relating to the most events is taken.
- * The reason states the rule with the numbers, and why the other types were
- * set aside.
+ * The case notion: the requested type, else the type whose objects span the
+ * process executions. Executions are the connected components of objects
+ * (executions.ts); the case is one of them, so the default is the case-like
+ * type (see typeShapes) with one object per execution (alone of its type in
+ * ≥ 90% of the executions, and ≥ 90% of its objects so alone), touching the
+ * most activities: its cases neither split an execution nor copy one
+ * execution's events into many cases. A type that holds the executions
+ * together (without it they fall apart into several of their own) carries
+ * them, like a vessel loaded with many orders' containers: it is set apart
+ * and the executions are formed again without it. When no type is one per
+ * execution (shared objects melt executions together), the default is the
+ * case-like type touching the most activities whose objects mostly run from
+ * beginning to end (first event in the first third of the activity order,
+ * last in the last third), else the one touching the most activities. The
+ * reason states the rule with the numbers and every alternative.
  */
-export function chooseCaseNotion(facts: LogFacts, requested: string | undefined): CaseNotion {
+export function chooseCaseNotion(facts: LogFacts, requested: string | undefined, readTime: (raw: string | number) => number): CaseNotion {
   const total = facts.events.length;
-  const share = (events: number) => `${events} of ${total} events (${total ? Math.round((100 * events) / total) : 0}%)`;
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const share = (events: number) => `${events} of ${total} events (${percent(events, total)})`;
   if (requested !== undefined) {
     const t = facts.objectTypes.find((x) => x.type === requested);
     if (!t) {
@@ -89,21 +114,80 @@ export function chooseCaseNotion(facts: LogFacts, requested: string | undefined)
   }
   const shapes = typeShapes(facts);
   if (shapes.length === 0) throw new OcelError('ocel_no_objects', 'the log has no objects, so there is no object type to take cases from');
-  const caseLike = shapes.filter((s) => s.kind === 'case-like');
-  const pool = caseLike.length ? caseLike : shapes;
-  const ranked = [...pool].sort((a, b) => b.events - a.events || b.spanning - a.spanning || b.objects - a.objects || cmp(a.type, b.type));
-  const best = ranked[0]!;
-  const next = ranked[1];
-  const tie = next && next.events === best.events ? (next.spanning !== best.spanning ? ' (tie broken by objects with 2+ events)' : next.objects !== best.objects ? ' (tie broken by object count)' : ' (tie broken by name)') : '';
-  const root = Math.sqrt(total).toFixed(1);
-  const rule = `case-like = a median of 2 or more events per object (a beginning and an end) and not resource-like (fewer than √${total} ≈ ${root} objects with a median above ${root} events)`;
-  const numbers = `${share(best.events)} over ${plural(best.objects, 'object')}, ${best.spanning} with 2+ events, median ${best.median} events per object`;
-  const head = caseLike.length
-    ? `default: "${best.type}", the case-like type relating to the most events: ${numbers}${tie}; ${rule}`
-    : `default: no type is case-like (${rule}), so "${best.type}", the type relating to the most events: ${numbers}${tie}`;
-  const nextText = next ? `; next${caseLike.length ? ' case-like' : ''} "${next.type}" with ${next.events} events` : '';
-  const aside = shapes
-    .filter((s) => s.kind !== 'case-like' && s.type !== best.type)
-    .map((s) => (s.kind === 'resource-like' ? `"${s.type}" resource-like (${plural(s.objects, 'object')}, median ${s.median} events)` : `"${s.type}" single-event (median ${s.median})`));
-  return { type: best.type, reason: `${head}${nextText}${aside.length ? `; set aside: ${aside.join(', ')}` : ''}` };
+  const ix = indexObjects(facts, readTime);
+  // Resource-like objects link nothing, unless every type is resource-like (one long case): then all link.
+  const resources = shapes.filter((s) => s.kind === 'resource-like').map((s) => s.type);
+  const apart = new Set(resources.length < shapes.length ? resources : []);
+  const carriers: { type: string; share: number }[] = [];
+  const activityCount = new Map(facts.objectTypes.map((t) => [t.type, t.activities.length]));
+  for (;;) {
+    const executions = executionsOf(ix, apart);
+    const stats = new Map(executions.types.map((t) => [t.type, t]));
+    const candidates: Candidate[] = shapes
+      .filter((s) => !carriers.some((c) => c.type === s.type))
+      .map((shape) => {
+        const t = stats.get(shape.type);
+        return { shape, activities: activityCount.get(shape.type) ?? 0, single: t?.single ?? 0, withEvents: t?.withEvents ?? 0, beginEnd: t?.beginEnd ?? 0 };
+      });
+    const n = executions.count;
+    // One execution cannot tell a case type from any type with one object: the test needs two.
+    const onePer = (c: Candidate) => n >= MIN_EXECUTIONS && c.single >= ONE_PER_EXECUTION * n && c.single >= ONE_PER_EXECUTION * c.withEvents;
+    const spans = (c: Candidate) => c.withEvents > 0 && c.beginEnd >= BEGIN_TO_END * c.withEvents;
+    const caseLike = candidates.filter((c) => c.shape.kind === 'case-like');
+    const qualified = caseLike.filter(onePer).sort(byCoverage);
+    const best = qualified[0];
+    if (best) {
+      // Only the winner is tried as a carrier: a carrier among the others changes nothing that is chosen.
+      const carried = carrierShare(ix, apart, best.shape.type);
+      if (carried > CARRIER) {
+        carriers.push({ type: best.shape.type, share: carried });
+        apart.add(best.shape.type);
+        continue;
+      }
+    }
+    const activities = new Set(facts.events.map((e) => e.type)).size;
+    const described = (c: Candidate) =>
+      `"${c.shape.type}" (alone in ${percent(c.single, n)} of executions, ${c.activities} of ${activities} activities, ${percent(c.beginEnd, c.withEvents)} of objects from beginning to end)`;
+    const setAside = [
+      ...carriers.map((c) => `"${c.type}" carries executions (${percent(c.share, 1)} of those holding one fall apart without it)`),
+      ...candidates.filter((c) => c.shape.kind !== 'case-like').map((c) => kindText(c.shape)),
+    ];
+    const span = caseLike.filter(spans).sort(byCoverage);
+    const pool = span.length ? span : caseLike.length ? [...caseLike].sort(byCoverage) : [...candidates].sort(byCoverage);
+    const chosen = best ?? pool[0]!;
+    const ranked = best ? qualified : pool;
+    const tie = tieText(chosen, ranked[1]);
+    const rule = `executions = objects linked through shared events and object-to-object relations${apart.size ? ' (resource-like types and carriers linking nothing)' : ''}; from beginning to end = first event in the first third of the activity order, last event in its last third`;
+    const head = best
+      ? `default: "${chosen.shape.type}", one object per process execution (alone of its type in ${chosen.single} of ${n} executions, ${percent(chosen.single, n)}), touching ${chosen.activities} of ${activities} activities, the most of the types with one object per execution (in ≥ 90% of executions and for ≥ 90% of their objects)${tie}`
+      : `default: ${n < MIN_EXECUTIONS ? `the objects form ${plural(n, 'process execution')}, too few to find a type with one object per execution` : `no type has one object per process execution (in ≥ 90% of the ${n} executions and for ≥ 90% of its objects)`}, so "${chosen.shape.type}", ` +
+        (span.length
+          ? `the type touching the most activities (${chosen.activities} of ${activities}) whose objects mostly run from beginning to end (${chosen.beginEnd} of ${chosen.withEvents}, ${percent(chosen.beginEnd, chosen.withEvents)})${tie}`
+          : `the ${caseLike.length ? 'case-like ' : ''}type touching the most activities (${chosen.activities} of ${activities}); no type's objects mostly run from beginning to end${tie}`);
+    const others = candidates.filter((c) => c !== chosen && c.shape.kind === 'case-like').sort(byCoverage).map(described);
+    return {
+      type: chosen.shape.type,
+      reason: `${head}; ${rule}${others.length ? `; alternatives: ${others.join(', ')}` : ''}${setAside.length ? `; set aside: ${setAside.join(', ')}` : ''}`,
+    };
+  }
 }
+
+/** Most activities first, then more objects from beginning to end, more events, the name. */
+function byCoverage(a: Candidate, b: Candidate): number {
+  return b.activities - a.activities || rate(b.beginEnd, b.withEvents) - rate(a.beginEnd, a.withEvents) || b.shape.events - a.shape.events || cmp(a.shape.type, b.shape.type);
+}
+
+function tieText(chosen: Candidate, next: Candidate | undefined): string {
+  if (!next || next.activities !== chosen.activities) return '';
+  if (rate(next.beginEnd, next.withEvents) !== rate(chosen.beginEnd, chosen.withEvents)) return ` (tie with "${next.shape.type}" broken by objects from beginning to end)`;
+  if (next.shape.events !== chosen.shape.events) return ` (tie with "${next.shape.type}" broken by events: ${chosen.shape.events} against ${next.shape.events})`;
+  return ` (tie with "${next.shape.type}" broken by name)`;
+}
+
+function kindText(s: TypeShape): string {
+  return s.kind === 'resource-like' ? `"${s.type}" resource-like (${plural(s.objects, 'object')}, median ${s.median} events)` : `"${s.type}" single-event (median ${s.median})`;
+}
+
+const rate = (part: number, whole: number) => (whole ? part / whole : 0);
+const percent = (part: number, whole: number) => `${whole ? Math.round((100 * part) / whole) : 0}%`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;

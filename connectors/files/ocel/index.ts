@@ -47,8 +47,9 @@ export async function openOcel(path: string, options: ImportOptions = {}): Promi
   const log = readLog(ocelFormat, path, bytes);
   const zone = options.timezone ?? 'UTC';
   const facts = logFacts(log);
-  const notion = chooseCaseNotion(facts, options.caseNotion);
-  const flat = flatten(log, facts, notion, timeReader(zone));
+  const readTime = timeReader(zone);
+  const notion = chooseCaseNotion(facts, options.caseNotion, readTime);
+  const flat = flatten(log, facts, notion, readTime);
   const sourceId = createHash('sha256').update(bytes).update(`\u0000${notion.type}\u0000${zone}`).digest('hex').slice(0, 32);
   const size = options.batchSize ?? 5000;
 
@@ -57,6 +58,7 @@ export async function openOcel(path: string, options: ImportOptions = {}): Promi
     caseNotion: notion.type,
     caseNotionReason: notion.reason,
     eventsWithoutCase: flat.withoutCase,
+    objectTypeActivities: Object.fromEntries(facts.objectTypes.map((t) => [t.type, t.activities])),
     sourceId,
     async *batches(): AsyncGenerator<Batch> {
       for (let i = 0; i === 0 || i < flat.records.length; i += size) {
