@@ -6,7 +6,8 @@ import type { ProjectSnapshot } from '../store/project-store.js';
 import { HOUR_MS, isoUtc } from '../time.js';
 import { EVIDENCE_LEVELS, shareOf } from './evidence.js';
 import { countedGraph, SLOW_PERCENTILE } from './graph.js';
-import { objectParts, roleParts } from './roles.js';
+import { declaredActivities, objectParts } from './objects.js';
+import { roleParts } from './roles.js';
 import { SCHEMA_NAME, SCHEMA_VERSION } from './schema.js';
 import type { GraphDocument, Plain } from './types.js';
 import { listVariants, MIN_VARIANT_SHARE } from './variants.js';
@@ -31,7 +32,7 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
   const cases = tally.cases;
 
   const { roles, rolesOf, assumption: roleAssumption } = roleParts(tally, meta.resource_attribute ?? 'org:resource');
-  const objects = objectParts(snapshot.objectCounts, tally.objectTypes, snapshot.objectRelations);
+  const objects = objectParts(snapshot.objectCounts, tally.objectTypes, snapshot.objectRelations, declaredActivities(meta));
   const graph = countedGraph(
     tally,
     (a) => rolesOf.get(a) ?? [],

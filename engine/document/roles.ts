@@ -2,7 +2,7 @@ import { cmp } from '../event.js';
 import { fnv1a, splitKey, splitRoleKey, type PairTally, type Tally } from '../tally.js';
 import { isPlaceholder } from '../reading/words.js';
 import { slug, uniqueId } from './ids.js';
-import type { ObjectRelationItem, ObjectType, Role } from './types.js';
+import type { Role } from './types.js';
 
 /** Resources whose activity profiles have at least this cosine similarity to a role's profile join it. */
 export const ROLE_SIMILARITY = 0.8;
@@ -182,25 +182,4 @@ function cosine(a: Map<string, number>, b: Map<string, number>): number {
   }
   for (const v of b.values()) nb += v * v;
   return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0;
-}
-
-/** Object types with their counts and the activities that touch them; relations as the store counts them. */
-export function objectParts(
-  objectCounts: ReadonlyMap<string, number>,
-  objectTypes: ReadonlyMap<string, PairTally>,
-  relations: readonly { fromType: string; toType: string; qualifier: string; count: number }[],
-): { objectTypes: ObjectType[]; typesOf: Map<string, string[]>; relations: ObjectRelationItem[] } {
-  const activitiesOf = new Map<string, string[]>();
-  const typesOf = new Map<string, string[]>();
-  for (const key of [...objectTypes.keys()].sort(cmp)) {
-    const [activity, type] = splitKey(key);
-    activitiesOf.set(type, [...(activitiesOf.get(type) ?? []), activity]);
-    typesOf.set(activity, [...(typesOf.get(activity) ?? []), type]);
-  }
-  const names = [...new Set([...objectCounts.keys(), ...activitiesOf.keys()])].sort(cmp);
-  return {
-    objectTypes: names.map((name) => ({ id: `ot-${name}`, name, count: objectCounts.get(name) ?? 0, activities: activitiesOf.get(name) ?? [] })),
-    typesOf,
-    relations: relations.map((r) => ({ from_type: r.fromType, to_type: r.toType, qualifier: r.qualifier, count: r.count })),
-  };
 }
