@@ -32,7 +32,7 @@ export const readOptionsUsage = `Reading options (all optional; the format is de
                          kept as attribute start_timestamp, the event is at the end time
   --delimiter D          CSV delimiter (default: sniffed among , ; \\t |)
   --timezone Z           zone of times written without one: UTC (default) or an IANA name (Europe/Amsterdam)
-  --case-notion TYPE     OCEL: the object type whose objects are the cases (default: the case-like type relating to the most events)
+  --case-notion TYPE     OCEL: the object type whose objects are the cases (default: the type with one object per process execution touching the most activities)
   --batch-size N         events per batch (default 5000)`;
 
 type Values = Record<string, string | boolean | string[] | boolean[] | undefined>;

@@ -23,7 +23,7 @@ export interface ImportOptions {
   delimiter?: string;
   /** IANA zone or `UTC` for zone-less times (default UTC). */
   timezone?: string;
-  /** OCEL: the object type whose objects become cases (default: the case-like type relating to the most events; see ocel/case-notion.ts). */
+  /** OCEL: the object type whose objects become cases (default: the type with one object per process execution touching the most activities; see ocel/case-notion.ts). */
   caseNotion?: string;
   /** Records per batch (default 5000). */
   batchSize?: number;
