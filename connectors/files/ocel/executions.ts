@@ -40,7 +40,9 @@ export interface ObjectIndex {
 export function indexObjects(facts: LogFacts, readTime: (raw: string | number) => number): ObjectIndex {
   const byId = new Map<string, number>();
   const typeOf: string[] = [];
-  const eventObjects = facts.events.map((e) => {
+  // The event that last listed each object: one object under two qualifiers is one object, at any event size.
+  const listedBy: number[] = [];
+  const eventObjects = facts.events.map((e, n) => {
     const list: number[] = [];
     for (const o of facts.related.get(e.id) ?? []) {
       let i = byId.get(o.id);
@@ -49,7 +51,8 @@ export function indexObjects(facts: LogFacts, readTime: (raw: string | number) =
         byId.set(o.id, i);
         typeOf.push(o.type);
       }
-      if (!list.includes(i)) list.push(i); // one object under two qualifiers is one object
+      if (listedBy[i] !== n) list.push(i);
+      listedBy[i] = n;
     }
     return list;
   });
