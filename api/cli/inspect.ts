@@ -21,8 +21,10 @@ export const readOptions: Command['options'] = {
 export const readOptionsUsage = `Reading options (all optional; the format is detected from the content):
   --input-format F       xes | csv | ndjson | ocel2-json | ocel2-xml | ocel2-sqlite | ocel1-json | ocel1-xml
                          (pcg inspect and pcg import also take it as --format F)
-  --lifecycle L          XES: all (default: every event counts) | complete (only lifecycle:transition
-                         complete, events without one kept) | label (activity becomes name+transition)
+  --lifecycle L          XES: pair (default: a start and the transition closing it are one execution,
+                         the start its start_timestamp; schedule/assign/suspend/resume left out) |
+                         all (every event is a step) | complete (only lifecycle:transition complete,
+                         events without one kept) | label (activity becomes name+transition)
   --classifier NAME      XES: a classifier declared in the log; activity = its keys' values joined by '+'
   --case COL             CSV column of the case id       (default: case:concept:name, Case ID, CaseID, case_id, case …)
   --activity COL         CSV column of the activity      (default: concept:name, Activity …)

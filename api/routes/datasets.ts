@@ -8,6 +8,7 @@ import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { DatasetImports, fileError, type DatasetBody } from '../datasets.js';
 import { limitName } from '../config.js';
+import { LIFECYCLE_MODES } from '../../connectors/files/index.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
 import { guid, listOf, name, projectParams } from '../schemas.js';
@@ -20,7 +21,7 @@ const uploadQuery = z
   .object({
     name: name.optional(),
     format: z.enum(formats).optional(),
-    lifecycle: z.enum(['all', 'complete', 'label']).optional(),
+    lifecycle: z.enum(LIFECYCLE_MODES).optional(),
     classifier: column.optional(),
     caseColumn: column.optional(),
     activityColumn: column.optional(),

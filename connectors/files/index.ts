@@ -6,6 +6,7 @@ import { batchSizeOf } from './batcher.js';
 import { csvBatches, csvMapping } from './csv.js';
 import { detectFormat, mayBeOcel, type OcelDetector } from './detect.js';
 import { FileImportError } from './errors.js';
+import { noPairing } from './lifecycle.js';
 import { openInput } from './input.js';
 import { inspectSource, type InspectSummary } from './inspect.js';
 import { ndjsonBatches } from './ndjson.js';
@@ -21,6 +22,7 @@ export { importOptionsSchema } from './options.js';
 export { parseTimestamp, zoneReader } from './timestamp.js';
 export { XmlError, XmlTokenizer, decodeEntities, type XmlHandler } from './xml-tokenizer.js';
 export type { FileDamage, ImportOptions, LogSource } from './types.js';
+export { LIFECYCLE_MODES, type LifecycleMode } from './types.js';
 
 interface OcelModule {
   openOcel(path: string, options: ImportOptions): Promise<LogSource>;
@@ -62,7 +64,7 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
   const zone = zoneReader(o.timezone);
   // The source id covers what changes the events read: the same file read the same way is the same source.
   // (A lean source is only counted, never stored: it has no file digest.)
-  const mappingKey = JSON.stringify([format, o.lifecycle ?? 'all', o.classifier ?? null, o.caseColumn ?? null, o.activityColumn ?? null, o.timestampColumn ?? null, o.resourceColumn ?? null, o.startTimestampColumn ?? null, o.delimiter ?? null, o.timezone ?? 'UTC']);
+  const mappingKey = JSON.stringify([format, o.lifecycle ?? 'pair', o.classifier ?? null, o.caseColumn ?? null, o.activityColumn ?? null, o.timestampColumn ?? null, o.resourceColumn ?? null, o.startTimestampColumn ?? null, o.delimiter ?? null, o.timezone ?? 'UTC']);
   const sourceId = createHash('sha256').update(input.digest).update(mappingKey).digest('hex').slice(0, 32);
   const idPrefix = sourceId.slice(0, 12);
   // Where the content broke, found while the batches are read (reset by each read).
@@ -70,23 +72,27 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
   const damaged = (d: FileDamage) => (damage ??= d);
 
   if (format === 'xes') {
-    let facts: XesFacts = { classifiers: {}, filtered: 0 };
+    let facts: XesFacts = { classifiers: {}, filtered: 0, pairing: noPairing() };
     return {
       format,
       caseNotion: 'trace',
       caseNotionReason: 'each trace is a case, named by its concept:name',
       sourceId,
       batches() {
-        facts = { classifiers: {}, filtered: 0 };
+        facts = { classifiers: {}, filtered: 0, pairing: noPairing() };
         return xesBatches(input, xesOptionsOf(o, idPrefix, lean), facts);
       },
       damage: () => facts.damage,
       readInParts: (limits, run) => readXesInParts(input, o, idPrefix, limits, run),
       extra: () => ({
-        lifecycle: o.lifecycle ?? 'all',
+        lifecycle: o.lifecycle ?? 'pair',
         ...(o.classifier ? { classifier: o.classifier } : {}),
         classifiers: facts.classifiers,
         ...(facts.filtered ? { filtered_by_lifecycle: facts.filtered } : {}),
+        ...(facts.pairing.paired ? { lifecycle_paired: facts.pairing.paired } : {}),
+        ...(facts.pairing.unpairedStarts ? { lifecycle_unpaired_starts: facts.pairing.unpairedStarts } : {}),
+        ...(facts.pairing.dropped ? { lifecycle_dropped: facts.pairing.dropped } : {}),
+        ...(facts.pairing.unpairedTraces ? { lifecycle_not_standard_traces: facts.pairing.unpairedTraces } : {}),
       }),
     };
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FileImportError } from './errors.js';
-import type { ImportOptions } from './types.js';
+import { LIFECYCLE_MODES, type ImportOptions } from './types.js';
 
 const formats = ['xes', 'csv', 'ndjson', 'ocel2-json', 'ocel2-xml', 'ocel2-sqlite', 'ocel1-json', 'ocel1-xml'] as const;
 const column = z.string().min(1);
@@ -8,7 +8,7 @@ const column = z.string().min(1);
 /** Import options as the library takes them; the CLI and the API pass what users typed through here. */
 export const importOptionsSchema = z.strictObject({
   format: z.enum(formats).optional(),
-  lifecycle: z.enum(['all', 'complete', 'label']).optional(),
+  lifecycle: z.enum(LIFECYCLE_MODES).optional(),
   classifier: z.string().min(1).optional(),
   caseColumn: column.optional(),
   activityColumn: column.optional(),

@@ -6,11 +6,18 @@ import type { PartsRun, XesInParts } from './xes-parts.js';
  * batches (bounded in size), so import and inspect share one path and memory
  * stays flat in the size of the file.
  */
+export const LIFECYCLE_MODES = ['pair', 'all', 'complete', 'label'] as const;
+export type LifecycleMode = (typeof LIFECYCLE_MODES)[number];
+
 export interface ImportOptions {
   /** Force a format instead of detecting it from the content. */
   format?: 'xes' | 'csv' | 'ndjson' | 'ocel2-json' | 'ocel2-xml' | 'ocel2-sqlite' | 'ocel1-json' | 'ocel1-xml';
-  /** XES: which lifecycle transitions count (default all; `complete` keeps complete only; `label` appends the transition to the activity). */
-  lifecycle?: 'all' | 'complete' | 'label';
+  /**
+   * XES: what lifecycle transitions make (lifecycle.ts). `pair` (default): each start and the transition that closes
+   * it are one execution, with the start as its start_timestamp, marking transitions left out; `all`: every event is a
+   * step; `complete`: only complete events; `label`: the transition appended to the activity.
+   */
+  lifecycle?: LifecycleMode;
   /** XES: name of a classifier declared in the log's header. */
   classifier?: string;
   /** CSV column mapping (auto-detected when absent). */

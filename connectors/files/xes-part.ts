@@ -5,6 +5,7 @@ import type { MemoryPart } from '../../engine/store/memory-project.js';
 import type { ImportOptions } from './types.js';
 import { XesReader, xesOptionsOf, type XesFacts } from './xes.js';
 import { XmlError } from './xml-tokenizer.js';
+import { noPairing } from './lifecycle.js';
 
 /** What both threads' parts are made with. */
 export interface XesPartSetup {
@@ -47,7 +48,7 @@ const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffs
 export class XesPart {
   private readonly folded: FoldedPart;
   private readonly reader: XesReader;
-  private readonly facts: XesFacts = { classifiers: {}, filtered: 0 };
+  private readonly facts: XesFacts = { classifiers: {}, filtered: 0, pairing: noPairing() };
   private broken = false;
 
   constructor(setup: XesPartSetup) {

@@ -5,6 +5,8 @@ import type { Input } from './input.js';
 import { parseTimestamp, zoneReader, type ZoneReader } from './timestamp.js';
 import type { ImportOptions } from './types.js';
 import { attrOf, isAttributeTag, splitKeys, typedValue } from './xes-values.js';
+import { pairTrace, transitionOf, type PairingCounts } from './lifecycle.js';
+import type { LifecycleMode } from './types.js';
 import { XmlError, XmlTokenizer, type XmlHandler } from './xml-tokenizer.js';
 
 /**
@@ -20,7 +22,7 @@ import { XmlError, XmlTokenizer, type XmlHandler } from './xml-tokenizer.js';
  * `time:timestamp` of 1970 would invent data), except for classifier keys.
  */
 export interface XesOptions {
-  lifecycle: 'all' | 'complete' | 'label';
+  lifecycle: LifecycleMode;
   classifier: string | undefined;
   batchSize: number;
   idPrefix: string;
@@ -31,13 +33,15 @@ export interface XesOptions {
 
 /** The XES reading of checked import options; the same on every thread that reads the file (xes-part.ts). */
 export function xesOptionsOf(o: ImportOptions, idPrefix: string, lean = false): XesOptions {
-  return { lifecycle: o.lifecycle ?? 'all', classifier: o.classifier, batchSize: batchSizeOf(o.batchSize), idPrefix, zone: zoneReader(o.timezone), lean };
+  return { lifecycle: o.lifecycle ?? 'pair', classifier: o.classifier, batchSize: batchSizeOf(o.batchSize), idPrefix, zone: zoneReader(o.timezone), lean };
 }
 
 export interface XesFacts {
   classifiers: Record<string, string[]>;
   /** Events left out by `lifecycle: complete`. */
   filtered: number;
+  /** What `lifecycle: pair` made of the transitions (lifecycle.ts). */
+  pairing: PairingCounts;
   /** Where the XML broke or stopped early (a cut-off .gz, a file that ends inside an element). */
   damage?: { location: string; reason: string };
   /**
@@ -207,9 +211,16 @@ export class XesReader {
       (caseAttributes ??= {})[`case:${key}`] = this.traceAttrs[key]!;
     }
     const events = this.events;
+    // A classifier naming the transition makes each transition an activity of its own: nothing to pair.
+    const executions = options.lifecycle === 'pair' && !this.classifierKeys?.includes('lifecycle:transition') ? this.executions(events) : undefined;
     for (let k = 0; k < events.length; k++) {
       const e = events[k]!;
       const attrs = e.attrs;
+      if (executions) {
+        if (!executions.keep[k]) continue;
+        const start = executions.startOf[k];
+        if (start !== undefined && !Number.isNaN(start)) attrs.start_timestamp = new Date(start).toISOString();
+      }
       const transition = attrs['lifecycle:transition'];
       if (options.lifecycle === 'complete' && transition !== undefined && String(transition).toLowerCase() !== 'complete') {
         this.facts.filtered += 1;
@@ -242,6 +253,24 @@ export class XesReader {
     }
     this.traceAttrs = {};
     this.events = [];
+  }
+
+  /** Which of a trace's events stay, and the start each kept one closes (lifecycle.ts), paired in case order. */
+  private executions(events: readonly EventDraft[]): { keep: boolean[]; startOf: (number | undefined)[] } | undefined {
+    if (!events.some((e) => e.attrs['lifecycle:transition'] !== undefined)) return undefined;
+    const at = (e: EventDraft) => (Number.isNaN(e.time) ? Infinity : e.time);
+    const order = events.map((_, i) => i).sort((a, b) => at(events[a]!) - at(events[b]!) || a - b);
+    const paired = pairTrace(
+      order.map((i) => ({ activity: events[i]!.name ?? '', time: events[i]!.time, transition: transitionOf(events[i]!.attrs['lifecycle:transition']) })),
+      this.facts.pairing,
+    );
+    const keep: boolean[] = [];
+    const startOf: (number | undefined)[] = [];
+    order.forEach((i, j) => {
+      keep[i] = paired.keep[j]!;
+      startOf[i] = paired.startOf[j];
+    });
+    return { keep, startOf };
   }
 
   private open(name: string, attrs: string[]): void {

@@ -1,6 +1,7 @@
 import { cmp } from '../event.js';
 import type { SequenceRule } from '../document/types.js';
-import { evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import { atMostWeak, evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import { TIE_DEPENDENT, type Ties } from './ties.js';
 
 export const RULE_HOLDS = 0.95;
 const MIN_ACTIVITY_SHARE = 0.05;
@@ -23,7 +24,7 @@ interface PairGroup {
   count: number;
 }
 
-export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: string } {
+export function readSequenceRules(f: Facts, ties: Ties): { rules: SequenceRule[]; method: string } {
   const acts = f.activities
     .filter((a) => (f.activityCases.get(a) ?? 0) >= MIN_ACTIVITY_SHARE * f.cases)
     .sort((a, b) => (f.activityCases.get(b) ?? 0) - (f.activityCases.get(a) ?? 0) || cmp(a, b))
@@ -151,15 +152,26 @@ export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: st
   }
   const keep = (holds: number, of: number) => of >= minActivations && holds >= RULE_HOLDS * of;
   const rules: SequenceRule[] = [];
-  const add = (type: SequenceRule['type'], name: string, statement: string, activities: string[], holds: number, of: number) =>
+  const add = (type: SequenceRule['type'], name: string, statement: string, activities: string[], holds: number, of: number) => {
+    // An order rule whose cases mostly order the two steps by equal timestamps (file order) is at most weak.
+    const tied = activities.length === 2 && name !== 'not_coexistence' ? ties.orderDependence(activities[0]!, activities[1]!) : 0;
+    const strength = strengthOf(of, ratio(holds, of));
     rules.push({
       id: `${name}-${activities.map(slug).join('-')}`,
       type,
       statement,
       activities,
       holds: ratio(holds, of),
-      evidence: evidence(holds, of, ratio(holds, of), strengthOf(of, ratio(holds, of)), `${name} counted over the variants: holds in ${holds} of the ${of} cases that activate it (${pct(ratio(holds, of))}); kept at >= ${RULE_HOLDS * 100}%`),
+      evidence: evidence(
+        holds,
+        of,
+        ratio(holds, of),
+        tied >= TIE_DEPENDENT ? atMostWeak(strength) : strength,
+        `${name} counted over the variants: holds in ${holds} of the ${of} cases that activate it (${pct(ratio(holds, of))}); kept at >= ${RULE_HOLDS * 100}%` +
+          (tied >= TIE_DEPENDENT ? `; in ${pct(tied)} of the cases with both the two are ordered only by equal timestamps (file order), so at most weak` : ''),
+      ),
     });
+  };
   for (let a = 0; a < n; a++) if (keep(once[a]!, onceAct[a]!)) add('at_most_once', 'at_most_once', `${q(acts[a]!)} happens at most once in a case.`, [acts[a]!], once[a]!, onceAct[a]!);
   const kept = (m: Float64Array, act: Float64Array, a: number, b: number) => a !== b && keep(m[a * n + b]!, act[a * n + b]!);
   const reduced = (m: Float64Array, act: Float64Array, a: number, b: number) => {
@@ -178,6 +190,6 @@ export function readSequenceRules(f: Facts): { rules: SequenceRule[]; method: st
         add('other', 'not_coexistence', `${q(acts[a]!)} and ${q(acts[b]!)} never occur in the same case.`, [acts[a]!, acts[b]!], coex[a * n + b]!, either[a * n + b]!);
     }
   }
-  const method = `Declare constraints (at_most_once, response, precedence, chain_response and not_coexistence as other) counted over the variants on activities of at least ${MIN_ACTIVITY_SHARE * 100}% of cases (the ${MAX_ACTIVITIES} commonest at most); kept when they hold in at least ${RULE_HOLDS * 100}% of at least ${minActivations} activating cases; response and precedence pruned transitively`;
+  const method = `Declare constraints (at_most_once, response, precedence, chain_response and not_coexistence as other) counted over the variants on activities of at least ${MIN_ACTIVITY_SHARE * 100}% of cases (the ${MAX_ACTIVITIES} commonest at most); kept when they hold in at least ${RULE_HOLDS * 100}% of at least ${minActivations} activating cases; response and precedence pruned transitively; an order rule whose cases mostly order its steps by equal timestamps only is at most weak`;
   return { rules, method };
 }

@@ -1,6 +1,7 @@
 import type { EdgeKind, GraphEdge, GraphNode } from '../document/types.js';
 import type { Backbone } from './backbone.js';
 import { parallel, pct, q, type Facts } from './facts.js';
+import type { Ties } from './ties.js';
 
 export const REWORK_ORDER = 0.9;
 export const RARE_ACTIVITY_SHARE = 0.05;
@@ -8,6 +9,10 @@ export const RARE_ACTIVITY_SHARE = 0.05;
 export const MOST_CASES = 0.5;
 /** A hand-off into a failure ending is an exception only while fewer than this share of all cases take it. */
 export const EXCEPTION_EDGE_SHARE = 0.2;
+/** A hand-off is no skip of x when at least this share of the cases making it had done x before. */
+export const NOT_YET_DONE = 0.1;
+/** A direct repeat whose hand-offs are at one timestamp at least this often is entries written at once, not rework. */
+export const SAME_TIME_REPEAT = 0.9;
 
 /**
  * Each edge's kind by a fixed order of stated cuts: escalation (see
@@ -30,6 +35,7 @@ export function readEdgeKinds(
   escalationEdges: Set<string>,
   failureEnds: readonly string[],
   stops: ReadonlyMap<string, number>,
+  ties: Ties,
 ): { kinds: Map<string, { kind: EdgeKind; method: string }>; assumption: string } {
   const label = new Map(nodes.map((n) => [n.id, n.kind === 'activity' ? n.label : '']));
   const onBackbone = new Set(backbone.steps);
@@ -56,6 +62,10 @@ export function readEdgeKinds(
     if (from && to && escalationEdges.has(key)) {
       kind = 'escalation';
       why = `${q(to)} follows ${q(from)} mainly after a long wait (see escalations)`;
+    } else if (from && to && from === to && ties.handoff(from, to) >= SAME_TIME_REPEAT) {
+      // Several entries of one step at one timestamp (lab results written together): entries, not work done again.
+      kind = e.cases >= MOST_CASES * f.cases ? 'normal' : 'allowed';
+      why = `${q(from)} repeats at the same timestamp in ${pct(ties.handoff(from, to))} of its direct repeats: entries written at once, not rework`;
     } else if (from && to && (from === to || (earlier(f, to, from) && !parallel(f, from, to)))) {
       kind = 'rework';
       const o = f.order(to, from);
@@ -68,9 +78,10 @@ export function readEdgeKinds(
       why = 'a hand-off along the backbone (the activities most cases do) with no backbone step in between';
     } else {
       const skipped = jumped(from, to, true);
-      if (skipped !== undefined) {
+      // A step the case did earlier is not skipped by going on without it (an invoice matched before the goods came).
+      if (skipped !== undefined && doneBefore(f, from, to, skipped) < NOT_YET_DONE) {
         kind = 'skip';
-        why = `jumps over ${q(skipped)}, done by ${pct((f.activityCases.get(skipped) ?? 0) / f.cases)} of cases, required by the mined model and lying between the two in at least ${REWORK_ORDER * 100}% of the cases with them`;
+        why = `jumps over ${q(skipped)}, done by ${pct((f.activityCases.get(skipped) ?? 0) / f.cases)} of cases, required by the mined model, lying between the two in at least ${REWORK_ORDER * 100}% of the cases with them, and not done earlier in at least ${(1 - NOT_YET_DONE) * 100}% of the cases making this hand-off`;
       }
     }
     // An exception is a minority path: a hand-off into a failure ending that a fifth of all cases take is how the process often ends.
@@ -81,10 +92,37 @@ export function readEdgeKinds(
     kinds.set(e.id, { kind, method: `${kind}: ${why}` });
   }
   const assumption =
-    `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat), ` +
+    `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp: entries written at once), ` +
     `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
     `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
   return { kinds, assumption };
+}
+
+/**
+ * Of the direct hand-offs a -> b (counted over the variants), the share made by a case that had done x before a:
+ * it went on without x because x was done already, not skipped.
+ */
+function doneBefore(f: Facts, a: string, b: string, x: string): number {
+  // From the start, a case has done nothing before.
+  if (a === '') return 0;
+  const ia = f.idOf.get(a);
+  const ib = f.idOf.get(b);
+  const ix = f.idOf.get(x);
+  let all = 0;
+  let done = 0;
+  for (const v of f.variants) {
+    const ids = v.ids;
+    const len = ids.length;
+    let seen = false;
+    for (let i = 0; i < len; i++) {
+      if (ids[i] === ia && (b === '' ? i === len - 1 : i + 1 < len && ids[i + 1] === ib)) {
+        all += v.count;
+        if (seen) done += v.count;
+      }
+      if (ids[i] === ix) seen = true;
+    }
+  }
+  return all ? done / all : 0;
 }
 
 /** a's first occurrence precedes b's in at least REWORK_ORDER of the cases with both. */

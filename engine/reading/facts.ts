@@ -299,6 +299,12 @@ export function shareAtMost(s: Sketch, thresholdValue: number, bucketValueOf: (b
 export { quantile };
 
 /** The strength of a mined claim holding in `share` of `ofCases`, as the document's evidence_levels define it. */
+const STRENGTHS: readonly Strength[] = ['counted', 'strong', 'moderate', 'weak', 'hypothesis'];
+/** A strength capped at weak: claims resting on what the data cannot tell apart (file order of tied events). */
+export function atMostWeak(s: Strength): Strength {
+  return STRENGTHS.indexOf(s) < STRENGTHS.indexOf('weak') ? 'weak' : s;
+}
+
 export function strengthOf(ofCases: number, share: number): Strength {
   return mined(Math.round(share * ofCases), ofCases, '').strength;
 }

@@ -14,6 +14,7 @@ import { readProcessPart, readSuccessCriteria } from './process.js';
 import { readQuality } from './quality.js';
 import { readStages } from './stages.js';
 import { treeFacts } from './tree-facts.js';
+import { Ties } from './ties.js';
 import type {
   Decision,
   EdgeKind,
@@ -84,6 +85,7 @@ export function readProcess(input: ReadingInput): Reading {
   const { snapshot } = input;
   const f = factsOf(snapshot.tally, (millis) => millis / HOUR_MS, input.parsed);
   const backbone = backboneOf(f);
+  const ties = new Ties(f);
   // Order rows of the backbone steps first: every later order question about a step is then a lookup.
   for (const s of backbone.steps) f.order(s, s);
   const tree = treeFacts(input.tree);
@@ -91,11 +93,11 @@ export function readProcess(input: ReadingInput): Reading {
   const ends = readEnds(f, backbone, snapshot.periodEnd);
   const stages = readStages(f, backbone);
   const escalations = readEscalations(f, tree);
-  const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops);
+  const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties);
   const decisions = readDecisions(f, tree);
-  const sequence = readSequenceRules(f);
+  const sequence = readSequenceRules(f, ties);
   const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops);
-  const policies = readPolicies(f, backbone);
+  const policies = readPolicies(f, backbone, ties);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[]);
   const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart);
@@ -122,10 +124,15 @@ export function readProcess(input: ReadingInput): Reading {
       evidence: d.evidence as unknown as Plain,
     });
   }
-  for (const o of ends.outcomes) {
-    if (o.kind === 'other' && ends.ends.has(o.end_activity)) {
-      open_questions.push({ question: `Is ending with ${q(o.end_activity)} a success or a failure? Neither its name nor its place in the flow tells.`, evidence: { cases: o.cases, share: o.share, method: 'outcome counts' } });
-    }
+  // One question for every ending the data gives no verdict for (the rule is stated once, in the outcomes assumption).
+  const unread = ends.outcomes.filter((o) => o.kind === 'other' && ends.ends.has(o.end_activity));
+  if (unread.length) {
+    const cases = unread.reduce((n, o) => n + o.cases, 0);
+    const shown = unread.slice(0, 8).map((o) => `${q(o.end_activity)} (${o.cases})`);
+    open_questions.push({
+      question: `Which of these endings are successes and which failures? The log records no verdict for them: ${shown.join(', ')}${unread.length > 8 ? ` and ${unread.length - 8} more` : ''}.`,
+      evidence: { cases, share: ratio(cases, f.cases), method: 'outcome counts; see the outcomes assumption' },
+    });
   }
   if (ends.stalledCases > 0) {
     open_questions.push({

@@ -11,8 +11,6 @@ import { FAILURE_WORDS, isFinalName, nameVerdict, SUCCESS_WORDS } from './words.
 export const ENDING_SHARE = 0.5;
 /** An activity whose name reads as a success or failure is an ending when at least this share of the cases doing it stop there. */
 export const NAMED_ENDING_SHARE = 0.2;
-/** An ending where at least this share of all cases stop, and no word says otherwise, reads as the success. */
-export const DOMINANT_SHARE = 0.5;
 /** A stopped case is recent when its last event is no older than this quantile of its activity's time to the next step. */
 export const OPEN_QUANTILE = 0.95;
 /** Fewer observed waits after an activity than this say nothing about what is recent there. */
@@ -42,16 +40,20 @@ export interface EndReading {
  * most cases doing it stop (a fifth when its name says success or failure, or
  * it is the backbone's last step: trailing steps may follow), judged on the
  * cases that stopped there long enough ago unless the name says the case is
- * over; every case stopping at an ending is finished, however recent. Success
- * and failure of an ending come from whole words of its name, else from
- * structure (the ending where most cases stop, or the backbone's last step,
- * is the success). A case that stops up to TRAILING_STEPS steps after a
- * success or failure ending, or after a failure-named step no rework
- * follows, had that outcome. Any other case is open when its last event is
- * recent for that activity (within the OPEN_QUANTILE of the time from it to
- * the next step, counted back from the log's end), else it stalled
- * (`other`). Never from the commonest variant, which on varied logs speaks
- * for a few cases.
+ * over; every case stopping at an ending is finished, however recent.
+ *
+ * Success and failure are claimed only where the data records a verdict: the
+ * ending's own name (whole words). Where cases stop, or how many stop there,
+ * says that a case is over, not how it went: such an ending is `other`, and
+ * the document says the log records no outcome. A verdict is never passed on
+ * to a later step, with one exception: a case that stops up to
+ * TRAILING_STEPS steps after a step named as a failure (declined, cancelled)
+ * that no rework follows failed there (closing work trails a refusal; a
+ * success-named step followed by more work is often a gate on the way). Any
+ * other case is open when its last event is recent for that activity (within
+ * the OPEN_QUANTILE of the time from it to the next step, counted back from
+ * the log's end), else it stalled (`other`). Never from the commonest
+ * variant, which on varied logs speaks for a few cases.
  */
 export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undefined): EndReading {
   const stops = new Map<string, number>();
@@ -91,15 +93,11 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     // Trailing steps (a work item closed after the decision) keep some named endings, and the last backbone step, below half.
     const named = verdict !== undefined || (x === last && backbone.steps.length > 1);
     if (old > 0 && (old >= ENDING_SHARE * withX || (named && old >= NAMED_ENDING_SHARE * withX))) {
-      ends.set(x, verdict ?? (n >= DOMINANT_SHARE * f.cases || x === last ? 'success' : 'other'));
+      ends.set(x, verdict ?? 'other');
       if (verdict) byName.add(x);
     }
   }
-  const after = settledBefore(f, ends, byName);
-  // A structural success where more than a tenth of the cases stopping there had failed just before is no success ending.
-  for (const [x, n] of sorted) {
-    if (ends.get(x) === 'success' && !byName.has(x) && (after.get(x)?.failure ?? 0) > 0.1 * n) ends.set(x, 'other');
-  }
+  const after = settledBefore(f, byName);
   const items: Outcome[] = [];
   const push = (kind: Outcome['kind'], x: string, n: number) => {
     if (n > 0) items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: n, share: ratio(n, f.cases) });
@@ -115,10 +113,9 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     // A structural ending's kind, and a stop outside the endings, yield to a verdict a few steps before.
     const settled = after.get(x) ?? { success: 0, failure: 0 };
     const rest = n - settled.success - settled.failure;
-    push('success', x, settled.success + (kind === 'success' ? rest : 0));
     push('failure', x, settled.failure);
     if (kind !== undefined) {
-      if (kind !== 'success') push(kind, x, rest);
+      push(kind, x, rest);
       continue;
     }
     // The recent count is over every case stopping at x; those settled before are finished whenever they stopped.
@@ -131,11 +128,11 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   items.sort((a, b) => b.cases - a.cases || cmp(a.end_activity, b.end_activity) || cmp(a.kind, b.kind));
   const successEnds = [...ends].filter(([, k]) => k === 'success').map(([a]) => a).sort(cmp);
   const failureEnds = [...ends].filter(([, k]) => k === 'failure').map(([a]) => a).sort(cmp);
+  const recorded = successEnds.length + failureEnds.length > 0;
   const method =
     `an ending is an activity after which at least ${ENDING_SHARE * 100}% of the cases doing it stop (${NAMED_ENDING_SHARE * 100}% when its name reads as a success or failure, or it is the backbone's last step), counting only cases that are not recent there (see open below) unless its name says the case is over (a failure, or a success that is not a gate such as approve or accept); cases stopping at an ending are finished. ` +
-    `An ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated), ` +
-    `else a success when at least ${DOMINANT_SHARE * 100}% of all cases stop there or it is the last step of the backbone (the activities most cases do), else other (a hypothesis from words and counts). ` +
-    `A case stopping at any other step (whose name reads as no other verdict) within ${TRAILING_STEPS} steps after a success or failure ending, or a step named as a failure that no rework follows, takes that kind (the steps after it close work); a success read from structure where more than 10% of its cases failed just before is other. ` +
+    `Success and failure only where the data records a verdict: an ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated); any other ending is other, however many cases stop there${recorded ? '' : ' (no ending of this log names a verdict: the log does not record how cases went)'}. ` +
+    `A case stopping at a step with no verdict of its own within ${TRAILING_STEPS} steps after a step named as a failure that no rework follows failed there (closing work trails a refusal); no other verdict is passed on to a later step. ` +
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +
     `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;
   return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, method };
@@ -143,17 +140,16 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
 
 /**
  * Per activity that is not an ending named as a success or failure: the cases
- * stopping there within TRAILING_STEPS steps after a success or failure
- * ending, or after a failure-named step that no rework follows (the latest
- * one decides), counted over the variants.
+ * stopping there within TRAILING_STEPS steps after a step named as a failure
+ * that no rework follows (the latest verdict-named step decides), counted over
+ * the variants. Success is never passed on: a success-named step followed by
+ * more work is as often a gate on the way (a permit approved before its
+ * payment is requested and abandoned) as the goal with closing work after it.
  */
-function settledBefore(f: Facts, ends: ReadonlyMap<string, Outcome['kind']>, byName: ReadonlySet<string>): Map<string, { success: number; failure: number }> {
-  // 1 success, 2 failure: of the endings (by name or structure), and of the names of all activities.
-  const endKind = new Int8Array(f.activities.length);
+function settledBefore(f: Facts, byName: ReadonlySet<string>): Map<string, { success: number; failure: number }> {
+  // 1 success, 2 failure, by the names of all activities.
   const named = new Int8Array(f.activities.length);
   f.activities.forEach((a, k) => {
-    const e = ends.get(a);
-    endKind[k] = e === 'success' ? 1 : e === 'failure' ? 2 : 0;
     const v = nameVerdict(a);
     named[k] = v === 'success' ? 1 : v === 'failure' ? 2 : 0;
   });
@@ -162,23 +158,18 @@ function settledBefore(f: Facts, ends: ReadonlyMap<string, Outcome['kind']>, byN
     const ids = v.ids;
     const len = ids.length;
     const stop = ids[len - 1]!;
-    if (len < 2 || v.end === undefined || stop < 0 || byName.has(v.end)) continue;
+    if (len < 2 || v.end === undefined || stop < 0 || byName.has(v.end) || named[stop] !== 0) continue;
     for (let i = len - 2; i >= Math.max(0, len - 1 - TRAILING_STEPS); i--) {
       const k = ids[i]!;
-      if (k < 0) continue;
-      // What settles: an ending's kind; or a step named as a failure that no rework follows (a
-      // refusal ends a case even when closing work trails it, but "Cancel Invoice Receipt" then
-      // "Record Invoice Receipt" again is a correction). A step named as a success never does by
-      // itself: an approval followed by more work is often a gate on the way (a permit approved
-      // before its payment request is saved and abandoned).
-      const kind = endKind[k] !== 0 ? endKind[k]! : named[k] === 2 && !reworkAfter(ids, i) ? 2 : 0;
-      if (kind === 0) continue;
-      // A stop named as the other verdict ("Cancelled" after "Approved") is not settled by what came before.
-      if (named[stop] !== 0 && named[stop] !== kind) break;
-      let s = out.get(v.end);
-      if (!s) out.set(v.end, (s = { success: 0, failure: 0 }));
-      if (kind === 1) s.success += v.count;
-      else s.failure += v.count;
+      if (k < 0 || named[k] === 0) continue;
+      // The latest verdict-named step decides: a success-named one passes nothing on; a failure-named one
+      // settles the case unless the case went back to work after it ("Cancel Invoice Receipt" then
+      // "Record Invoice Receipt" again is a correction).
+      if (named[k] === 2 && !reworkAfter(ids, i)) {
+        let s = out.get(v.end);
+        if (!s) out.set(v.end, (s = { success: 0, failure: 0 }));
+        s.failure += v.count;
+      }
       break;
     }
   }

@@ -3,7 +3,8 @@ import { pairKey } from '../tally.js';
 import type { Policy } from '../document/types.js';
 import type { Backbone } from './backbone.js';
 import { earlier } from './edges.js';
-import { evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import { atMostWeak, evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import { TIE_DEPENDENT, type Ties } from './ties.js';
 
 export const SERVICE_QUANTILE = 0.9;
 const MIN_CASES = 10;
@@ -32,7 +33,7 @@ function shareWithin(f: Facts, s: Sketch, hours: number): number {
  * steps, backbone order, and separation of duties. Each is stated as what it
  * is: a share of cases (or hand-offs) observed within a limit, not a rule.
  */
-export function readPolicies(f: Facts, backbone: Backbone): { policies: Policy[]; serviceLevel: { hours: number; share: number; method: string } | undefined; method: string } {
+export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { policies: Policy[]; serviceLevel: { hours: number; share: number; method: string } | undefined; method: string } {
   const policies: Policy[] = [];
   let serviceLevel: { hours: number; share: number; method: string } | undefined;
   const durations = sketchCount(f.tally.caseDuration);
@@ -58,6 +59,8 @@ export function readPolicies(f: Facts, backbone: Backbone): { policies: Policy[]
     const n = e ? sketchCount(e.wait) : 0;
     if (!e || n < MIN_CASES) continue;
     const hours = niceHours(f.toHours(quantile(e.wait, SERVICE_QUANTILE)));
+    // "Within 0 hours" says the two are written at one time, not how soon one follows the other.
+    if (hours <= 0) continue;
     const share = shareWithin(f, e.wait, hours);
     policies.push({
       id: `timing-${slug(a)}-${slug(b)}`,
@@ -73,17 +76,26 @@ export function readPolicies(f: Facts, backbone: Backbone): { policies: Policy[]
     const b = main[i + 1]!;
     const o = f.order(a, b);
     if (o.both < MIN_CASES || !earlier(f, a, b)) continue;
+    const tied = ties.orderDependence(a, b);
+    const strength = strengthOf(o.both, ratio(o.aFirst, o.both));
     policies.push({
       id: `sequence-${slug(a)}-${slug(b)}`,
       kind: 'sequence',
       statement: `${q(a)} comes before ${q(b)} in ${pct(ratio(o.aFirst, o.both))} of the cases with both.`,
       threshold_hours: 0,
       share_met: ratio(o.aFirst, o.both),
-      evidence: evidence(o.aFirst, o.both, ratio(o.aFirst, o.both), strengthOf(o.both, ratio(o.aFirst, o.both)), `cases with both backbone steps where the first ${q(a)} precedes the first ${q(b)}, counted over the variants (consecutive backbone steps)`),
+      evidence: evidence(
+        o.aFirst,
+        o.both,
+        ratio(o.aFirst, o.both),
+        tied >= TIE_DEPENDENT ? atMostWeak(strength) : strength,
+        `cases with both backbone steps where the first ${q(a)} precedes the first ${q(b)}, counted over the variants (consecutive backbone steps)` +
+          (tied >= TIE_DEPENDENT ? `; in ${pct(tied)} of them only equal timestamps order the two (file order), so at most weak` : ''),
+      ),
     });
   }
   policies.push(...separations(f));
-  const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits), backbone order, and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
+  const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits; none of 0 hours: that is two steps written at one time), backbone order (at most weak where equal timestamps order the steps), and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
   return { policies, serviceLevel, method };
 }
 

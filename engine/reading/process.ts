@@ -77,8 +77,10 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
       : `one case, identified by ${q(notion)}; the activity names do not say what it is`;
   const successCases = ends.outcomes.filter((o) => o.kind === 'success').reduce((n, o) => n + o.cases, 0);
   const objective = ends.successEnds.length
-    ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map(q).join(' or ')} (the endings read as success)`
-    : 'not recognisable from the data: no ending reads as a success';
+    ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map(q).join(' or ')} (the endings whose names say success)`
+    : ends.failureEnds.length
+      ? `not recorded as a success: the log names only failures (${ends.failureEnds.map(q).join(', ')}); what a successful ${thing ?? 'case'} looks like is not in the data`
+      : `not recorded in the data: no ending names a verdict, so the log does not say how a ${thing ?? 'case'} went (where cases stop is not how they went)`;
   const strength: Strength = objectType ? 'counted' : 'hypothesis';
   const method =
     (objectType ? `the case notion is the OCEL object type ${q(objectType)}` : found ? found.from : 'no step cases start with names an object, nor does the case identifier') +

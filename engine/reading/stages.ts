@@ -65,13 +65,16 @@ export function readStages(f: Facts, backbone: Backbone): StageReading {
   });
   const index = new Map<string, number>(stepStage);
   const pos = backbone.position;
-  // Another activity belongs with the last backbone step that usually comes before it, else with the first
-  // that usually comes after it (backbone rows are built, so each question is a lookup).
+  // Another activity belongs with the last backbone step that comes before it in most of *its* cases, else with
+  // the first that comes after it in most of them (backbone rows are built, so each question is a lookup). Over its
+  // own cases, not the few that also do the step: 29 deleted bills that had been billed first do not put a deletion
+  // that mostly follows registration in the billing stage.
   for (const a of f.activities) {
     if (index.has(a)) continue;
+    const own = f.activityCases.get(a) ?? 0;
     let k = -1;
-    for (let i = steps.length - 1; i >= 0 && k < 0; i--) if (usuallyBefore(f, steps[i]!, a)) k = i;
-    for (let i = 0; i < steps.length && k < 0; i++) if (usuallyBefore(f, a, steps[i]!)) k = i;
+    for (let i = steps.length - 1; i >= 0 && k < 0; i--) if (mostlyBefore(f, steps[i]!, a, own)) k = i;
+    for (let i = 0; i < steps.length && k < 0; i++) if (mostlyBefore(f, a, steps[i]!, own)) k = i;
     index.set(a, k < 0 ? 0 : stepStage.get(steps[k]!)!);
   }
   const members: string[][] = Array.from({ length: s + 1 }, () => []);
@@ -90,13 +93,14 @@ export function readStages(f: Facts, backbone: Backbone): StageReading {
   const method =
     `the skeleton (the activities done by at least ${SKELETON_SHARE * 100}% of the cases, at most ${MAX_SKELETON}, ordered as the backbone) of ${steps.length} steps cut at ${cuts.length} of ${candidates.length} boundaries between consecutive steps done in that order by at least ${ORDERED * 100}% of the cases with both and not concurrent, ` +
     `taking the longest median waits between them; about one stage per ${ACTIVITIES_PER_STAGE} activities, at most ${MAX_STAGES} and at most half the skeleton's steps (one stage for ${TINY} activities or fewer); ` +
-    `every other activity joins the stage of the last skeleton step that precedes it in at least half of the cases with both, else of the first one it precedes so; a stage is named by its first and last skeleton step`;
+    `every other activity joins the stage of the last skeleton step that precedes it in at least half of its own cases, else of the first one it precedes so; a stage is named by its first and last skeleton step`;
   return { stages, stageOf, index, method };
 }
 
-function usuallyBefore(f: Facts, a: string, b: string): boolean {
+/** a's first occurrence precedes b's in at least half of `over` cases (the placed activity's own). */
+function mostlyBefore(f: Facts, a: string, b: string, over: number): boolean {
   const o = f.order(a, b);
-  return o.both > 0 && 2 * o.aFirst >= o.both;
+  return o.both > 0 && 2 * o.aFirst >= over;
 }
 
 /** The median wait of the direct hand-off a -> b when cases make it, else the median time from a to its next step. */

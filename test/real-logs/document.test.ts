@@ -30,11 +30,39 @@ async function documentOf(file: string): Promise<{ doc: GraphDocument; snapshot:
 }
 
 // pm4py reads the log, parses our tree, replays every trace (token-based; alignments when asked) and discovers the DFG.
+// The import pairs a start with the transition that closes it (connectors/files/lifecycle.ts); the same rule is written
+// here again in Python over pm4py's reading, so both sides count executions.
 const PM4PY_CHECK = `
 import sys, json, pm4py
+import pandas as pd
 from pm4py.objects.process_tree.utils.generic import parse
+OPENS = {'start'}
+MARKS = {'schedule', 'assign', 'reassign', 'suspend', 'resume'}
+CLOSES = {'complete', 'ate_abort', 'pi_abort', 'withdraw', 'autoskip', 'manualskip', 'unknown'}
+def executions(df):
+    if 'lifecycle:transition' not in df.columns:
+        return df
+    df = df.reset_index(drop=True)
+    df['_i'] = range(len(df))
+    keep = []
+    for _, g in df.sort_values(['case:concept:name', 'time:timestamp', '_i'], kind='stable').groupby('case:concept:name', sort=False):
+        tr = [None if pd.isna(v) else str(v).strip().lower() for v in g['lifecycle:transition']]
+        idx = list(g['_i'])
+        if not any(t in OPENS for t in tr) or any(t is not None and t not in OPENS | MARKS | CLOSES for t in tr):
+            keep += idx
+            continue
+        opened, k = {}, [True] * len(idx)
+        for j, (t, a) in enumerate(zip(tr, g['concept:name'])):
+            if t in MARKS:
+                k[j] = False
+            elif t in OPENS:
+                opened.setdefault(a, []).append(j)
+            elif t in CLOSES and opened.get(a):
+                k[opened[a].pop(0)] = False
+        keep += [i for i, kk in zip(idx, k) if kk]
+    return df[df['_i'].isin(set(keep))].drop(columns=['_i'])
 path, tree_file, align = sys.argv[1], sys.argv[2], sys.argv[3] == '1'
-log = pm4py.read_xes(path) if '.xes' in path else None
+log = executions(pm4py.read_xes(path)) if '.xes' in path else None
 tree = parse(open(tree_file, encoding='utf8').read())
 net, im, fm = pm4py.convert_to_petri_net(tree)
 tbr = pm4py.conformance_diagnostics_token_based_replay(log, net, im, fm)

@@ -1,0 +1,90 @@
+import { sketchCount, ZERO_BUCKET } from '../sketch.js';
+import { pairKey } from '../tally.js';
+import type { Facts } from './facts.js';
+
+/**
+ * How far the order of steps rests on equal timestamps. Two events of a case
+ * at one time are put in the order of the file (event id): on day-level data
+ * (a hospital writing lab tests by date) that order is how the log was
+ * written, not what happened first. A claim about order among such steps
+ * (a rule, an order policy, a zero-hour timing, a repeat) says nothing about
+ * the process, so it is made at most `weak`, or not at all.
+ *
+ * Measured per claim, not per log: a log with few ties can still hold a
+ * claim resting on them, and a log with many can hold claims that do not.
+ * A hand-off is tied when its wait is 0 (the sketches' zero bucket, below
+ * 1 ms); the order of a and b in a case rests on ties when every hand-off
+ * between the first a and the first b is mostly tied (at least TIED of that
+ * edge's hand-offs), counted over the variants.
+ */
+export const TIED = 0.5;
+/** A claim whose supporting cases rest on ties at least this share is made at most weak. */
+export const TIE_DEPENDENT = 0.5;
+
+export class Ties {
+  private readonly tiedHop: Uint8Array;
+  private readonly n: number;
+  private readonly cache = new Map<string, number>();
+
+  constructor(private readonly f: Facts) {
+    const n = f.activities.length;
+    this.n = n;
+    this.tiedHop = new Uint8Array(n * n);
+    for (const [a, i] of f.idOf) {
+      for (const e of f.out.get(a) ?? []) {
+        const j = f.idOf.get(e.to);
+        if (j === undefined) continue;
+        const waits = sketchCount(e.wait);
+        if (waits > 0 && (e.wait.get(ZERO_BUCKET) ?? 0) >= TIED * waits) this.tiedHop[i * n + j] = 1;
+      }
+    }
+  }
+
+  /** Share of the direct hand-offs a -> b made at one timestamp (0 when there are none). */
+  handoff(a: string, b: string): number {
+    const e = this.f.tally.edges.get(pairKey(a, b));
+    const waits = e ? sketchCount(e.wait) : 0;
+    return waits ? (e!.wait.get(ZERO_BUCKET) ?? 0) / waits : 0;
+  }
+
+  /**
+   * Share of the cases with both a and b whose order between the first a and the first b (whichever comes first)
+   * rests on tied hand-offs only: swap the tied events and the order turns. Counted over the variants.
+   */
+  orderDependence(a: string, b: string): number {
+    const key = pairKey(a, b);
+    const known = this.cache.get(key);
+    if (known !== undefined) return known;
+    const ia = this.f.idOf.get(a);
+    const ib = this.f.idOf.get(b);
+    let both = 0;
+    let tied = 0;
+    if (ia !== undefined && ib !== undefined && ia !== ib) {
+      const n = this.n;
+      for (const v of this.f.variants) {
+        const ids = v.ids;
+        let pa = -1;
+        let pb = -1;
+        for (let i = 0; i < ids.length && (pa < 0 || pb < 0); i++) {
+          if (ids[i] === ia && pa < 0) pa = i;
+          else if (ids[i] === ib && pb < 0) pb = i;
+        }
+        if (pa < 0 || pb < 0) continue;
+        both += v.count;
+        const from = Math.min(pa, pb);
+        const to = Math.max(pa, pb);
+        let all = true;
+        for (let i = from; i < to && all; i++) {
+          const x = ids[i]!;
+          const y = ids[i + 1]!;
+          if (x < 0 || y < 0 || this.tiedHop[x * n + y] === 0) all = false;
+        }
+        if (all) tied += v.count;
+      }
+    }
+    const share = both ? tied / both : 0;
+    this.cache.set(key, share);
+    this.cache.set(pairKey(b, a), share);
+    return share;
+  }
+}
