@@ -57,7 +57,7 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
   const nodes = graph.nodes.map((n) => (n.kind === 'activity' ? { ...n, stage: reading.stageOf.get(n.label) ?? '' } : n));
   const edges = graph.edges.map((e) => {
     const k = reading.edgeKinds.get(e.id);
-    return k ? { ...e, kind: k.kind, evidence: { ...e.evidence, method: `${e.evidence.method}; kind: ${k.method}` } } : e;
+    return k ? { ...e, kind: k.kind, evidence: { ...e.evidence, ...(k.strength ? { strength: k.strength } : {}), method: `${e.evidence.method}; kind: ${k.method}` } } : e;
   });
 
   return {

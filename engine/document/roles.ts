@@ -43,7 +43,7 @@ export function roleParts(tally: Pick<Tally, 'cases' | 'events' | 'resources' | 
     rolesOf,
     assumption:
       roles.length > 0
-        ? `Roles come from the ${resourceAttribute} attribute: resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first; a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. The log has no role, group or team attribute.`
+        ? `Roles come from the ${resourceAttribute} attribute (placeholder values such as nan, ? or MISSING, and a value naming the one activity it is written on, are nobody): resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first; a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. The log has no role, group or team attribute.`
         : 'The log has no role, group or team attribute and no resource attribute, so there are no roles.',
   };
 }
@@ -123,10 +123,14 @@ export function discoverRoles(resources: ReadonlyMap<string, PairTally>, totalCa
   const profiles = new Map<string, Map<string, PairTally>>();
   for (const [key, p] of resources) {
     const [activity, resource] = splitKey(key);
+    if (isPlaceholder(resource)) continue;
     let m = profiles.get(resource);
     if (!m) profiles.set(resource, (m = new Map()));
     m.set(activity, p);
   }
+  // A value written as the resource of one activity only, and equal to its name, is the step standing in for nobody
+  // (artificial Start and End events whose resource is 'Start' and 'End'): not a person.
+  for (const [r, m] of profiles) if (m.size === 1 && [...m.keys()][0]!.trim().toLowerCase() === r.trim().toLowerCase()) profiles.delete(r);
   const total = (m: Map<string, PairTally>) => [...m.values()].reduce((s, p) => s + p.events, 0);
   const order = [...profiles.keys()].sort((a, b) => total(profiles.get(b)!) - total(profiles.get(a)!) || cmp(a, b));
   const groups: { members: string[]; profile: Map<string, number> }[] = [];

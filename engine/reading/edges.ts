@@ -1,7 +1,14 @@
-import type { EdgeKind, GraphEdge, GraphNode } from '../document/types.js';
+import type { EdgeKind, GraphEdge, GraphNode, Strength } from '../document/types.js';
 import type { Backbone } from './backbone.js';
 import { parallel, pct, q, type Facts } from './facts.js';
-import type { Ties } from './ties.js';
+import { TIED, type Ties } from './ties.js';
+
+/** An edge's kind as read, the method in words, and its strength when the data cannot carry the counted one. */
+export interface EdgeReading {
+  kind: EdgeKind;
+  method: string;
+  strength?: Strength;
+}
 
 export const REWORK_ORDER = 0.9;
 export const RARE_ACTIVITY_SHARE = 0.05;
@@ -36,7 +43,7 @@ export function readEdgeKinds(
   failureEnds: readonly string[],
   stops: ReadonlyMap<string, number>,
   ties: Ties,
-): { kinds: Map<string, { kind: EdgeKind; method: string }>; assumption: string } {
+): { kinds: Map<string, EdgeReading>; assumption: string } {
   const label = new Map(nodes.map((n) => [n.id, n.kind === 'activity' ? n.label : '']));
   const onBackbone = new Set(backbone.steps);
   // Entering a failure ending that most cases reach is the process's usual outcome, not an exception.
@@ -52,7 +59,7 @@ export function readEdgeKinds(
         (from === '' || (earlier(f, from, b) && !parallel(f, from, b))) &&
         (to === '' || (earlier(f, b, to) && !parallel(f, b, to))),
     );
-  const kinds = new Map<string, { kind: EdgeKind; method: string }>();
+  const kinds = new Map<string, EdgeReading>();
   for (const e of edges) {
     const from = label.get(e.from) ?? '';
     const to = label.get(e.to) ?? '';
@@ -89,7 +96,10 @@ export function readEdgeKinds(
       kind = 'exception';
       why = failure.has(to) ? `enters the failure ending ${q(to)}` : `touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases`;
     }
-    kinds.set(e.id, { kind, method: `${kind}: ${why}` });
+    // Which of two steps at one timestamp came first is the file's order: a kind read from that is weak.
+    const tied = from && to ? ties.handoff(from, to) : 0;
+    if (tied >= TIED) kinds.set(e.id, { kind, method: `${kind}: ${why}; ${pct(tied)} of its hand-offs share a timestamp, so their order is the file's and the edge is weak`, strength: 'weak' });
+    else kinds.set(e.id, { kind, method: `${kind}: ${why}` });
   }
   const assumption =
     `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp: entries written at once), ` +

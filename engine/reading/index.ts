@@ -4,7 +4,7 @@ import { HOUR_MS } from '../time.js';
 import { backboneOf } from './backbone.js';
 import { END_LABEL, readDecisions } from './decisions.js';
 import { readSequenceRules } from './declare.js';
-import { readEdgeKinds } from './edges.js';
+import { readEdgeKinds, type EdgeReading } from './edges.js';
 import { readEscalations } from './escalations.js';
 import { readExceptions } from './exceptions.js';
 import { factsOf, pct, q, ratio, type ParsedVariants } from './facts.js';
@@ -17,7 +17,6 @@ import { treeFacts } from './tree-facts.js';
 import { Ties } from './ties.js';
 import type {
   Decision,
-  EdgeKind,
   Escalation,
   ExceptionItem,
   GraphEdge,
@@ -60,7 +59,7 @@ export interface Reading {
   /** Stage id per activity label; every activity in exactly one stage. */
   stageOf: Map<string, string>;
   /** Kind per edge id; edges not listed are `normal`. */
-  edgeKinds: Map<string, { kind: EdgeKind; method: string }>;
+  edgeKinds: Map<string, EdgeReading>;
   decisions: Decision[];
   sequence_rules: SequenceRule[];
   exceptions: ExceptionItem[];

@@ -118,6 +118,13 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
       push(kind, x, rest);
       continue;
     }
+    // A case whose last step names its own verdict (an offer cancelled, a fine paid) ended so, even where few of the
+    // cases doing that step stop there; a gate (approved, accepted) may still be followed by more work.
+    const own = nameVerdict(x);
+    if (own === 'failure' || (own === 'success' && isFinalName(x))) {
+      push(own, x, rest);
+      continue;
+    }
     // The recent count is over every case stopping at x; those settled before are finished whenever they stopped.
     const r = Math.min(rest, recent.get(x) ?? 0);
     push('open', x, r);
@@ -132,6 +139,7 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   const method =
     `an ending is an activity after which at least ${ENDING_SHARE * 100}% of the cases doing it stop (${NAMED_ENDING_SHARE * 100}% when its name reads as a success or failure, or it is the backbone's last step), counting only cases that are not recent there (see open below) unless its name says the case is over (a failure, or a success that is not a gate such as approve or accept); cases stopping at an ending are finished. ` +
     `Success and failure only where the data records a verdict: an ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated); any other ending is other, however many cases stop there${recorded ? '' : ' (no ending of this log names a verdict: the log does not record how cases went)'}. ` +
+    `A case whose last step names a verdict of its own (a failure, or a success that is no gate such as approve or accept) ended so, ending or not. ` +
     `A case stopping at a step with no verdict of its own within ${TRAILING_STEPS} steps after a step named as a failure that no rework follows failed there (closing work trails a refusal); no other verdict is passed on to a later step. ` +
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +
     `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;

@@ -5,6 +5,7 @@ import type { Backbone } from './backbone.js';
 import { earlier } from './edges.js';
 import { atMostWeak, evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
 import { TIE_DEPENDENT, type Ties } from './ties.js';
+import { isPlaceholder } from './words.js';
 
 export const SERVICE_QUANTILE = 0.9;
 const MIN_CASES = 10;
@@ -62,13 +63,22 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { polici
     // "Within 0 hours" says the two are written at one time, not how soon one follows the other.
     if (hours <= 0) continue;
     const share = shareWithin(f, e.wait, hours);
+    const tied = ties.handoff(a, b);
+    const strength = strengthOf(n, share);
     policies.push({
       id: `timing-${slug(a)}-${slug(b)}`,
       kind: 'timing',
       statement: `When ${q(b)} directly follows ${q(a)}, it does so within ${hours} hours in ${pct(share)} of the hand-offs (the observed ${SERVICE_QUANTILE * 100}th percentile, rounded up).`,
       threshold_hours: hours,
       share_met: share,
-      evidence: evidence(Math.round(share * n), n, share, strengthOf(n, share), `wait sketch of the hand-off ${q(a)} -> ${q(b)} (${n} hand-offs): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits`),
+      evidence: evidence(
+        Math.round(share * n),
+        n,
+        share,
+        tied >= TIE_DEPENDENT ? atMostWeak(strength) : strength,
+        `wait sketch of the hand-off ${q(a)} -> ${q(b)} (${n} hand-offs): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits` +
+          (tied >= TIE_DEPENDENT ? `; ${pct(tied)} of the hand-offs share a timestamp (the file orders them), so at most weak` : ''),
+      ),
     });
   }
   for (let i = 0; i + 1 < main.length; i++) {
@@ -110,6 +120,8 @@ function separations(f: Facts): Policy[] {
     const i = key.indexOf('\u0000');
     const a = key.slice(0, i);
     const r = key.slice(i + 1);
+    // A placeholder is a missing resource, not one person doing everything: its activities are then not fully resourced.
+    if (isPlaceholder(r)) continue;
     let m = mix.get(a);
     if (!m) mix.set(a, (m = new Map()));
     m.set(r, p.events);

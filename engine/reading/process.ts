@@ -4,7 +4,7 @@ import type { ProcessPart, Strength, SuccessCriterion } from '../document/types.
 import type { Backbone } from './backbone.js';
 import { evidence, pct, q, ratio, type Facts } from './facts.js';
 import type { EndReading } from './outcomes.js';
-import { nounContexts, nounOf, nounOfColumn, nounOfIds } from './words.js';
+import { nounContexts, nounOfColumn, nounOfIds, objectOf } from './words.js';
 
 /** The commonest ways cases start whose names are read for the case's noun (then the backbone's steps). */
 const FIRST_STEPS = 3;
@@ -14,14 +14,16 @@ const COMMON_NAME_SHARE = 0.2;
 /**
  * The thing a case is about, from what a case is made of and the process's
  * own steps: the OCEL object type when the case notion is one; else the
- * phrase the case ids share ("declaration 86791"); else the
- * object in the name of the commonest step cases start with that names one
- * ("Create Fine" -> fine, "register request" -> request), else of the
- * backbone steps (the phrase acted on in most ways); a noun counts when
+ * word the case ids share ("declaration 86791"; never a code prefix such as
+ * "INC" or a short abbreviation); else the object of a step that reads
+ * "verb object" ("Create Fine" -> fine, "register request" -> request) and
+ * speaks for most cases: the first step of at least half of them, or a step
+ * half of them do (the phrase acted on in most ways); a noun counts when
  * activity names act on it in at least two ways, or it names how most cases
- * start; else a noun
- * in the case column's name. Never a status, verb or quality word. A reading
- * of words is a guess: `hypothesis`.
+ * start; else a noun in the case column's name. Never a status, verb or
+ * quality word, a word with no verb before it, or a word of a language the
+ * vocabulary does not read: then "one case, identified by <column>". A
+ * reading of words is a guess: `hypothesis`.
  */
 export function caseNoun(f: Facts, backbone: Backbone, caseNotion: string | undefined, caseIds: readonly string[] = []): { noun: string; source: string; from: string } | undefined {
   const fromIds = nounOfIds(caseIds);
@@ -31,8 +33,11 @@ export function caseNoun(f: Facts, backbone: Backbone, caseNotion: string | unde
   // Ways of acting on a noun are counted among the activities a fifth of the cases do: a rare step's name is no evidence.
   const common = f.activities.filter((a) => (f.activityCases.get(a) ?? 0) >= COMMON_NAME_SHARE * f.cases);
   const support = (noun: string) => nounContexts(common, noun);
+  // Only a step that speaks for most cases: the first step of half of them, or one half of them do.
+  const speaks = (step: string) => step === mainStart || (f.activityCases.get(step) ?? 0) >= 0.5 * f.cases;
   const read = (step: string): { noun: string; names: number } | undefined => {
-    const noun = nounOf(step);
+    if (!speaks(step)) return undefined;
+    const noun = objectOf(step);
     if (noun === undefined) return undefined;
     const names = support(noun);
     // A phrase one name holds may still end in the noun others share ("W_Completeren aanvraag").

@@ -14,28 +14,28 @@ import type { Facts } from './facts.js';
  * claim resting on them, and a log with many can hold claims that do not.
  * A hand-off is tied when its wait is 0 (the sketches' zero bucket, below
  * 1 ms); the order of a and b in a case rests on ties when every hand-off
- * between the first a and the first b is mostly tied (at least TIED of that
- * edge's hand-offs), counted over the variants.
+ * between the first a and the first b is tied.
  */
 export const TIED = 0.5;
 /** A claim whose supporting cases rest on ties at least this share is made at most weak. */
 export const TIE_DEPENDENT = 0.5;
 
 export class Ties {
-  private readonly tiedHop: Uint8Array;
+  /** Per hop (from * n + to): the share of its hand-offs made at one timestamp. */
+  private readonly tiedHop: Float64Array;
   private readonly n: number;
   private readonly cache = new Map<string, number>();
 
   constructor(private readonly f: Facts) {
     const n = f.activities.length;
     this.n = n;
-    this.tiedHop = new Uint8Array(n * n);
+    this.tiedHop = new Float64Array(n * n);
     for (const [a, i] of f.idOf) {
       for (const e of f.out.get(a) ?? []) {
         const j = f.idOf.get(e.to);
         if (j === undefined) continue;
         const waits = sketchCount(e.wait);
-        if (waits > 0 && (e.wait.get(ZERO_BUCKET) ?? 0) >= TIED * waits) this.tiedHop[i * n + j] = 1;
+        if (waits > 0) this.tiedHop[i * n + j] = (e.wait.get(ZERO_BUCKET) ?? 0) / waits;
       }
     }
   }
@@ -49,7 +49,9 @@ export class Ties {
 
   /**
    * Share of the cases with both a and b whose order between the first a and the first b (whichever comes first)
-   * rests on tied hand-offs only: swap the tied events and the order turns. Counted over the variants.
+   * rests on tied hand-offs only: swap the tied events and the order turns. Counted over the variants, each
+   * hand-off between them tied as often as its edge's hand-offs are (the variants keep no times), so a case's
+   * chance is the product over its hops.
    */
   orderDependence(a: string, b: string): number {
     const key = pairKey(a, b);
@@ -73,13 +75,13 @@ export class Ties {
         both += v.count;
         const from = Math.min(pa, pb);
         const to = Math.max(pa, pb);
-        let all = true;
-        for (let i = from; i < to && all; i++) {
+        let chance = 1;
+        for (let i = from; i < to && chance > 0; i++) {
           const x = ids[i]!;
           const y = ids[i + 1]!;
-          if (x < 0 || y < 0 || this.tiedHop[x * n + y] === 0) all = false;
+          chance *= x < 0 || y < 0 ? 0 : this.tiedHop[x * n + y]!;
         }
-        if (all) tied += v.count;
+        tied += chance * v.count;
       }
     }
     const share = both ? tied / both : 0;

@@ -30,6 +30,7 @@ export const SUCCESS_WORDS: readonly string[] = [
   'close', 'closed', 'complete', 'completed', 'completion', 'pay', 'paid', 'payment', 'approve', 'approved', 'approval', 'accept', 'accepted',
   'resolve', 'resolved', 'finish', 'finished', 'done', 'deliver', 'delivered', 'delivery', 'settle', 'settled', 'shipped', 'archive',
   'archived', 'success', 'successful', 'won', 'fulfil', 'fulfill', 'fulfilled', 'granted', 'hired', 'discharge', 'discharged', 'solved',
+  'clear', 'cleared',
 ];
 
 /** Words that turn a success word around ("not accepted", "without payment"). */
@@ -89,6 +90,18 @@ const OPENING_VERBS = new Set(['request', 'appeal', 'release', 'order', 'claim',
 
 /** Words in -ing that are things. */
 const GERUND_NOUNS = new Set(['building', 'booking', 'meeting', 'listing', 'housing', 'clothing', 'painting', 'drawing', 'offering', 'filing', 'shipping', 'billing', 'funding', 'training', 'hearing', 'ruling', 'warning', 'finding', 'setting', 'posting']);
+
+/**
+ * The object of a name that reads "verb object" ("Create Fine", "register request", "Insert ticket"): the name's
+ * first word is a verb this vocabulary knows. A name that opens with anything else ("ER Triage", "vervolgconsult
+ * poliklinisch", a verb of a language the vocabulary does not hold) names no object it can read.
+ */
+export function objectOf(name: string): string | undefined {
+  const first = wordsOf(name)[0];
+  const verb = (w: string) => VERBS.has(w) || OPENING_VERBS.has(w) || successSet.has(w) || failureSet.has(w);
+  if (first === undefined || !(verb(first) || (first.endsWith('s') && verb(first.slice(0, -1))))) return undefined;
+  return nounOf(name);
+}
 
 /**
  * The noun phrase of an activity name, read as "verb object": filler,
@@ -151,9 +164,11 @@ export function nounOfIds(ids: readonly string[]): string | undefined {
   const counts = new Map<string, number>();
   for (const id of ids) {
     const m = /^([A-Za-z][A-Za-z _.-]*?)[ _.#:-]*\d+$/.exec(id.trim());
-    if (!m) continue;
+    // A prefix in capitals ("INC0001234") is a code, not a word for the thing.
+    if (!m || !/[a-z]/.test(m[1]!)) continue;
     const phrase = wordsOf(m[1]!).filter((w) => !['case', 'trace', 'id', 'nr', 'no', 'number', 'instance'].includes(w)).join(' ');
-    if (phrase.length >= 3) counts.set(phrase, (counts.get(phrase) ?? 0) + 1);
+    // Short prefixes ("inc", "po", "req") are abbreviations, not words.
+    if (phrase.length >= 5) counts.set(phrase, (counts.get(phrase) ?? 0) + 1);
   }
   const best = [...counts].sort((a, b) => b[1] - a[1])[0];
   return best && best[1] >= 0.8 * ids.length ? best[0] : undefined;

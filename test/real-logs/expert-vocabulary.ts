@@ -212,6 +212,34 @@ export function notSuccess(activity: string, why: string): Fact {
   };
 }
 
+/** No outcome item ending with this activity is a failure (the ending closes the work; the log records no verdict). */
+export function notFailure(activity: string, why: string): Fact {
+  return {
+    fact: `notFailure(${quote(activity)})`,
+    why,
+    check: ({ doc }) => {
+      const bad = doc.outcomes.filter((o) => o.end_activity === activity && o.kind === 'failure');
+      return bad.length ? `outcome ${bad[0]!.id} reads ${quote(activity)} (${bad[0]!.cases} cases) as a failure` : undefined;
+    },
+  };
+}
+
+/**
+ * At most `cases` cases repeat the activity (executions counted once: a start and its complete are one, so a log
+ * writing both does not make every case repeat every step).
+ */
+export function repeatedByAtMost(activity: string, cases: number, why: string): Fact {
+  return {
+    fact: `repeatedByAtMost(${quote(activity)}, ${cases})`,
+    why,
+    check: ({ doc }) => {
+      const node = doc.nodes.find((n) => n.kind === 'activity' && n.label === activity);
+      if (!node) return `no node ${quote(activity)}`;
+      return node.cases_repeating > cases ? `${node.cases_repeating} cases repeat ${quote(activity)}` : undefined;
+    },
+  };
+}
+
 /** At most maxShare of all cases are in outcomes of kind 'open'. */
 export function noOpenCases(maxShare: number, why: string): Fact {
   return {
