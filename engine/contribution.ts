@@ -1,6 +1,7 @@
 import { compareEvents, type Event } from './event.js';
 import { bucketOf } from './sketch.js';
-import { caseFold, choiceValue, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, roleValue, START, type Tally } from './tally.js';
+import { caseFold, choiceValue, END, isRoleAttribute, pairKey, roleValue, START, type Tally } from './tally.js';
+import { FollowedAttributes } from './profile-fold.js';
 import { HOUR_MS } from './time.js';
 import { Counters, tallyFromRows } from './store/codec.js';
 import { KeyBook, type VariantNode } from './store/counter-keys.js';
@@ -13,7 +14,7 @@ export type Trace = readonly Event[];
  * count something new or differently: a store opened with counters of an older
  * version rebuilds them from its kept events.
  */
-export const COUNTING_VERSION = 3;
+export const COUNTING_VERSION = 4;
 
 /** How long from one time to another; the working-time calendar swaps this in. */
 export type Duration = (fromMillis: number, toMillis: number) => number;
@@ -46,8 +47,8 @@ export class CaseFold {
   private firstAt = Infinity;
   private lastAt = -Infinity;
   private lastKey = '';
-  /** Reading counters: attribute, pairKey(attribute, counted value), … known so far, and whether the last event was its activity's first visit. */
-  private known: string[] | undefined;
+  /** The attributes followed (their last counted values, read by the choice counters, and the log profile's state), and whether the last event was its activity's first visit. */
+  private attrs: FollowedAttributes | undefined;
   private fold = -1;
   private lastIsFirstVisit = false;
   /** Resource, activity, … : the activities each resource did in this case. */
@@ -98,6 +99,7 @@ export class CaseFold {
       into.add(book.cases, sign);
     }
     into.add(book.events, sign);
+    FollowedAttributes.event(book, ev.time, into, sign);
     const seenBefore = this.visits(a);
     if (seenBefore === 0) into.add(activity.cases, sign);
     if (seenBefore === 1) into.add(activity.repeating, sign);
@@ -151,17 +153,15 @@ export class CaseFold {
   /** The interpreter's counters (see Tally.choices, sameResource): choices at first visits, shared resources. */
   private readingStep(ev: Event, prev: string | undefined, into: Counters, sign: 1 | -1, firstVisit: boolean): void {
     if (prev !== undefined && this.lastIsFirstVisit) this.countChoice(prev, ev.activity, into, sign);
-    for (const name in ev.attributes) {
-      const value = name === '' ? undefined : choiceValue(ev.attributes[name]!);
-      if (value !== undefined) {
-        const known = (this.known ??= []);
-        let i = 0;
-        while (i < known.length && known[i] !== name) i += 2;
-        if (i < known.length) known[i + 1] = this.book.pair(name, value);
-        else if (known.length < 2 * MAX_CHOICE_ATTRIBUTES) known.push(name, this.book.pair(name, value));
-      }
+    const attributes = ev.attributes;
+    for (const name in attributes) {
+      if (name === '') continue;
+      const raw = attributes[name]!;
+      const value = choiceValue(raw);
+      const pair = value === undefined ? undefined : this.book.pair(name, value);
+      (this.attrs ??= new FollowedAttributes()).attribute(this.book, name, raw, pair, ev, prev === undefined, into, sign, this.duration);
       if (isRoleAttribute(name)) {
-        const role = roleValue(ev.attributes[name]!);
+        const role = roleValue(raw);
         if (role !== undefined) {
           const k2 = pairKey(name, role);
           into.add(this.book.id('role.events', ev.activity, k2, 0), sign);
@@ -187,8 +187,13 @@ export class CaseFold {
     if (this.fold < 0) this.fold = caseFold(this.caseId);
     const edge = this.book.edge(at, next);
     into.add(edge.choice(this.fold, ALL_CASES), sign);
-    const known = this.known;
-    if (known) for (let i = 1; i < known.length; i += 2) into.add(edge.choice(this.fold, known[i]!), sign);
+    const list = this.attrs?.list;
+    if (list) {
+      for (let i = 1; i < list.length; i += 4) {
+        const pair = list[i] as string;
+        if (pair !== '') into.add(edge.choice(this.fold, pair), sign);
+      }
+    }
   }
 
   /**
@@ -204,8 +209,7 @@ export class CaseFold {
     const implied = new Set(all ? [] : derived);
     const state: FoldState = { v: 1, c: this.caseId, p: [...this.path], f: this.firstAt, l: this.lastAt, k: this.lastKey };
     if (this.lastIsFirstVisit) state.fv = 1;
-    const known = this.known;
-    if (known?.length) state.n = known.map((x, i) => (i % 2 === 0 ? x : x.slice(known[i - 1]!.length + 1)));
+    if (this.attrs) Object.assign(state, this.attrs.toJSON());
     // Each resource's activity by its first place in the path (the path names every activity already).
     if (this.byResource?.length) state.r = this.byResource.map((x, i) => (i % 2 === 0 ? x : this.path.indexOf(x)));
     const s = [...seen].filter((id) => !implied.has(id)).map((id): [string, string, string, number] => [book.kinds[id]!, book.k1s[id]!, book.k2s[id]!, book.buckets[id]!]);
@@ -227,8 +231,7 @@ export class CaseFold {
       fold.variant = book.variantStep(fold.variant, a);
     }
     if (fold.path.length > LONG_CASE) fold.perActivity = countVisits(fold.path);
-    const n = state.n ?? [];
-    if (n.length) fold.known = n.map((x, i) => (i % 2 === 0 ? x : book.pair(n[i - 1]!, x)));
+    fold.attrs = FollowedAttributes.restore(book, state);
     const r = state.r ?? [];
     if (r.length) fold.byResource = r.map((x, i) => (i % 2 === 0 ? book.resourceName(String(x)) : fold.path[Number(x)]!));
     const ids = new Set(state.all ? [] : fold.derivedSeen());
@@ -244,8 +247,9 @@ export class CaseFold {
    * reads it; a new book must drop such texts (ProjectStore renews its book by clearing its cache).
    * One JSON array: case id, first time, last time, last key, flags (1: the last event was a first
    * visit, 2: pruned until a time and key that follow), the path's node in the variant trie, the
-   * count of ids met once and the ids, the count of attributes known and their pair numbers, then
-   * the resources' activities (resource number, activity.cases id of the activity, ...).
+   * count of ids met once and the ids, the attributes followed (FollowedAttributes.pack: their count,
+   * then two numbers each), then the resources' activities (resource number, activity.cases id of the
+   * activity, ...).
    */
   pack(): string {
     const book = this.book;
@@ -255,9 +259,8 @@ export class CaseFold {
     const seen = this.seen;
     out.push(Array.isArray(seen) ? seen.length : seen.size);
     for (const id of seen) out.push(id);
-    const known = this.known ?? [];
-    out.push(known.length / 2);
-    for (let i = 1; i < known.length; i += 2) out.push(book.pairId(known[i]!));
+    if (this.attrs) this.attrs.pack(book, out);
+    else out.push(0);
     const r = this.byResource ?? [];
     for (let i = 0; i < r.length; i += 2) out.push(book.resourceId(r[i]!), book.activity(r[i + 1]!).cases);
     return JSON.stringify(out);
@@ -287,12 +290,7 @@ export class CaseFold {
     const seen = a.slice(i + 1, i + 1 + (a[i] as number)) as number[];
     fold.seen = seen.length > 48 ? new Set(seen) : seen;
     i += 1 + seen.length;
-    const pairs = a[i++] as number;
-    if (pairs > 0) {
-      const known: string[] = [];
-      for (let end = i + pairs; i < end; i++) known.push(book.pairNames[a[i] as number]!, book.pairKeys[a[i] as number]!);
-      fold.known = known;
-    }
+    [fold.attrs, i] = FollowedAttributes.unpack(book, a, i);
     if (i < a.length) {
       const r: string[] = [];
       for (; i < a.length; i += 2) r.push(book.resourceNames[a[i] as number]!, book.k1s[a[i + 1] as number]!);
@@ -333,14 +331,16 @@ export class CaseFold {
     into.add(book.activity(last).last(Math.floor(this.lastAt / HOUR_MS)), sign);
     // Stopping is a branch of a decision too: a case whose last event is its activity's first visit goes to END.
     if (this.lastIsFirstVisit) this.countChoice(last, END, into, sign);
+    this.attrs?.finish(book, last, into, sign);
   }
 }
 
 /**
  * A fold's state by names (CaseFold.toJSON): case id, path, first and last time, the last event's
- * key, whether the last event was its activity's first visit, the attributes known (name, value, …),
- * the resources' activities (resource, the activity's first place in the path, …) and the
- * once-per-case counters met that these do not imply (all of them when `all`).
+ * key, whether the last event was its activity's first visit, the attributes followed (name, last
+ * counted value or '' for none, …; with `nf` and `nx`), the resources' activities (resource, the
+ * activity's first place in the path, …) and the once-per-case counters met that these do not imply
+ * (all of them when `all`).
  */
 export interface FoldState {
   v: 1;
@@ -354,6 +354,10 @@ export interface FoldState {
   r?: (string | number)[];
   s?: [kind: string, k1: string, k2: string, bucket: number][];
   all?: 1;
+  /** Per attribute in `n`, its counted value on the first event ('' for none); none when all are ''. */
+  nf?: string[];
+  /** Per attribute in `n`, its flags (1: its value changed, 2: a later date met); none when all are 0. */
+  nx?: number[];
 }
 
 /** Past this many events a fold counts visits per activity in a map rather than searching its path. */

@@ -3,7 +3,7 @@ export { EngineError, engineErrorCodes, type EngineErrorCode } from './errors.js
 export { checkEvent, cmp, compareEvents, DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, eventLimits, toWire, UNBOUNDED_EVENT_LIMITS, wireEventSchema, wireEventSchemaFor, type AttributeValue, type Event, type EventCheck, type EventLimits, type ObjectRef, type WireEvent } from './event.js';
 export { parseIsoMillis, isoUtc, HOUR_MS, daysInMonth, utcFromParts, wallClockReader, zoneOffset } from './time.js';
 export { bucketOf, bucketValue, exactQuantile, quantile, RELATIVE_ERROR, sketchCount, type Sketch } from './sketch.js';
-export { addTally, edgeKey, emptyTally, END, pairKey, splitKey, START, tallyToJson, variantKey, variantPath, type ActivityTally, type EdgeTally, type PairTally, type Tally } from './tally.js';
+export { addTally, edgeKey, emptyTally, END, pairKey, PROFILE_KINDS, profileKey, splitKey, splitProfileKey, START, tallyToJson, variantKey, variantPath, type ActivityTally, type EdgeTally, type PairTally, type ProfileKind, type Tally, type TimeGrain } from './tally.js';
 export { contribution, type Trace } from './contribution.js';
 export { recompute, recomputeTraces } from './oracle.js';
 export { NdjsonReader, readNdjson, type NdjsonPart } from './ndjson.js';

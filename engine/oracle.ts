@@ -1,8 +1,8 @@
 import { checkEvent, cmp, compareEvents, type Event } from './event.js';
 import { bucketOf } from './sketch.js';
 import { addToSketch } from './sketch.js';
-import { caseFold, choiceKey, choiceValue, edgeKey, emptyTally, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, roleKey, roleValue, START, variantKey, type Tally } from './tally.js';
-import { HOUR_MS } from './time.js';
+import { caseFold, choiceKey, choiceValue, edgeKey, emptyTally, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, profileKey, roleKey, roleValue, START, variantKey, type Tally } from './tally.js';
+import { HOUR_MS, parseIsoMillis } from './time.js';
 
 /**
  * The from-scratch recomputation the incremental store is tested against.
@@ -67,6 +67,7 @@ export function recomputeTraces(traces: Iterable<readonly Event[]>): Tally {
     }
 
     countReading(t, trace);
+    countProfile(t, trace);
     countPairs(t.resources, trace.flatMap((e) => (e.resource === undefined ? [] : [pairKey(e.activity, e.resource)])));
     countPairs(t.objectTypes, trace.flatMap((e) => [...new Set(e.objects.map((o) => o.type))].map((type) => pairKey(e.activity, type))));
     countPairs(
@@ -94,7 +95,7 @@ function countPairs(into: Map<string, { events: number; cases: number }>, keys: 
 /**
  * The interpreter's counters, by definition: for each activity's first
  * position i, the step after it (END when the case stops there), with every attribute known
- * by then (the last value of the first MAX_CHOICE_ATTRIBUTES names met);
+ * by then (the last counted value of each followed attribute, see followedNames);
  * activity pairs sharing a resource; the last activity and its hour.
  */
 function countReading(t: Tally, trace: readonly Event[]): void {
@@ -104,16 +105,14 @@ function countReading(t: Tally, trace: readonly Event[]): void {
   trace.forEach((e, i) => {
     if (!firstAt.has(e.activity)) firstAt.set(e.activity, i);
   });
-  const names: string[] = [];
-  for (const e of trace) for (const n of Object.keys(e.attributes).sort(cmp)) if (n !== '' && choiceValue(e.attributes[n]!) !== undefined && !names.includes(n)) names.push(n);
-  const followed = names.slice(0, MAX_CHOICE_ATTRIBUTES);
+  const followed = followedNames(trace);
   for (const [activity, i] of firstAt) {
     const next = i + 1 < trace.length ? trace[i + 1]!.activity : END;
     inc(t.choices, choiceKey(activity, next, '', '', fold));
     for (const n of followed) {
       let value: string | undefined;
       for (let j = 0; j <= i; j++) {
-        const v = trace[j]!.attributes[n];
+        const v = own(trace[j]!, n);
         if (v !== undefined && choiceValue(v) !== undefined) value = choiceValue(v);
       }
       if (value !== undefined) inc(t.choices, choiceKey(activity, next, n, value, fold));
@@ -126,4 +125,66 @@ function countReading(t: Tally, trace: readonly Event[]): void {
   for (const p of pairs) inc(t.sameResource, p);
   const last = trace[trace.length - 1]!;
   inc(t.lastEvents, pairKey(last.activity, String(Math.floor(last.time / HOUR_MS))));
+}
+
+/** The attributes a case follows: the first MAX_CHOICE_ATTRIBUTES names met in case order (in each event, in its attributes' order), whatever their values, '' excluded. */
+function followedNames(trace: readonly Event[]): string[] {
+  const names: string[] = [];
+  for (const e of trace) for (const n of Object.keys(e.attributes)) if (n !== '' && !names.includes(n)) names.push(n);
+  return names.slice(0, MAX_CHOICE_ATTRIBUTES);
+}
+
+/** An event's own attribute: a name such as 'toString' must not find the prototype's. */
+const own = (e: Event, n: string) => (Object.hasOwn(e.attributes, n) ? e.attributes[n] : undefined);
+
+/**
+ * The log profile, by definition (see ProfileKind): per event the minute of the UTC day, the time's
+ * resolution, the lifecycle transition and the service time from a start_timestamp; per followed
+ * attribute, whether it is present, on the first event, takes two counted values, holds a date after
+ * its event, its counted value on the first event with the last activity, and its last counted value.
+ */
+function countProfile(t: Tally, trace: readonly Event[]): void {
+  const inc = (kind: Parameters<typeof profileKey>[0], a: string, b = '') => {
+    const key = profileKey(kind, a, b);
+    t.profile.set(key, (t.profile.get(key) ?? 0) + 1);
+  };
+  for (const e of trace) {
+    const d = new Date(e.time);
+    inc('tod', String(d.getUTCHours() * 60 + d.getUTCMinutes()));
+    inc('grain', d.getUTCMilliseconds() ? 'ms' : d.getUTCSeconds() ? 's' : d.getUTCMinutes() ? 'min' : 'h');
+    const transition = e.attributes['lifecycle:transition'];
+    if (transition !== undefined) {
+      let label = String(transition).trim().toLowerCase();
+      while (label.length > 40) label = label.slice(0, -1);
+      if (/[\ud800-\udbff]$/.test(label)) label = label.slice(0, -1);
+      if (label) inc('lifecycle', label);
+    }
+    const start = e.attributes.start_timestamp;
+    const startMillis = typeof start === 'number' ? Math.floor(start) : typeof start === 'string' ? parseIsoMillis(start) : Number.NaN;
+    if (Number.isFinite(startMillis) && startMillis <= e.time) {
+      const sketch = t.serviceTime.get(e.activity) ?? new Map<number, number>();
+      addToSketch(sketch, bucketOf(e.time - startMillis), 1);
+      t.serviceTime.set(e.activity, sketch);
+    }
+  }
+  const last = trace[trace.length - 1]!.activity;
+  for (const n of followedNames(trace)) {
+    inc('present', n);
+    if (own(trace[0]!, n) !== undefined) inc('atFirst', n);
+    const counted = trace.flatMap((e) => {
+      const v = own(e, n);
+      const c = v === undefined ? undefined : choiceValue(v);
+      return c === undefined ? [] : [c];
+    });
+    if (new Set(counted).size > 1) inc('changed', n);
+    const later = (e: Event) => {
+      const v = own(e, n);
+      return typeof v === 'string' && /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d/.test(v) && parseIsoMillis(v) > e.time;
+    };
+    if (trace.some(later)) inc('future', n);
+    const onFirst = own(trace[0]!, n);
+    const firstValue = onFirst === undefined ? undefined : choiceValue(onFirst);
+    if (firstValue !== undefined) inc('first', pairKey(n, firstValue), last);
+    if (counted.length) inc('final', pairKey(n, counted[counted.length - 1]!));
+  }
 }

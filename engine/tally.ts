@@ -59,6 +59,14 @@ export interface Tally {
   lastEvents: Map<string, number>;
   /** Keyed by roleKey(activity, attribute, value): events and cases per value of a role, group or team attribute (see isRoleAttribute). */
   roleValues: Map<string, PairTally>;
+  /** The log profile's counters (engine/reading/profile.ts reads them): what the data is, before what it says. Keyed by profileKey(kind, a, b). */
+  profile: Map<string, number>;
+  /**
+   * The log profile's service times, by activity: per event carrying a `start_timestamp` attribute
+   * (ISO text or epoch milliseconds) not after its time, the time from that start to the event (two-timestamp
+   * logs: one event per execution, with its start). Kept as sketches, like every other duration.
+   */
+  serviceTime: Map<string, Sketch>;
 }
 
 const SEP = '\u0000';
@@ -85,6 +93,8 @@ export function emptyTally(): Tally {
     sameResource: new Map(),
     lastEvents: new Map(),
     roleValues: new Map(),
+    profile: new Map(),
+    serviceTime: new Map(),
   };
 }
 
@@ -92,6 +102,31 @@ export const roleKey = (activity: string, attribute: string, value: string): str
 export function splitRoleKey(key: string): { activity: string; attribute: string; value: string } {
   const [activity = '', attribute = '', value = ''] = key.split(SEP);
   return { activity, attribute, value };
+}
+
+/**
+ * The log profile's kinds (Tally.profile; the names are the reading's contract). Per event: `tod` (a: the
+ * minute of the UTC day of its time, '0'..'1439'), `grain` (a: its time's resolution, see TimeGrain),
+ * `lifecycle` (a: its `lifecycle:transition` value, trimmed, lower-cased, cut to 40 characters; none when
+ * that leaves nothing). Once per case, per attribute the fold follows (those of the choice counters, see
+ * MAX_CHOICE_ATTRIBUTES; engine/profile-fold.ts): `present`, `atFirst` (on the first event),
+ * `changed` (its counted value, choiceValue, differs between two events), `future` (a text value of it
+ * reads as an ISO date-time after its event's time). At the case's ending, per followed attribute with a
+ * counted value: `first` (a: pairKey(attribute, its counted value on the first event), b: the last
+ * activity) and `final` (a: pairKey(attribute, the last counted value)). Service times are
+ * Tally.serviceTime, sketches rather than keys.
+ */
+export type ProfileKind = 'tod' | 'grain' | 'lifecycle' | 'present' | 'atFirst' | 'changed' | 'future' | 'first' | 'final';
+export const PROFILE_KINDS: readonly ProfileKind[] = ['tod', 'grain', 'lifecycle', 'present', 'atFirst', 'changed', 'future', 'first', 'final'];
+/** A time's resolution: 'ms' (it has milliseconds), 's' (a whole second, not a whole minute), 'min' (a whole minute, not a whole hour), 'h' (a whole hour). */
+export type TimeGrain = 'ms' | 's' | 'min' | 'h';
+
+/** The key of a profile counter: b is '' for every kind but `first`; only a may hold the separator (a pairKey). */
+export const profileKey = (kind: ProfileKind, a: string, b = ''): string => kind + SEP + a + SEP + b;
+export function splitProfileKey(key: string): { kind: ProfileKind; a: string; b: string } {
+  const i = key.indexOf(SEP);
+  const j = key.lastIndexOf(SEP);
+  return { kind: key.slice(0, i) as ProfileKind, a: key.slice(i + 1, j), b: key.slice(j + 1) };
 }
 
 const ROLE_ATTRIBUTE = /^(org:)?(role|group|team)$/i;
@@ -116,8 +151,9 @@ export function roleValue(v: string | number | boolean): string | undefined {
 /** Held-out folds of the decision rule learner: a case's fold is a hash of its id. */
 export const FOLDS = 5;
 /**
- * At most this many attribute names are followed per case (the first met, in case order): a bound on
- * the choice counters' size for pathological input, far above the attributes real logs carry.
+ * At most this many attribute names are followed per case (the first met, in case order, whatever their
+ * values; '' never is one): a bound on the choice and profile counters' size for pathological input, far
+ * above the attributes real logs carry.
  */
 export const MAX_CHOICE_ATTRIBUTES = 100;
 
@@ -260,6 +296,13 @@ export function addTally(into: Tally, from: Tally, sign: 1 | -1 = 1): Tally {
   addCounts(into.sameResource, from.sameResource, sign);
   addCounts(into.lastEvents, from.lastEvents, sign);
   addPairs(into.roleValues, from.roleValues, sign);
+  addCounts(into.profile, from.profile, sign);
+  for (const [activity, s] of from.serviceTime) {
+    const t = into.serviceTime.get(activity) ?? new Map<number, number>();
+    addSketch(t, s, sign);
+    if (t.size === 0) into.serviceTime.delete(activity);
+    else into.serviceTime.set(activity, t);
+  }
   return into;
 }
 
@@ -289,5 +332,7 @@ export function tallyToJson(t: Tally): unknown {
     sameResource: sorted(t.sameResource, (n) => n),
     lastEvents: sorted(t.lastEvents, (n) => n),
     roleValues: sorted(t.roleValues, (p) => p),
+    profile: sorted(t.profile, (n) => n),
+    serviceTime: sorted(t.serviceTime, sk),
   };
 }

@@ -1,6 +1,6 @@
 import { addToSketch, type Sketch } from '../sketch.js';
 import type { KeyBook } from './counter-keys.js';
-import { edgeKey, emptyTally, END, pairKey, splitChoiceKey, splitKey, type PairTally, type Tally } from '../tally.js';
+import { edgeKey, emptyTally, END, pairKey, PROFILE_KINDS, profileKey, splitChoiceKey, splitKey, splitProfileKey, type PairTally, type ProfileKind, type Tally } from '../tally.js';
 
 /**
  * A sum of counter changes (a batch's delta, or a whole state), by the ids of
@@ -125,7 +125,15 @@ export function* tallyRows(t: Tally): Generator<CounterRow> {
     const [activity, hour] = splitKey(key);
     if (n) yield row('last', activity, '', Number(hour), n);
   }
+  for (const [key, n] of t.profile) {
+    const p = splitProfileKey(key);
+    if (n) yield row(`profile.${p.kind}`, p.a, p.b, 0, n);
+  }
+  for (const [activity, s] of t.serviceTime) yield* sketchRows('profile.service', activity, '', s);
 }
+
+/** The profile's counter kinds ('profile.' + its kind) and the kind each stands for. */
+const PROFILE_ROWS = new Map<string, ProfileKind>(PROFILE_KINDS.map((k) => [`profile.${k}`, k]));
 
 function addCount(m: Map<string, number>, key: string, n: number): void {
   const next = (m.get(key) ?? 0) + n;
@@ -186,7 +194,18 @@ export function tallyFromRows(rows: Iterable<CounterRow>, t: Tally = emptyTally(
       case 'choice': addCount(t.choices, `${r.k1}\u0000${r.k2}\u0000${r.bucket}`, r.n); break;
       case 'same_resource': addCount(t.sameResource, pairKey(r.k1, r.k2), r.n); break;
       case 'last': addCount(t.lastEvents, pairKey(r.k1, String(r.bucket)), r.n); break;
-      default: throw new Error(`unknown counter kind ${r.kind}`);
+      case 'profile.service': {
+        let s = t.serviceTime.get(r.k1);
+        if (!s) t.serviceTime.set(r.k1, (s = new Map()));
+        addToSketch(s, r.bucket, r.n);
+        if (s.size === 0) t.serviceTime.delete(r.k1);
+        break;
+      }
+      default: {
+        const kind = PROFILE_ROWS.get(r.kind);
+        if (kind === undefined) throw new Error(`unknown counter kind ${r.kind}`);
+        addCount(t.profile, profileKey(kind, r.k1, r.k2), r.n);
+      }
     }
   }
   // Adding a delta can bring entries to zero: drop them, so equal sums compare equal.

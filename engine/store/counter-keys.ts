@@ -1,3 +1,4 @@
+import { ProfileKeys } from '../profile-fold.js';
 import { pairKey, variantKey } from '../tally.js';
 
 /**
@@ -49,6 +50,8 @@ export class KeyBook {
   readonly variantNodes: VariantNode[] = [this.variantRoot];
   readonly cases = this.id('cases', '', '', 0);
   readonly events = this.id('events', '', '', 0);
+  /** The log profile's counters (engine/profile-fold.ts). */
+  readonly profile = new ProfileKeys(this);
 
   get size(): number {
     return this.kinds.length;

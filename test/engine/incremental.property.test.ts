@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkEvent, compareEvents, edgeKey, exactQuantile, quantile, recompute, RELATIVE_ERROR, tallyToJson, type Event, type WireEvent } from '../../engine/index.js';
+import { checkEvent, compareEvents, edgeKey, exactQuantile, PROFILE_KINDS, quantile, recompute, RELATIVE_ERROR, splitProfileKey, tallyToJson, type Event, type Tally, type WireEvent } from '../../engine/index.js';
 import { join } from 'node:path';
 import { ProjectStore } from '../../engine/index.js';
 import { batchesOf, freshDir, freshStore } from './helpers.js';
@@ -12,22 +12,31 @@ import { batchesOf, freshDir, freshStore } from './helpers.js';
  */
 const T0 = Date.UTC(2025, 0, 1);
 const activities = ['a', 'b', 'c', 'd', 'e'];
+/** Added to whole hours: a whole hour, milliseconds, a whole minute, a whole second. */
+const GRAIN_OFFSETS = [0, 17, 60_000, 7_000];
+/**
+ * Attributes the log profile reads: lifecycle transitions (standard, odd, blank), starts before and
+ * after their event or unreadable (ISO text and epoch milliseconds), date-like text before and after it
+ * (and an impossible date), a status that changes within a case.
+ */
+const PROFILED = {
+  'lifecycle:transition': fc.constantFrom('start', 'complete', ' Complete ', 'RESOLVED', ' '),
+  start_timestamp: fc.constantFrom(T0 - 5_000, T0 + 20 * 3_600_000 + 250, '2025-01-01T10:30:00Z', '2025-01-02 02:00', 'soon'),
+  resolved_at: fc.constantFrom('2025-01-02T10:00:00.000Z', '2025-01-01 03:00', '2025-02-30T00:00:00Z', '20250101'),
+  status: fc.constantFrom('open', 'pending', 'closed'),
+};
 
 const eventOf = (caseIds: string[], eventIds: string[]) => fc.record({
   caseId: fc.constantFrom(...caseIds),
   activity: fc.constantFrom(...activities),
-  // Coarse times make ties common, which exercises the key-based tie order.
-  timestamp: fc.integer({ min: 0, max: 40 }).map((m) => T0 + m * 3_600_000 + (m % 3) * 17),
+  // Coarse times make ties common, which exercises the key-based tie order; whole hours, milliseconds, whole minutes and whole seconds (the profile's grains).
+  timestamp: fc.integer({ min: 0, max: 40 }).map((m) => T0 + m * 3_600_000 + GRAIN_OFFSETS[m % 4]!),
   eventId: fc.option(fc.constantFrom(...eventIds), { nil: undefined }),
   resource: fc.option(fc.constantFrom('ann', 'bob'), { nil: undefined }),
-  // Attributes feed the decision counters (numbers binned, short strings) and the role counters (org:group).
-  attributes: fc.option(
-    fc.record(
-      { amount: fc.constantFrom(3, 40, 700, 25.5), region: fc.constantFrom('north', 'south'), 'org:group': fc.constantFrom('desk', 'back office', '') },
-      { requiredKeys: [] },
-    ),
-    { nil: undefined },
-  ),
+  // Attributes feed the decision counters (numbers binned, short strings), the role counters (org:group) and the log profile.
+  attributes: fc.option(fc.record({ amount: fc.constantFrom(3, 40, 700, 25.5), region: fc.constantFrom('north', 'south'), 'org:group': fc.constantFrom('desk', 'back office', ''), ...PROFILED }, { requiredKeys: [] }), {
+    nil: undefined,
+  }),
   objects: fc.option(fc.array(fc.record({ id: fc.constantFrom('o1', 'o2'), type: fc.constantFrom('order', 'item') }), { maxLength: 2 }), { nil: undefined }),
 });
 
@@ -71,6 +80,7 @@ describe('incremental state == from-scratch recomputation', () => {
     ['with long cases', { cacheCases: 100_000 }, false, longCases],
     ['with long cases and a one-case cache, the folds it gives up kept as text', { cacheCases: 1, coldFoldBytes: 1 << 20 }, false, longCases],
   ])('under duplicates, shuffles, replays and any batch split (%s)', (_, options, restart, logs = scenario) => {
+    const met = new Set<string>();
     fc.assert(
       fc.property(logs, ({ log, arrival, cuts, replays }) => {
         const file = join(freshDir(), 'state.sqlite');
@@ -95,10 +105,13 @@ describe('incremental state == from-scratch recomputation', () => {
         const incremental = store.snapshot();
         const oracle = recompute(log);
         expect(tallyToJson(incremental.tally)).toEqual(tallyToJson(oracle));
+        profileMet(oracle, met);
         store.close();
       }),
       { numRuns: 150 },
     );
+    // The logs met every kind of the profile, and every grain: the comparison above covered them.
+    expect([...met].sort()).toEqual([...PROFILE_KINDS, 'grain:h', 'grain:min', 'grain:ms', 'grain:s', 'service'].sort());
   });
 
   it('gives the same log digest and state for any arrival order', () => {
@@ -150,3 +163,13 @@ describe('incremental state == from-scratch recomputation', () => {
     expect([...es].reverse().sort(compareEvents).map((e) => e.activity)).toEqual(['y', 'x']);
   });
 });
+
+/** Adds the profile kinds a tally holds to `met` (grains by value, service times as 'service'). */
+function profileMet(t: Tally, met: Set<string>): void {
+  for (const key of t.profile.keys()) {
+    const { kind, a } = splitProfileKey(key);
+    met.add(kind);
+    if (kind === 'grain') met.add(`grain:${a}`);
+  }
+  if (t.serviceTime.size) met.add('service');
+}

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkEvent, compareEvents, contribution, ProjectStore, recomputeTraces, tallyToJson, type Event, type WireEvent } from '../../engine/index.js';
+import { checkEvent, compareEvents, contribution, PROFILE_KINDS, ProjectStore, recomputeTraces, splitProfileKey, tallyToJson, type Event, type WireEvent } from '../../engine/index.js';
 import { CaseFold } from '../../engine/contribution.js';
 import { Counters, tallyFromRows } from '../../engine/store/codec.js';
 import { KeyBook } from '../../engine/store/counter-keys.js';
@@ -18,15 +18,24 @@ import { batchesOf, freshDir } from './helpers.js';
 const T0 = Date.UTC(2025, 0, 1);
 const HOUR = 3_600_000;
 const activities = ['a', 'b', 'c', 'd', 'e'];
+/** Added to whole hours: a whole hour, milliseconds, a whole minute, a whole second (the profile's grains). */
+const GRAIN_OFFSETS = [0, 17, 60_000, 7_000];
+/** Attributes the log profile reads (see incremental.property.test.ts): transitions, starts, date-like text, a status that changes. */
+const PROFILED = {
+  'lifecycle:transition': fc.constantFrom('start', 'complete', ' Complete ', 'RESOLVED', ' '),
+  start_timestamp: fc.constantFrom(T0 - 5_000, T0 + 20 * HOUR + 250, '2025-01-01T10:30:00Z', '2025-01-02 02:00', 'soon'),
+  resolved_at: fc.constantFrom('2025-01-02T10:00:00.000Z', '2025-01-01 03:00', '2025-02-30T00:00:00Z', '20250101'),
+  status: fc.constantFrom('open', 'pending', 'closed'),
+};
 
 const eventOf = (caseIds: string[], eventIds: string[]) =>
   fc.record({
     caseId: fc.constantFrom(...caseIds),
     activity: fc.constantFrom(...activities),
-    timestamp: fc.integer({ min: 0, max: 40 }).map((m) => T0 + m * HOUR + (m % 3) * 17),
+    timestamp: fc.integer({ min: 0, max: 40 }).map((m) => T0 + m * HOUR + GRAIN_OFFSETS[m % 4]!),
     eventId: fc.option(fc.constantFrom(...eventIds), { nil: undefined }),
     resource: fc.option(fc.constantFrom('ann', 'bob'), { nil: undefined }),
-    attributes: fc.option(fc.record({ amount: fc.constantFrom(3, 40, 700), region: fc.constantFrom('north', 'south'), 'org:group': fc.constantFrom('desk', 'back office') }, { requiredKeys: [] }), { nil: undefined }),
+    attributes: fc.option(fc.record({ amount: fc.constantFrom(3, 40, 700), region: fc.constantFrom('north', 'south'), 'org:group': fc.constantFrom('desk', 'back office'), ...PROFILED }, { requiredKeys: [] }), { nil: undefined }),
     objects: fc.option(fc.array(fc.record({ id: fc.constantFrom('o1', 'o2'), type: fc.constantFrom('order', 'item') }), { maxLength: 2 }), { nil: undefined }),
   });
 
@@ -134,6 +143,7 @@ describe('retention: pruned state == oracle with late events moved after the pru
     let moved = 0;
     let unmoved = 0;
     let longFolds = 0;
+    const kinds = new Set<string>();
     fc.assert(
       fc.property(logs, ({ arrival, cuts, prunes, keepHours }) => {
         const dir = freshDir();
@@ -160,7 +170,10 @@ describe('retention: pruned state == oracle with late events moved after the pru
         // A fold past 32 events keeps a visit map: restored from the table, it must count on the same.
         if ((store.db.prepare('SELECT max(events) FROM case_fold').pluck().get() as number | null ?? 0) > 32) longFolds += 1;
         expect(Number(store.getMeta('late_unsequenced') ?? 0)).toBe(model.late);
-        expect(tallyToJson(store.snapshot().tally)).toEqual(tallyToJson(recomputeTraces(model.traces())));
+        const oracle = recomputeTraces(model.traces());
+        expect(tallyToJson(store.snapshot().tally)).toEqual(tallyToJson(oracle));
+        for (const key of oracle.profile.keys()) kinds.add(splitProfileKey(key).kind);
+        if (oracle.serviceTime.size) kinds.add('service');
         // With none moved and no pruned key sent again (same or other body: a new event now), pruning changed nothing.
         if (model.late === 0 && model.resent === 0) {
           unmoved += 1;
@@ -176,6 +189,8 @@ describe('retention: pruned state == oracle with late events moved after the pru
     expect(moved).toBeGreaterThan(5);
     if (logs !== longCases) expect(unmoved).toBeGreaterThan(5);
     else expect(longFolds).toBeGreaterThan(5);
+    // Every kind of the log profile was met, so the comparison covered them.
+    expect([...kinds].sort()).toEqual([...PROFILE_KINDS, 'service'].sort());
   });
 });
 
