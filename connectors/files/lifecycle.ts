@@ -12,14 +12,7 @@
  * (BPIC 2013 writes statuses such as "In Progress" there), and pairing would invent executions.
  */
 
-/** Transitions that begin an execution. */
-const OPENS = new Set(['start']);
-/** Transitions that mark an execution without beginning or ending it: left out when pairing. */
-const MARKS = new Set(['schedule', 'assign', 'reassign', 'suspend', 'resume']);
-/** Transitions that end one (complete, or aborted, withdrawn, skipped). */
-const CLOSES = new Set(['complete', 'ate_abort', 'pi_abort', 'withdraw', 'autoskip', 'manualskip', 'unknown']);
-
-export const STANDARD_TRANSITIONS: ReadonlySet<string> = new Set([...OPENS, ...MARKS, ...CLOSES]);
+import { CLOSING_TRANSITIONS as CLOSES, MARKING_TRANSITIONS as MARKS, OPENING_TRANSITIONS as OPENS, STANDARD_TRANSITIONS } from '../../engine/lifecycle.js';
 
 /** The transition of an event as the standard model spells it, or undefined when it has none. */
 export function transitionOf(value: unknown): string | undefined {

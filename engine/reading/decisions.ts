@@ -2,6 +2,7 @@ import { cmp } from '../event.js';
 import { END, FOLDS, splitChoiceKey } from '../tally.js';
 import type { Decision, Plain, Rule } from '../document/types.js';
 import { evidence, parallel, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import type { LogProfile } from './profile.js';
 import type { TreeFacts } from './tree-facts.js';
 import { isIdName, isPlaceholder } from './words.js';
 
@@ -75,11 +76,16 @@ interface Model {
  * on four hash folds of the case id and scored on the fifth, all five in turn.
  * Explained needs ten points over the commonest branch and 20 cases under its rules.
  */
-export function readDecisions(f: Facts, tree: TreeFacts): { decisions: Decision[]; method: string } {
+export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): { decisions: Decision[]; method: string; unsetAttributes: Map<string, string[]> } {
   // Concurrent work interleaves: by the counts (see facts.parallel) or by the mined tree's parallel blocks.
   const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
   const points = pointsOf(f.tally.choices);
   const decisions: Decision[] = [];
+  // An attribute that settles nearly every choice it is tried on names the path (a variant number, a field written
+  // from the whole case): it restates the path, it causes none of it.
+  const pathNames = namingThePath(f, points, together, profile);
+  /** Attributes constant from the first event that rules rest on, with the decision points: when were they set? */
+  const unsetAttributes = new Map<string, string[]>();
   for (const at of f.activities) {
     const p = points.get(at);
     if (!p) continue;
@@ -89,15 +95,23 @@ export function readDecisions(f: Facts, tree: TreeFacts): { decisions: Decision[
       .filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint)
       .sort((a, b) => b.cases - a.cases || cmp(a.to, b.to));
     branches = branches.filter((b, i) => b.to === END || (!together(at, b.to) && !branches.slice(0, i).some((big) => big.to !== END && together(big.to, b.to))));
+    // In a log of record updates, staying in a state is another update of the record, not a way the case goes.
+    if (profile.snapshot.length) branches = branches.filter((b) => b.to !== at);
     // A point a handful of cases reach is anecdote, not a decision of the process.
     if (branches.length < 2 || atPoint < Math.max(5, MIN_POINT_SHARE * f.cases)) continue;
     const labels = branches.map((b) => b.to);
     const inBranches = branches.reduce((n, b) => n + b.cases, 0);
     const firstBaseline = branches[0]!.cases / inBranches;
-    const usable = usableAttributes(p, atPoint);
+    // An attribute that names the path causes none of it.
+    const usable = usableAttributes(p, atPoint).filter((a) => !pathNames.has(a));
     const best = learn(p, labels, usable);
     const rules: Rule[] = [];
     const show = (l: string) => (l === END ? END_LABEL : l);
+    // A value on the first event that foretells the ending, or a trace's attribute (written once per case, often when
+    // the log was extracted): the data does not show it was known at this point. A rule on it is a hypothesis that
+    // explains nothing by itself, and a question asks when the value is set.
+    const leak = best === undefined ? undefined : profile.leaks.get(best.attribute);
+    const unset = best !== undefined && (leak !== undefined || (best.attribute.startsWith('case:') && profile.constant.has(best.attribute)));
     if (best && best.accuracy > firstBaseline) {
       const caseAttribute = best.attribute.startsWith('case:');
       for (const g of best.model.groups()) {
@@ -123,18 +137,23 @@ export function readDecisions(f: Facts, tree: TreeFacts): { decisions: Decision[
             hits,
             cases,
             ratio(hits, cases),
-            caseAttribute && strength === 'strong' ? 'moderate' : strength,
+            unset ? 'hypothesis' : caseAttribute && strength === 'strong' ? 'moderate' : strength,
             `1R over the attributes known at the first visit of ${q(at)}: ${q(best.attribute)} is the best single attribute; held-out accuracy ${pct(best.accuracy)} over ${FOLDS} hash folds of the case id against the commonest-branch share ${pct(firstBaseline)}; ` +
-              (caseAttribute
-                ? `${q(best.attribute)} is a case attribute, assumed known from the start of the case (the log does not say when it was set), so the rule is at most moderate`
-                : `${q(best.attribute)} was seen on an event of the case up to that first visit`),
+              (unset
+                ? leak !== undefined
+                  ? `${q(best.attribute)} may encode the ending: ${leak}; when it was set the data does not say, so a hypothesis`
+                  : `${q(best.attribute)} is an attribute of the whole case, constant from its first event: when it was set the data does not say, so a hypothesis`
+                : caseAttribute
+                  ? `${q(best.attribute)} is a case attribute, assumed known from the start of the case (the log does not say when it was set), so the rule is at most moderate`
+                  : `${q(best.attribute)} was seen on an event of the case up to that first visit`),
           ),
         });
       }
     }
     const ruleCases = rules.reduce((n, r) => n + r.cases, 0);
-    const explained = best !== undefined && best.accuracy - firstBaseline >= EXPLAINED_MARGIN && ruleCases >= EXPLAINED_MIN_CASES;
-    if (!explained) for (const r of rules) r.evidence.strength = 'weak';
+    const explained = best !== undefined && !unset && best.accuracy - firstBaseline >= EXPLAINED_MARGIN && ruleCases >= EXPLAINED_MIN_CASES;
+    if (!explained && !unset) for (const r of rules) r.evidence.strength = 'weak';
+    if (unset && rules.length) unsetAttributes.set(best!.attribute, [...(unsetAttributes.get(best!.attribute) ?? []), at]);
     decisions.push({
       id: `decision-${slug(at)}`,
       at,
@@ -157,8 +176,9 @@ export function readDecisions(f: Facts, tree: TreeFacts): { decisions: Decision[
   const method =
     `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out; shares and baseline_share are over all cases reaching the point; ` +
     `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
-    `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; a rule on a case attribute is at most moderate`;
-  return { decisions, method };
+    `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; a rule on an attribute of the whole case (a trace attribute, constant from the first event) is a hypothesis that explains nothing by itself, as is one whose value on the first event foretells the case's ending; attributes that settle the choice at ${NAMING_POINTS} or more points (they name the path) are left out` +
+    (profile.snapshot.length ? '; staying in a state of a record is an update, not a branch' : '');
+  return { decisions, method, unsetAttributes };
 }
 
 /**
@@ -166,6 +186,36 @@ export function readDecisions(f: Facts, tree: TreeFacts): { decisions: Decision[
  * distinct values for at least half of the cases carrying them), not strings
  * of more values than a person could read in a rule.
  */
+/** Held-out accuracy from which an attribute settles a choice; at this many points it names the path. */
+const SETTLES = 0.95;
+const NAMING_POINTS = 3;
+
+/**
+ * Attributes that settle (held-out accuracy at least SETTLES, well above the commonest branch) the choice at
+ * NAMING_POINTS or more decision points, and at most of the points where they are tried: an attribute causing one
+ * choice rarely settles three; one written from the whole path settles them all.
+ */
+function namingThePath(f: Facts, points: Map<string, Point>, together: (a: string, b: string) => boolean, profile: LogProfile): Set<string> {
+  const settled = new Map<string, number>();
+  const tried = new Map<string, number>();
+  for (const at of f.activities) {
+    const p = points.get(at);
+    if (!p) continue;
+    const atPoint = [...p.base.values()].reduce((n, x) => n + sum(x), 0);
+    const branches = [...p.base.entries()].map(([to, folds]) => ({ to, cases: sum(folds) })).filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint && (b.to === END || !together(at, b.to)));
+    if (branches.length < 2 || atPoint < Math.max(5, MIN_POINT_SHARE * f.cases)) continue;
+    const labels = branches.map((b) => b.to);
+    const baseline = Math.max(...branches.map((b) => b.cases)) / branches.reduce((n, b) => n + b.cases, 0);
+    for (const attribute of usableAttributes(p, atPoint)) {
+      if (profile.leaks.has(attribute)) continue;
+      tried.set(attribute, (tried.get(attribute) ?? 0) + 1);
+      const r = learn(p, labels, [attribute]);
+      if (r && r.accuracy >= SETTLES && r.accuracy - baseline >= EXPLAINED_MARGIN) settled.set(attribute, (settled.get(attribute) ?? 0) + 1);
+    }
+  }
+  return new Set([...settled].filter(([a, n]) => n >= NAMING_POINTS && 2 * n > (tried.get(a) ?? 0)).map(([a]) => a));
+}
+
 function usableAttributes(p: Point, atPoint: number): string[] {
   const out: string[] = [];
   for (const [attribute, byValue] of p.attrs) {

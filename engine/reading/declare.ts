@@ -1,7 +1,7 @@
 import { cmp } from '../event.js';
 import type { SequenceRule } from '../document/types.js';
 import { atMostWeak, evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
-import { TIE_DEPENDENT, type Ties } from './ties.js';
+import { orderFragile, type Ties } from './ties.js';
 
 export const RULE_HOLDS = 0.95;
 const MIN_ACTIVITY_SHARE = 0.05;
@@ -153,8 +153,8 @@ export function readSequenceRules(f: Facts, ties: Ties): { rules: SequenceRule[]
   const keep = (holds: number, of: number) => of >= minActivations && holds >= RULE_HOLDS * of;
   const rules: SequenceRule[] = [];
   const add = (type: SequenceRule['type'], name: string, statement: string, activities: string[], holds: number, of: number) => {
-    // An order rule whose cases mostly order the two steps by equal timestamps (file order) is at most weak.
-    const tied = activities.length === 2 && name !== 'not_coexistence' ? ties.orderDependence(activities[0]!, activities[1]!) : 0;
+    // An order rule the file order of tied events could break (counted against it, they take it under the cut) is at most weak.
+    const fragile = activities.length === 2 && name !== 'not_coexistence' ? orderFragile(ties, activities[0]!, activities[1]!, holds, of, RULE_HOLDS) : undefined;
     const strength = strengthOf(of, ratio(holds, of));
     rules.push({
       id: `${name}-${activities.map(slug).join('-')}`,
@@ -166,9 +166,9 @@ export function readSequenceRules(f: Facts, ties: Ties): { rules: SequenceRule[]
         holds,
         of,
         ratio(holds, of),
-        tied >= TIE_DEPENDENT ? atMostWeak(strength) : strength,
+        fragile !== undefined ? atMostWeak(strength) : strength,
         `${name} counted over the variants: holds in ${holds} of the ${of} cases that activate it (${pct(ratio(holds, of))}); kept at >= ${RULE_HOLDS * 100}%` +
-          (tied >= TIE_DEPENDENT ? `; in ${pct(tied)} of the cases with both the two are ordered only by equal timestamps (file order), so at most weak` : ''),
+          (fragile !== undefined ? `; ${fragile}: at most weak` : ''),
       ),
     });
   };
@@ -190,6 +190,6 @@ export function readSequenceRules(f: Facts, ties: Ties): { rules: SequenceRule[]
         add('other', 'not_coexistence', `${q(acts[a]!)} and ${q(acts[b]!)} never occur in the same case.`, [acts[a]!, acts[b]!], coex[a * n + b]!, either[a * n + b]!);
     }
   }
-  const method = `Declare constraints (at_most_once, response, precedence, chain_response and not_coexistence as other) counted over the variants on activities of at least ${MIN_ACTIVITY_SHARE * 100}% of cases (the ${MAX_ACTIVITIES} commonest at most); kept when they hold in at least ${RULE_HOLDS * 100}% of at least ${minActivations} activating cases; response and precedence pruned transitively; an order rule whose cases mostly order its steps by equal timestamps only is at most weak`;
+  const method = `Declare constraints (at_most_once, response, precedence, chain_response and not_coexistence as other) counted over the variants on activities of at least ${MIN_ACTIVITY_SHARE * 100}% of cases (the ${MAX_ACTIVITIES} commonest at most); kept when they hold in at least ${RULE_HOLDS * 100}% of at least ${minActivations} activating cases; response and precedence pruned transitively; an order rule that the file order of events at one timestamp could break is at most weak`;
   return { rules, method };
 }

@@ -1,6 +1,7 @@
 import type { EdgeKind, GraphEdge, GraphNode, Strength } from '../document/types.js';
 import type { Backbone } from './backbone.js';
 import { parallel, pct, q, type Facts } from './facts.js';
+import type { LogProfile } from './profile.js';
 import { TIED, type Ties } from './ties.js';
 
 /** An edge's kind as read, the method in words, and its strength when the data cannot carry the counted one. */
@@ -43,6 +44,7 @@ export function readEdgeKinds(
   failureEnds: readonly string[],
   stops: ReadonlyMap<string, number>,
   ties: Ties,
+  profile: Pick<LogProfile, 'snapshot' | 'dayLevel'>,
 ): { kinds: Map<string, EdgeReading>; assumption: string } {
   const label = new Map(nodes.map((n) => [n.id, n.kind === 'activity' ? n.label : '']));
   const onBackbone = new Set(backbone.steps);
@@ -69,6 +71,10 @@ export function readEdgeKinds(
     if (from && to && escalationEdges.has(key)) {
       kind = 'escalation';
       why = `${q(to)} follows ${q(from)} mainly after a long wait (see escalations)`;
+    } else if (from && to && from === to && profile.snapshot.length > 0) {
+      // A log of record updates: staying in a state is the record updated again.
+      kind = e.cases >= MOST_CASES * f.cases ? 'normal' : 'allowed';
+      why = `${q(from)} again is another update of the record in the same state (the log reads as record snapshots; see the assumptions), not rework`;
     } else if (from && to && from === to && ties.handoff(from, to) >= SAME_TIME_REPEAT) {
       // Several entries of one step at one timestamp (lab results written together): entries, not work done again.
       kind = e.cases >= MOST_CASES * f.cases ? 'normal' : 'allowed';
@@ -99,6 +105,8 @@ export function readEdgeKinds(
     // Which of two steps at one timestamp came first is the file's order: a kind read from that is weak.
     const tied = from && to ? ties.handoff(from, to) : 0;
     if (tied >= TIED) kinds.set(e.id, { kind, method: `${kind}: ${why}; ${pct(tied)} of its hand-offs share a timestamp, so their order is the file's and the edge is weak`, strength: 'weak' });
+    // On day-level data which steps are next to each other within a day is the file's order, for every edge.
+    else if (profile.dayLevel) kinds.set(e.id, { kind, method: `${kind}: ${why}; times are day-level, so which steps follow each other within a day is the file's order: weak`, strength: 'weak' });
     else kinds.set(e.id, { kind, method: `${kind}: ${why}` });
   }
   const assumption =

@@ -1,6 +1,7 @@
 import { bucketValue, quantile, sketchCount, type Sketch } from '../sketch.js';
 import type { Escalation } from '../document/types.js';
 import { evidence, hoursText, pct, q, ratio, parallel, slug, strengthOf, successors, type Facts } from './facts.js';
+import type { LogProfile } from './profile.js';
 import type { TreeFacts } from './tree-facts.js';
 
 export const ESCALATION_MIN_LIFT = 2;
@@ -18,7 +19,7 @@ export const ESCALATION_MIN_SHARE = 0.5;
  * directly), else it is merely a slow step. Read from the edge wait
  * sketches: P(next = b | wait >= X) per from-activity.
  */
-export function readEscalations(f: Facts, tree: TreeFacts): { escalations: Escalation[]; edges: Set<string>; method: string } {
+export function readEscalations(f: Facts, tree: TreeFacts, profile: Pick<LogProfile, 'resolutionHours'>): { escalations: Escalation[]; edges: Set<string>; method: string } {
   const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
   const escalations: Escalation[] = [];
   const edges = new Set<string>();
@@ -37,7 +38,8 @@ export function readEscalations(f: Facts, tree: TreeFacts): { escalations: Escal
       // doing a step again after a wait is a repeat, not an escalation to someone or something else.
       if (own < 3 || own * 2 > total || e.to === a) continue;
       const x = quantile(e.wait, 0.25);
-      if (x <= 0 || x < longWait) continue;
+      // A wait at or below the times' resolution (a day, on day-level data) is no wait the data measures.
+      if (x <= 0 || x < longWait || f.toHours(x) <= profile.resolutionHours) continue;
       const others: Sketch = new Map(all);
       for (const [b, c] of e.wait) {
         const left = others.get(b)! - c;
@@ -71,7 +73,7 @@ export function readEscalations(f: Facts, tree: TreeFacts): { escalations: Escal
       });
     }
   }
-  const method = `a next step taken mainly after a long wait (edge wait sketches; its 25th-percentile wait above the other next steps' 75th percentile and the process-wide median hand-off wait, at least ${ESCALATION_MIN_SHARE * 100}% of the steps after that wait, lift >= ${ESCALATION_MIN_LIFT}, a detour: a step after it also follows the from-activity directly; repeats of the step and steps concurrent with others, by the counts or the mined tree, are left out)`;
+  const method = `a next step taken mainly after a long wait (edge wait sketches; its 25th-percentile wait above the other next steps' 75th percentile and the process-wide median hand-off wait, at least ${ESCALATION_MIN_SHARE * 100}% of the steps after that wait, lift >= ${ESCALATION_MIN_LIFT}, a detour: a step after it also follows the from-activity directly; repeats of the step and steps concurrent with others, by the counts or the mined tree, are left out, and so are waits at or below the times' resolution)`;
   return { escalations, edges, method };
 }
 

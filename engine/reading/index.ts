@@ -15,6 +15,7 @@ import { readQuality } from './quality.js';
 import { readStages } from './stages.js';
 import { treeFacts } from './tree-facts.js';
 import { Ties } from './ties.js';
+import { profileOf } from './profile.js';
 import type {
   Decision,
   Escalation,
@@ -84,21 +85,23 @@ export function readProcess(input: ReadingInput): Reading {
   const { snapshot } = input;
   const f = factsOf(snapshot.tally, (millis) => millis / HOUR_MS, input.parsed);
   const backbone = backboneOf(f);
-  const ties = new Ties(f);
+  // What the data is (resolution, lifecycle, snapshots, leaks), before any claim on what it says.
+  const profile = profileOf(snapshot.tally, f.toHours);
+  const ties = new Ties(f, profile);
   // Order rows of the backbone steps first: every later order question about a step is then a lookup.
   for (const s of backbone.steps) f.order(s, s);
   const tree = treeFacts(input.tree);
   const required = tree.required;
   const ends = readEnds(f, backbone, snapshot.periodEnd);
   const stages = readStages(f, backbone);
-  const escalations = readEscalations(f, tree);
-  const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties);
-  const decisions = readDecisions(f, tree);
+  const escalations = readEscalations(f, tree, profile);
+  const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties, profile);
+  const decisions = readDecisions(f, tree, profile);
   const sequence = readSequenceRules(f, ties);
   const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops);
   const policies = readPolicies(f, backbone, ties);
   const objectTypes = [...snapshot.objectCounts.keys()];
-  const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[]);
+  const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes);
   const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart);
 
   const assumptions: Plain[] = [
@@ -113,6 +116,7 @@ export function readProcess(input: ReadingInput): Reading {
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
     `Policies: ${policies.method}. The case duration includes open cases (their duration so far).`,
     ...quality.assumptions,
+    ...profile.assumptions(),
   ];
 
   const open_questions: Plain[] = [...quality.open_questions];
@@ -144,13 +148,19 @@ export function readProcess(input: ReadingInput): Reading {
       open_questions.push({ question: `Why is ${e.name.replace(' repeated', '')} repeated in ${pct(e.evidence.share)} of the cases that have it?`, evidence: e.evidence as unknown as Plain });
     }
   }
+  for (const [attribute, points] of decisions.unsetAttributes) {
+    open_questions.push({
+      question: `When is ${q(attribute)} set? It is on the first event of every case and never changes, yet it splits the cases after ${points.map(q).join(', ')}: known from the start, it would be a cause; written once the case was over, it only restates the outcome.`,
+      evidence: { cases: 0, share: 0, method: 'attributes constant from the first event (see the data profile)' },
+    });
+  }
   for (const e of escalations.escalations) {
     open_questions.push({ question: `Is ${q(e.to)} after ${q(e.from)} a fixed rule (${e.trigger})?`, evidence: e.evidence as unknown as Plain });
   }
 
   return {
     process,
-    success_criteria: readSuccessCriteria(f, ends, policies.serviceLevel),
+    success_criteria: readSuccessCriteria(f, ends, policies.serviceLevel, profile.outcomes),
     outcomes: ends.outcomes,
     stages: stages.stages,
     stageOf: stages.stageOf,

@@ -4,7 +4,7 @@ import type { Policy } from '../document/types.js';
 import type { Backbone } from './backbone.js';
 import { earlier } from './edges.js';
 import { atMostWeak, evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
-import { TIE_DEPENDENT, type Ties } from './ties.js';
+import { orderFragile, TIE_DEPENDENT, type Ties } from './ties.js';
 import { isPlaceholder } from './words.js';
 
 export const SERVICE_QUANTILE = 0.9;
@@ -60,8 +60,9 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { polici
     const n = e ? sketchCount(e.wait) : 0;
     if (!e || n < MIN_CASES) continue;
     const hours = niceHours(f.toHours(quantile(e.wait, SERVICE_QUANTILE)));
-    // "Within 0 hours" says the two are written at one time, not how soon one follows the other.
-    if (hours <= 0) continue;
+    // "Within 0 hours" says the two are written at one time, not how soon one follows the other; and nothing is
+    // stated below the times' resolution (a day for day-level data).
+    if (hours <= 0 || hours < ties.resolutionHours) continue;
     const share = shareWithin(f, e.wait, hours);
     const tied = ties.handoff(a, b);
     const strength = strengthOf(n, share);
@@ -86,7 +87,7 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { polici
     const b = main[i + 1]!;
     const o = f.order(a, b);
     if (o.both < MIN_CASES || !earlier(f, a, b)) continue;
-    const tied = ties.orderDependence(a, b);
+    const fragile = orderFragile(ties, a, b, o.aFirst, o.both, 0.95);
     const strength = strengthOf(o.both, ratio(o.aFirst, o.both));
     policies.push({
       id: `sequence-${slug(a)}-${slug(b)}`,
@@ -98,9 +99,9 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { polici
         o.aFirst,
         o.both,
         ratio(o.aFirst, o.both),
-        tied >= TIE_DEPENDENT ? atMostWeak(strength) : strength,
+        fragile !== undefined ? atMostWeak(strength) : strength,
         `cases with both backbone steps where the first ${q(a)} precedes the first ${q(b)}, counted over the variants (consecutive backbone steps)` +
-          (tied >= TIE_DEPENDENT ? `; in ${pct(tied)} of them only equal timestamps order the two (file order), so at most weak` : ''),
+          (fragile !== undefined ? `; ${fragile}: at most weak` : ''),
       ),
     });
   }

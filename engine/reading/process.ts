@@ -4,6 +4,7 @@ import type { ProcessPart, Strength, SuccessCriterion } from '../document/types.
 import type { Backbone } from './backbone.js';
 import { evidence, pct, q, ratio, type Facts } from './facts.js';
 import type { EndReading } from './outcomes.js';
+import type { LogProfile } from './profile.js';
 import { nounContexts, nounOfColumn, nounOfIds, objectOf } from './words.js';
 
 /** The commonest ways cases start whose names are read for the case's noun (then the backbone's steps). */
@@ -69,7 +70,7 @@ export function caseNoun(f: Facts, backbone: Backbone, caseNotion: string | unde
   return undefined;
 }
 
-export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string | undefined, objectTypes: string[], ends: EndReading, caseIds: readonly string[]): ProcessPart {
+export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string | undefined, objectTypes: string[], ends: EndReading, caseIds: readonly string[], outcomes: LogProfile['outcomes'] = []): ProcessPart {
   // XES says 'trace' (the trace's concept:name); wire events carry a case id.
   const notion = caseNotion === undefined || caseNotion === '' ? 'case id' : caseNotion === 'trace' ? 'concept:name' : caseNotion;
   const objectType = objectTypes.includes(notion) ? notion : undefined;
@@ -81,9 +82,12 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
       ? `one ${found.noun} (${found.source}), identified by ${q(notion)}`
       : `one case, identified by ${q(notion)}; the activity names do not say what it is`;
   const successCases = ends.outcomes.filter((o) => o.kind === 'success').reduce((n, o) => n + o.cases, 0);
+  const recorded = outcomes.length ? ` The log records ${outcomes.map((o) => `${q(o.attribute)} (true at the end of ${o.yes} of ${o.yes + o.no} cases)`).join(' and ')} as an outcome.` : '';
   const objective = ends.successEnds.length
-    ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map(q).join(' or ')} (the endings whose names say success)`
-    : ends.failureEnds.length
+    ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map(q).join(' or ')} (the endings whose names say success).${recorded}`
+    : outcomes.length
+      ? `not named by an ending.${recorded}`
+      : ends.failureEnds.length
       ? `not recorded as a success: the log names only failures (${ends.failureEnds.map(q).join(', ')}); what a successful ${thing ?? 'case'} looks like is not in the data`
       : `not recorded in the data: no ending names a verdict, so the log does not say how a ${thing ?? 'case'} went (where cases stop is not how they went)`;
   const strength: Strength = objectType ? 'counted' : 'hypothesis';
@@ -94,7 +98,7 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
 }
 
 /** Statements with a test on the data and the counted share of cases meeting them. */
-export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { hours: number; share: number; method: string } | undefined): SuccessCriterion[] {
+export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { hours: number; share: number; method: string } | undefined, outcomes: LogProfile['outcomes'] = []): SuccessCriterion[] {
   const out: SuccessCriterion[] = [];
   const success = new Set(ends.successEnds);
   if (ends.successEnds.length) {
@@ -135,6 +139,17 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { 
       test: `no event of [${kept.map(q).join(', ')}] in the case`,
       share_met: ratio(n, f.cases),
       evidence: evidence(n, f.cases, ratio(n, f.cases), 'counted', 'cases without any event of these failure endings (each one most cases passing it do not end in success), counted over the variants'),
+    });
+  }
+  // A verdict the log records in an attribute (an SLA flag), by its value when the case ends.
+  for (const o of outcomes) {
+    const n = o.yes + o.no;
+    out.push({
+      id: `recorded-${o.attribute.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase()}`,
+      statement: `The log records whether a case met ${q(o.attribute)}: true when the case ends.`,
+      test: `last value of ${q(o.attribute)} in the case is true`,
+      share_met: ratio(o.yes, n),
+      evidence: evidence(o.yes, n, ratio(o.yes, n), 'counted', `the value each case ends with (profile counters), over the ${n} cases carrying it; taken as a verdict because its values are true/false and its name reads as one (a hypothesis about the name)`),
     });
   }
   if (serviceLevel) {

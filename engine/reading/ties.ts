@@ -1,6 +1,7 @@
 import { sketchCount, ZERO_BUCKET } from '../sketch.js';
 import { pairKey } from '../tally.js';
-import type { Facts } from './facts.js';
+import { pct, type Facts } from './facts.js';
+import type { LogProfile } from './profile.js';
 
 /**
  * How far the order of steps rests on equal timestamps. Two events of a case
@@ -20,13 +21,32 @@ export const TIED = 0.5;
 /** A claim whose supporting cases rest on ties at least this share is made at most weak. */
 export const TIE_DEPENDENT = 0.5;
 
+/**
+ * Why a claim on the order of a and b, holding in `holds` of `of` cases and kept at `keep` (a share), could fall by
+ * the file order of tied events, or undefined when it cannot: counted against it, the cases whose order rests on
+ * ties would take it under its cut. On day-level data every order within a day is the file's, and which of a
+ * case's steps share a day the variants do not keep, so every order claim could.
+ */
+export function orderFragile(ties: Ties, a: string, b: string, holds: number, of: number, keep: number): string | undefined {
+  if (ties.profile.dayLevel) return 'times are day-level, so the order of steps within a day is the file\'s';
+  const tied = ties.orderDependence(a, b);
+  if (tied <= 0) return undefined;
+  const both = ties.both(a, b);
+  if (tied >= TIE_DEPENDENT || holds - tied * both < keep * of) return `in ${pct(tied)} of the cases with both only equal timestamps order the two (the file's order), enough to break it`;
+  return undefined;
+}
+
 export class Ties {
   /** Per hop (from * n + to): the share of its hand-offs made at one timestamp. */
   private readonly tiedHop: Float64Array;
   private readonly n: number;
   private readonly cache = new Map<string, number>();
 
-  constructor(private readonly f: Facts) {
+  constructor(
+    private readonly f: Facts,
+    /** Day-level data: every order within a day is the file's. */
+    readonly profile: Pick<LogProfile, 'dayLevel' | 'resolutionHours'> = { dayLevel: false, resolutionHours: 0 },
+  ) {
     const n = f.activities.length;
     this.n = n;
     this.tiedHop = new Float64Array(n * n);
@@ -38,6 +58,16 @@ export class Ties {
         if (waits > 0) this.tiedHop[i * n + j] = (e.wait.get(ZERO_BUCKET) ?? 0) / waits;
       }
     }
+  }
+
+  /** Hours below which the data's times say nothing (LogProfile.resolutionHours). */
+  get resolutionHours(): number {
+    return this.profile.resolutionHours;
+  }
+
+  /** Cases with both a and b (counted over the variants). */
+  both(a: string, b: string): number {
+    return this.f.order(a, b).both;
   }
 
   /** Share of the direct hand-offs a -> b made at one timestamp (0 when there are none). */

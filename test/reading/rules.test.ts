@@ -215,7 +215,7 @@ describe('the reading rules', () => {
     expect(doc.assumptions.some((a) => typeof a === 'string' && a.includes("placeholder values stand for a missing value in 1 attributes ('tier': '?')"))).toBe(true);
   });
 
-  it('a rule on a case attribute is at most moderate, and says why', () => {
+  it('a rule on an attribute of the whole case is a hypothesis that explains nothing, and a question asks when it is set', () => {
     const doc = documentOf(
       log([
         { path: ['Register', 'Check', 'Approve'], times: 40, attrs: { 'case:tier': 'gold' } },
@@ -223,13 +223,15 @@ describe('the reading rules', () => {
       ]),
     );
     const d = doc.decisions.find((x) => x.at === 'Check')!;
-    expect(d.explained).toBe(true);
-    // 40 of 40 would be strong; a value the log does not date is assumed known from the start, so moderate.
+    // 40 of 40 would be strong; but a trace's attribute is written once per case, and this one foretells the ending:
+    // the data cannot tell a cause known at Check from a field filled in when the case was over.
+    expect(d.explained).toBe(false);
     expect(d.rules.map((r) => [r.then, r.cases, r.holds, r.evidence.strength])).toEqual([
-      ['Approve', 40, 1, 'moderate'],
-      ['Reject', 30, 1, 'moderate'],
+      ['Approve', 40, 1, 'hypothesis'],
+      ['Reject', 30, 1, 'hypothesis'],
     ]);
-    expect(d.rules[0]!.evidence.method).toContain("'case:tier' is a case attribute, assumed known from the start of the case");
+    expect(doc.open_questions.some((x) => typeof x === 'object' && !Array.isArray(x) && String(x.question).startsWith("When is 'case:tier' set?"))).toBe(true);
+    expect(d.rules[0]!.evidence.method).toContain("'case:tier' may encode the ending: its value on the first event foretells the last activity in 100% of 70 cases");
   });
 
   it('a rule on fewer than 20 cases does not explain a decision', () => {

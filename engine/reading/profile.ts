@@ -1,0 +1,199 @@
+import { cmp } from '../event.js';
+import { sketchCount, quantile } from '../sketch.js';
+import { splitKey, splitProfileKey, type Tally } from '../tally.js';
+import { STANDARD_TRANSITIONS as STANDARD_LIFECYCLE } from '../lifecycle.js';
+import { hoursText, pct, q, ratio } from './facts.js';
+import { isPlaceholder, wordsOf } from './words.js';
+
+/**
+ * What the data is, before what it says (issue 31): read once from the profile's counters (Tally.profile,
+ * Tally.serviceTime; engine/profile-fold.ts) and used by every rule of the reading. Each fact is a rule about how
+ * event data is made, never about a named log:
+ * - resolution: times written by the day (nearly every event at one or two minutes of the day) or by the minute
+ *   say nothing of order or waits below that; claims there are at most weak, or not made;
+ * - lifecycle: transitions counted as steps, or a transition column holding something else (statuses);
+ * - snapshots: a log of record updates (a status column as the activity, end values copied onto every row) where
+ *   a repeat of one state is an update, not rework and not a decision;
+ * - leaked attributes: a value on the first event that foretells where the case ends, and attributes constant from
+ *   the first event (written once per case, e.g. at extraction), whose time of setting the data does not show;
+ * - outcome attributes: a recorded verdict (an SLA flag) the endings' names do not give.
+ */
+
+/** Share of events at the one or two commonest minutes of the day from which times are day-level. */
+const DAY_LEVEL = 0.95;
+/** Share of events at whole minutes from which times are minute-level. */
+const MINUTE_LEVEL = 0.95;
+/** A first-event value foretells the ending when it does so for at least this share of the cases with it. */
+export const LEAK_SHARE = 0.95;
+/** ...and at least this many points above always guessing the commonest ending. */
+const LEAK_LIFT = 0.05;
+/** An attribute is constant from the first event when it is there and unchanged in at least this share of the cases with it. */
+const CONSTANT_SHARE = 0.99;
+/** A date-valued attribute lies in the case's future in at least this share of the cases with it: an end value copied onto every row. */
+const FUTURE_SHARE = 0.5;
+/** Transitions outside the standard model on at least this share of the events carrying one: the column holds something else. */
+const NON_STANDARD = 0.5;
+/** Words of an attribute name that make it a recorded outcome, read when its final value is a boolean. */
+const OUTCOME_WORDS = new Set(['sla', 'outcome', 'result', 'success', 'successful', 'ontime', 'late', 'breach', 'breached', 'compliant', 'compliance', 'met']);
+
+export interface AttributeProfile {
+  present: number;
+  atFirst: number;
+  changed: number;
+  future: number;
+}
+
+export interface LogProfile {
+  events: number;
+  /** Hours below which the times say nothing: 24 for day-level data, 1/60 for whole minutes, else 0. */
+  resolutionHours: number;
+  dayLevel: boolean;
+  /** Per attribute followed: cases with it, with it on the first event, with its value changing, with a later date. */
+  attributes: Map<string, AttributeProfile>;
+  /** Attributes whose first-event value foretells the case's ending, with the figure that says so. */
+  leaks: Map<string, string>;
+  /** Attributes on the first event and unchanged in (nearly) every case with them: when they were set, the data does not say. */
+  constant: Set<string>;
+  /** Attributes whose values lie in the case's future (end values copied onto every row). */
+  future: string[];
+  /** Signals of a log of record updates (a status as the activity): a repeat of one state is an update. */
+  snapshot: string[];
+  /** Lifecycle transitions counted as steps (a start not folded into its execution), and a column of non-standard values. */
+  lifecycle: { starts: number; transitions: number; nonStandard: boolean };
+  /** Boolean attributes whose name reads as an outcome, with the cases ending true and false. */
+  outcomes: { attribute: string; yes: number; no: number }[];
+  /** Activities with service times (a start per execution), and how many executions carry one. */
+  serviced: { activities: number; executions: number; longest: [string, number][] };
+  assumptions(): string[];
+}
+
+const attributeOf = (m: Map<string, AttributeProfile>, a: string) => {
+  let p = m.get(a);
+  if (!p) m.set(a, (p = { present: 0, atFirst: 0, changed: 0, future: 0 }));
+  return p;
+};
+
+export function profileOf(tally: Tally, toHours: (millis: number) => number): LogProfile {
+  const tod = new Map<string, number>();
+  const grain = new Map<string, number>();
+  const transitions = new Map<string, number>();
+  const attributes = new Map<string, AttributeProfile>();
+  /** attribute -> value -> last activity -> cases */
+  const first = new Map<string, Map<string, Map<string, number>>>();
+  const finals = new Map<string, Map<string, number>>();
+  for (const [key, n] of tally.profile) {
+    const { kind, a, b } = splitProfileKey(key);
+    if (kind === 'tod') tod.set(a, (tod.get(a) ?? 0) + n);
+    else if (kind === 'grain') grain.set(a, (grain.get(a) ?? 0) + n);
+    else if (kind === 'lifecycle') transitions.set(a, (transitions.get(a) ?? 0) + n);
+    else if (kind === 'present' || kind === 'atFirst' || kind === 'changed' || kind === 'future') attributeOf(attributes, a)[kind] += n;
+    else if (kind === 'first') {
+      const [attribute, value] = splitKey(a);
+      let byValue = first.get(attribute);
+      if (!byValue) first.set(attribute, (byValue = new Map()));
+      let byEnd = byValue.get(value);
+      if (!byEnd) byValue.set(value, (byEnd = new Map()));
+      byEnd.set(b, (byEnd.get(b) ?? 0) + n);
+    } else if (kind === 'final') {
+      const [attribute, value] = splitKey(a);
+      let byValue = finals.get(attribute);
+      if (!byValue) finals.set(attribute, (byValue = new Map()));
+      byValue.set(value, (byValue.get(value) ?? 0) + n);
+    }
+  }
+  const events = [...grain.values()].reduce((s, n) => s + n, 0);
+  const top2 = [...tod.values()].sort((x, y) => y - x).slice(0, 2).reduce((s, n) => s + n, 0);
+  const dayLevel = events >= 20 && top2 >= DAY_LEVEL * events;
+  const wholeMinutes = (grain.get('min') ?? 0) + (grain.get('h') ?? 0);
+  const minuteLevel = !dayLevel && events >= 20 && wholeMinutes >= MINUTE_LEVEL * events;
+  const resolutionHours = dayLevel ? 24 : minuteLevel ? 1 / 60 : 0;
+
+  const leaks = new Map<string, string>();
+  for (const [attribute, byValue] of first) {
+    const endings = new Map<string, number>();
+    let cases = 0;
+    let foretold = 0;
+    for (const [value, byEnd] of byValue) {
+      // A placeholder is no value: what cases lacking one do says nothing of the attribute.
+      if (value.startsWith('s:') && isPlaceholder(value.slice(2))) continue;
+      let most = 0;
+      for (const [end, n] of byEnd) {
+        endings.set(end, (endings.get(end) ?? 0) + n);
+        cases += n;
+        most = Math.max(most, n);
+      }
+      foretold += most;
+    }
+    const baseline = Math.max(0, ...endings.values()) / (cases || 1);
+    const share = ratio(foretold, cases);
+    // A value per case foretells everything and says nothing: such an attribute is an identifier, left out anyway.
+    if (cases >= 20 && byValue.size < 0.5 * cases && share >= LEAK_SHARE && share - baseline >= LEAK_LIFT) {
+      leaks.set(attribute, `its value on the first event foretells the last activity in ${pct(share)} of ${cases} cases (always guessing the commonest ending: ${pct(baseline)})`);
+    }
+  }
+  const constant = new Set<string>();
+  const future: string[] = [];
+  for (const [a, p] of attributes) {
+    if (p.present > 0 && p.atFirst >= CONSTANT_SHARE * p.present && p.changed <= (1 - CONSTANT_SHARE) * p.present) constant.add(a);
+    if (p.present > 0 && p.future >= FUTURE_SHARE * p.present) future.push(a);
+  }
+  future.sort(cmp);
+  const carrying = [...transitions.values()].reduce((s, n) => s + n, 0);
+  const nonStandardEvents = [...transitions].filter(([t]) => !STANDARD_LIFECYCLE.has(t)).reduce((s, [, n]) => s + n, 0);
+  const lifecycle = { starts: transitions.get('start') ?? 0, transitions: carrying, nonStandard: carrying > 0 && nonStandardEvents >= NON_STANDARD * carrying };
+  const snapshot: string[] = [];
+  if (lifecycle.nonStandard) snapshot.push(`the lifecycle:transition column holds values outside the lifecycle model on ${pct(ratio(nonStandardEvents, carrying))} of the events carrying one (statuses such as ${[...transitions.keys()].filter((t) => !STANDARD_LIFECYCLE.has(t)).slice(0, 3).map(q).join(', ')})`);
+  if (future.length) snapshot.push(`${future.map(q).join(', ')} ${future.length === 1 ? 'holds' : 'hold'} on its rows dates later than the row itself (values from the case's future copied onto every row)`);
+
+  const outcomes: LogProfile['outcomes'] = [];
+  for (const [attribute, byValue] of finals) {
+    const words = wordsOf(attribute.replace(/^case:/, ''));
+    if (!words.some((w) => OUTCOME_WORDS.has(w))) continue;
+    const yes = byValue.get('b:true') ?? 0;
+    const no = byValue.get('b:false') ?? 0;
+    const all = [...byValue.values()].reduce((s, n) => s + n, 0);
+    if (yes + no >= 0.9 * all && yes > 0 && no > 0) outcomes.push({ attribute, yes, no });
+  }
+  outcomes.sort((x, y) => cmp(x.attribute, y.attribute));
+
+  let executions = 0;
+  const medians: [string, number][] = [];
+  for (const [activity, s] of tally.serviceTime) {
+    const n = sketchCount(s);
+    executions += n;
+    if (n > 0) medians.push([activity, toHours(quantile(s, 0.5))]);
+  }
+  medians.sort((x, y) => y[1] - x[1] || cmp(x[0], y[0]));
+  const serviced = { activities: medians.length, executions, longest: medians.slice(0, 3) };
+
+  return {
+    events,
+    resolutionHours,
+    dayLevel,
+    attributes,
+    leaks,
+    constant,
+    future,
+    snapshot,
+    lifecycle,
+    outcomes,
+    serviced,
+    assumptions() {
+      const out: string[] = [];
+      if (dayLevel) out.push(`Data resolution: times are day-level (${pct(ratio(top2, events))} of the events fall at one or two minutes of the day): the order of steps within a day is the file's, and waits under a day are not measured; claims resting on them are at most weak, and none is stated below 24 hours.`);
+      else if (minuteLevel) out.push(`Data resolution: times are whole minutes (${pct(ratio(wholeMinutes, events))} of the events): no claim is stated below a minute.`);
+      if (lifecycle.starts > 0 && !lifecycle.nonStandard) {
+        out.push(`Lifecycle: ${lifecycle.starts} events are start transitions counted as steps of their own (an execution begun and not completed in the log, or a log read with every transition as a step).`);
+      }
+      if (serviced.executions > 0) {
+        out.push(`Executions: ${serviced.executions} events carry the start of their execution (a start and complete paired, or a start column), so service times are measured for ${serviced.activities} activities (longest median: ${serviced.longest.map(([a, h]) => `${q(a)} ${hoursText(h)} h`).join(', ')}); waits between steps run from one completion to the next.`);
+      }
+      if (snapshot.length) out.push(`Record updates: the log reads as snapshots of records rather than steps of work (${snapshot.join('; ')}): a repeat of one state is an update of the record, not rework and not a branch of a decision.`);
+      if (leaks.size) out.push(`Attributes that may encode the ending (a rule on one is at most a hypothesis and explains nothing): ${[...leaks].map(([a, why]) => `${q(a)} (${why})`).join('; ')}.`);
+      const constants = [...constant].filter((a) => a.startsWith('case:') && !leaks.has(a)).sort(cmp);
+      if (constants.length) out.push(`Attributes of the whole case (${constants.slice(0, 8).map(q).join(', ')}${constants.length > 8 ? `, and ${constants.length - 8} more` : ''}) are written once per case, often when the log was extracted: a decision rule on one is at most a hypothesis and never explains a decision by itself.`);
+      for (const o of outcomes) out.push(`Outcome attribute: ${q(o.attribute)} ends true in ${o.yes} and false in ${o.no} cases: a verdict the log records.`);
+      return out;
+    },
+  };
+}
