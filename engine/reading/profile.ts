@@ -27,6 +27,10 @@ const MINUTE_LEVEL = 0.95;
 export const LEAK_SHARE = 0.95;
 /** ...and at least this many points above always guessing the commonest ending. */
 const LEAK_LIFT = 0.05;
+/** ...or one value does: on at least this share of the cases, for an ending at most RARE_ENDING of all cases reach, VALUE_LIFT above it. */
+const VALUE_SHARE = 0.05;
+const RARE_ENDING = 0.85;
+const VALUE_LIFT = 0.2;
 /** An attribute is constant from the first event when it is there and unchanged in at least this share of the cases with it. */
 const CONSTANT_SHARE = 0.99;
 /** A date-valued attribute lies in the case's future in at least this share of the cases with it: an end value copied onto every row. */
@@ -34,6 +38,8 @@ const FUTURE_SHARE = 0.5;
 /** Transitions outside the standard model on at least this share of the events carrying one: the column holds something else. */
 const NON_STANDARD = 0.5;
 /** Words of an attribute name that make it a recorded outcome, read when its final value is a boolean. */
+const TRUE = ['b:true', 's:true', 's:TRUE', 's:True', 's:yes', 's:Yes', 'n:1'];
+const FALSE = ['b:false', 's:false', 's:FALSE', 's:False', 's:no', 's:No', 'n:0'];
 const OUTCOME_WORDS = new Set(['sla', 'outcome', 'result', 'success', 'successful', 'ontime', 'late', 'breach', 'breached', 'compliant', 'compliance', 'met']);
 
 export interface AttributeProfile {
@@ -113,22 +119,38 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
     const endings = new Map<string, number>();
     let cases = 0;
     let foretold = 0;
+    const values: { value: string; cases: number; end: string; most: number }[] = [];
     for (const [value, byEnd] of byValue) {
       // A placeholder is no value: what cases lacking one do says nothing of the attribute.
       if (value.startsWith('s:') && isPlaceholder(value.slice(2))) continue;
       let most = 0;
-      for (const [end, n] of byEnd) {
-        endings.set(end, (endings.get(end) ?? 0) + n);
-        cases += n;
-        most = Math.max(most, n);
+      let end = '';
+      let n = 0;
+      for (const [e, k] of byEnd) {
+        endings.set(e, (endings.get(e) ?? 0) + k);
+        n += k;
+        if (k > most) [most, end] = [k, e];
       }
+      cases += n;
       foretold += most;
+      values.push({ value, cases: n, end, most });
     }
     const baseline = Math.max(0, ...endings.values()) / (cases || 1);
     const share = ratio(foretold, cases);
     // A value per case foretells everything and says nothing: such an attribute is an identifier, left out anyway.
-    if (cases >= 20 && byValue.size < 0.5 * cases && share >= LEAK_SHARE && share - baseline >= LEAK_LIFT) {
+    if (cases < 20 || byValue.size >= 0.5 * cases) continue;
+    if (share >= LEAK_SHARE && share - baseline >= LEAK_LIFT) {
       leaks.set(attribute, `its value on the first event foretells the last activity in ${pct(share)} of ${cases} cases (always guessing the commonest ending: ${pct(baseline)})`);
+      continue;
+    }
+    // One value that sends a sizeable part of the cases to an ending most cases do not reach (isClosed = false on the
+    // first event of 8% of the bills, nearly all of them deleted).
+    const telling = values.find((v) => {
+      const endShare = (endings.get(v.end) ?? 0) / cases;
+      return v.cases >= VALUE_SHARE * cases && v.most >= LEAK_SHARE * v.cases && endShare <= RARE_ENDING && v.most / v.cases - endShare >= VALUE_LIFT;
+    });
+    if (telling) {
+      leaks.set(attribute, `its value ${telling.value.slice(2)} on the first event of ${telling.cases} cases foretells ${q(telling.end)} as their last activity in ${pct(telling.most / telling.cases)} of them (${pct((endings.get(telling.end) ?? 0) / cases)} of all cases end there)`);
     }
   }
   const constant = new Set<string>();
@@ -149,8 +171,9 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
   for (const [attribute, byValue] of finals) {
     const words = wordsOf(attribute.replace(/^case:/, ''));
     if (!words.some((w) => OUTCOME_WORDS.has(w))) continue;
-    const yes = byValue.get('b:true') ?? 0;
-    const no = byValue.get('b:false') ?? 0;
+    // True and false as a boolean, as text or as 1 and 0 (a CSV column).
+    const yes = TRUE.reduce((n, v) => n + (byValue.get(v) ?? 0), 0);
+    const no = FALSE.reduce((n, v) => n + (byValue.get(v) ?? 0), 0);
     const all = [...byValue.values()].reduce((s, n) => s + n, 0);
     if (yes + no >= 0.9 * all && yes > 0 && no > 0) outcomes.push({ attribute, yes, no });
   }
