@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { importLog } from '../../connectors/files/index.js';
 import { buildDocument } from '../../engine/document/index.js';
 import { ProjectStore } from '../../engine/index.js';
+import { optionsFor } from './manifest.js';
 import { type CaseView, type FactFailure, type LogFacts, caseIs, caseUnknown, common, edgeNotException, endsWithCount, failure, loopIsNormal, noOpenCases, noRuleOn, notException, notSuccess, skipIsNormal, stageBefore, stageOrder, stagesAtLeast, success, successExcludes } from './expert-vocabulary.js';
 
 /**
@@ -314,14 +315,14 @@ export async function checkLog(spec: LogFacts, logsDir: string): Promise<FactFai
   try {
     const store = ProjectStore.open(join(work, 'state.sqlite'));
     try {
-      await importLog(store, join(logsDir, spec.file), spec.options ?? {});
+      await importLog(store, join(logsDir, spec.file), { ...optionsFor(spec.file), ...spec.options });
       const doc = buildDocument(store.snapshot());
       let read: CaseView[] | undefined;
       const cases = () =>
         (read ??= [...store.traces()].map((t) => {
           const attributes = new Map<string, string>();
           for (const e of t) for (const [k, v] of Object.entries(e.attributes)) if (!attributes.has(k)) attributes.set(k, String(v));
-          return { activities: t.map((e) => e.activity), attributes };
+          return { activities: t.map((e) => e.activity), times: t.map((e) => e.time), attributes };
         }));
       const failures: FactFailure[] = [];
       for (const f of spec.facts) {
@@ -340,6 +341,11 @@ export async function checkLog(spec: LogFacts, logsDir: string): Promise<FactFai
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** A log's name in reports: its file, and the case notion when the facts pin one. */
+export function specName(spec: LogFacts): string {
+  return spec.options?.caseNotion ? `${spec.file} (case notion ${spec.options.caseNotion})` : spec.file;
 }
 
 export function formatFailure(f: FactFailure): string {
@@ -365,7 +371,7 @@ export async function printExpertFacts(logsDir: string, only: string[] = [], out
     }
     facts += spec.facts.length;
     all.push(...failures);
-    out(`${spec.file}: ${spec.facts.length - failures.filter((f) => f.fact !== '(build)').length}/${spec.facts.length} facts hold (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    out(`${specName(spec)}: ${spec.facts.length - failures.filter((f) => f.fact !== '(build)').length}/${spec.facts.length} facts hold (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     for (const f of failures) out(`  FAIL ${formatFailure(f)}`);
   }
   out(`${all.length} failing of ${facts} facts`);
