@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,17 +7,16 @@ import { buildDocument } from '../../engine/document/index.js';
 import { ProjectStore } from '../../engine/index.js';
 import { auditDocument, report, SECTIONS, sectionOf, STRICT_SECTIONS, type Audit } from '../document/audit.js';
 import { realLogs } from '../tools/pm4py.js';
+import { manifestLogs, optionsFor, storeName } from './manifest.js';
 
 /**
  * The self-consistency audit (test/document/audit.ts) on every shared log,
  * OCEL ones included (read with the default case notion): each section is its
  * own test, strict when STRICT_SECTIONS lists it (the one list, shared with
- * test/document/audit.test.ts), else its differences are printed.
+ * test/document/audit.test.ts), else its differences are printed. Every log
+ * of both manifests (manifest.ts: each with its import options), the large
+ * tier included: the audit must hold on every shared log.
  */
-function manifest(): string[] {
-  const lines = readFileSync(join(realLogs!, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1);
-  return lines.map((l) => l.split('\t')[0]!);
-}
 
 // Made only when the suite runs: a skipped file runs no afterAll.
 const work = realLogs ? mkdtempSync(join(tmpdir(), 'pcg-real-audit-')) : '';
@@ -26,14 +25,14 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 const seconds = (from: number, to: number) => ((to - from) / 1000).toFixed(1);
 
 describe.skipIf(!realLogs)('audit of the real logs', () => {
-  describe.each(realLogs ? manifest() : [])('%s', (file) => {
+  describe.each(manifestLogs({ all: true }).map((r) => r.file))('%s', (file) => {
     let audit: Audit;
     beforeAll(async () => {
-      const path = join(work, `${file.replace(/[^a-z0-9]+/gi, '_')}.sqlite`);
+      const path = join(work, storeName(file));
       const store = ProjectStore.open(path);
       try {
         const t0 = performance.now();
-        await importLog(store, join(realLogs!, file));
+        await importLog(store, join(realLogs!, file), optionsFor(file));
         const t1 = performance.now();
         const doc = buildDocument(store.snapshot());
         const t2 = performance.now();

@@ -5,7 +5,42 @@ import { pathToFileURL } from 'node:url';
 import { importLog } from '../../connectors/files/index.js';
 import { buildDocument } from '../../engine/document/index.js';
 import { ProjectStore } from '../../engine/index.js';
-import { type CaseView, type FactFailure, type LogFacts, caseIs, caseUnknown, common, edgeNotException, endsWithCount, failure, loopIsNormal, noOpenCases, noRuleOn, notException, notFailure, notSuccess, repeatedByAtMost, skipIsNormal, stageBefore, stageOrder, stagesAtLeast, success, successExcludes } from './expert-vocabulary.js';
+import { optionsFor } from './manifest.js';
+import {
+  type CaseView,
+  type FactFailure,
+  type LogFacts,
+  caseIs,
+  caseNotionIn,
+  caseUnknown,
+  common,
+  edgeNotException,
+  endsWithCount,
+  failure,
+  loopIsNormal,
+  noClaimBelow,
+  noEscalations,
+  noOpenCases,
+  noRuleOn,
+  notAPerson,
+  notException,
+  notFailure,
+  notSuccess,
+  noVerdict,
+  objectTypeTouches,
+  pathsOfExecutions,
+  repeatedByAtMost,
+  repeatNotRework,
+  repeatShare,
+  skipIsNormal,
+  stageBefore,
+  stageOrder,
+  stagesAtLeast,
+  success,
+  successExcludes,
+  tiedOrderAtMostWeak,
+  verdictFromAttribute,
+} from './expert-vocabulary.js';
 
 /**
  * Expert facts: what a process-mining expert would say about each shared real
@@ -35,6 +70,21 @@ const BPIC19 = 'van Dongen, BPI Challenge 2019 description (purchase order handl
 const BPIC20 = 'van Dongen, BPI Challenge 2020 description (TU/e travel expense claims)';
 const LEVY = 'Levy (2014), Production Analysis with Process Mining Technology (4TU)';
 const BPIC15 = 'van Dongen, BPI Challenge 2015 description (building permit applications of Dutch municipalities)';
+
+// Sources of the logs of MANIFEST-added.tsv.
+const BILLING = 'Mannhardt et al., Hospital Billing event log (4TU 2017, CAiSE 2017): a case bills a package of medical services; NEW, FIN, RELEASE, CODE OK, BILLED; DELETE, STORNO, REOPEN';
+const VINST = 'Steeman, BPI Challenge 2013 incidents (Volvo IT VINST): a case is an incident; the activity is its status, lifecycle:transition its sub-status';
+const SEPSIS = "Mannhardt, Sepsis Cases event log (4TU 2016): one case is a patient's pathway through the hospital; Release A-E are discharges, Return ER a return to the emergency room (Mannhardt & Blinde 2017)";
+const CONSULTA = 'Simod benchmark ConsultaDataMining201618: requests to recognise (homologate) courses at a Colombian university, Spanish activity names, Disco export with artificial Start and End events';
+const TAX = 'Tax et al. 2017 preprocessing (Verenich, ProcessSequencePrediction): activity names replaced by integer ids, no resource';
+const WABO_M1 = 'Buijs, Environmental permit application process (WABO), CoSeLoG municipality 1 (4TU 2014)';
+const OCPA_RUN = 'ocpa OCEL 2.0 order-management running example (simulated; its pay order, package delivered and reorder item tables are empty)';
+const PALLET = 'ocelescope pallet-logistics OCEL 2.0 sample (simulated, 14 events)';
+const BPIC11 = 'van Dongen, BPI Challenge 2011 (Dutch academic hospital; each case is a patient of the gynaecology department; 4TU) as converted from eventdataR (day-level times)';
+const SNOW = 'Amaral et al. 2018, Incident management process enriched event log (UCI, ServiceNow): one row per update of an incident record; made_sla says whether the incident met its SLA; closed_code, resolved_by, resolved_at, closed_at describe the end';
+const BPIC17 = 'van Dongen, BPI Challenge 2017 (Dutch loan applications: A_ application states, O_ offers, W_ work items with lifecycle transitions), W_ items only as start/complete pairs (Simod filter)';
+const PURCHASING = 'Fluxicon Disco purchasing example (simulated purchase-to-pay; every activity has start and complete events; variant and variant-index are Disco path identifiers)';
+const P2P = 'Park & Tacke genannt Unterberg, OCEL 2.0 procure-to-pay log (ocel-standard.org, Zenodo 8412920): requisition, approval, quotation, purchase order, goods receipt, invoice, two-way match, payment';
 
 export const EXPERT_FACTS: LogFacts[] = [
   {
@@ -300,6 +350,332 @@ export const EXPERT_FACTS: LogFacts[] = [
       ...common(),
     ],
   },
+  // ---------------------------------------------------------------- the logs of MANIFEST-added.tsv
+  {
+    file: 'pm4py/14_Billing_1t_per_variant.xes.gz',
+    facts: [
+      caseIs(['package', 'bill', 'billing', 'invoice', 'claim'], `a case bills one package of medical services (${BILLING}); the names (NEW, FIN, BILLED) do not say so, so an honest unknown is acceptable`, { orUnknown: true }),
+      success('BILLED', `billing the package is the aim of the process (${BILLING}); 576 of the 1020 variants end with it (computed)`),
+      notSuccess('DELETE', `a deleted billing case was never billed (${BILLING}); 182 variants end with it (computed)`),
+      notSuccess('NEW', 'a case that only opened (8 variants end right after NEW) billed nothing (computed)'),
+      stageBefore('NEW', 'BILLED', `NEW opens every case, billing is the last step (${BILLING}; NEW is the first event of all 1020 variants, computed)`),
+      stageOrder('FIN', 'RELEASE', `the case is finalised, then released for coding (${BILLING}; FIN comes first in 928 of the 930 variants with both, computed)`),
+      stageOrder('CODE OK', 'BILLED', `coding is checked before billing (${BILLING}; 654 of 664 variants with both, computed)`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'eventdataR/hospital_billing_10k.xes.gz',
+    facts: [
+      caseIs(['package', 'bill', 'billing', 'invoice', 'claim'], `a case bills one package of medical services (${BILLING}); the names do not say so, so an honest unknown is acceptable`, { orUnknown: true }),
+      success('BILLED', `billing the package is the aim (${BILLING}); 6896 of the 10000 cases end with it (computed)`),
+      notSuccess('DELETE', `a deleted billing case was never billed (${BILLING}); 980 cases end with it, 29 of the 982 with DELETE were billed before (computed)`),
+      notSuccess('NEW', 'the 1837 cases that end right after NEW (1836 of them of caseType C) billed nothing (computed)'),
+      notException(`NEW > CHANGE DIAGN > FIN > RELEASE > CODE OK > BILLED (36%) and the same without CHANGE DIAGN (22%) are the billing path (${BILLING}; computed)`),
+      stageOrder('DELETE', 'BILLED', 'DELETE comes right after NEW in 590 of the 982 cases with it, after a REOPEN in 167, and after BILLED in only 29 (computed): it belongs to the early phase, not after billing'),
+      stageOrder('FIN', 'RELEASE', `FIN comes before RELEASE in all 7209 cases with both (computed; ${BILLING})`),
+      stageOrder('CODE OK', 'BILLED', `CODE OK comes before BILLED in all 6916 cases with both (computed; ${BILLING})`),
+      stageBefore('NEW', 'BILLED', `NEW opens all 10000 cases, billing closes the package (${BILLING})`),
+      noRuleOn(/(^|:)(isClosed|isCancelled|closeCode)$/, "isClosed on a case's first event is its final closed state: of the 848 cases with isClosed=false there, 837 end with DELETE (computed); isCancelled and closeCode likewise record how the case ended, not why"),
+      ...common(),
+    ],
+  },
+  {
+    file: 'pm4py/07_bpic2013_incidents.xes.gz',
+    facts: [
+      caseIs(['incident'], `a case is one IT incident; the activity names are statuses (Accepted, Queued, Completed), so an honest unknown is acceptable (${VINST})`, { orUnknown: true }),
+      success('Completed', `Completed (resolved or closed) is the normal end of incident handling; 7546 of the 7554 cases end with it (computed; ${VINST})`),
+      noOpenCases(0.02, 'only 8 of 7554 cases end other than Completed (computed)'),
+      repeatNotRework('Accepted', `consecutive Accepted events are sub-status changes of one status (In Progress, Wait - User, Assigned ...): 7184 of the 7552 cases have several (computed; ${VINST})`),
+      repeatNotRework('Completed', `Completed is recorded once as Resolved and once as Closed: 5582 of the 7546 cases have it twice or more (computed; ${VINST})`),
+      loopIsNormal('Accepted', `status updates while the incident is worked on: 95% of the cases with Accepted repeat it (computed; ${VINST})`),
+      notException('Accepted > Accepted > Completed (23%) and the commonest paths through Queued are how incidents go (computed)'),
+      stageOrder('Accepted', 'Completed', 'Completed ends 7546 of the 7554 cases (computed)'),
+      notAPerson(['-'], "org:resource '-' on 30 events is a missing value, not a person (computed)"),
+      ...common(),
+    ],
+  },
+  {
+    file: 'rust4pm/Sepsis_Cases_-_Event_Log.xes.gz',
+    facts: [
+      caseIs(['patient', 'pathway'], `a case is one patient's pathway through the hospital (${SEPSIS}); not a triage or a test`),
+      notSuccess('Return ER', `Return ER is the patient coming back to the emergency room after discharge, a bad outcome (${SEPSIS}); all 291 cases ending with it had a Release before (computed)`),
+      notFailure('Release A', `Release A is a discharge, the normal end of the hospital stay (${SEPSIS}); 393 cases end with it (computed)`),
+      notSuccess('ER Sepsis Triage', 'the 49 cases that stop at the sepsis triage (35 of them after 3 events) had no treatment and no release recorded (computed)'),
+      loopIsNormal('Leucocytes', `blood values are measured repeatedly during the stay: 677 of the 1012 cases with Leucocytes repeat it (computed; ${SEPSIS})`),
+      loopIsNormal('CRP', `692 of the 1007 cases with CRP repeat it: repeated lab measurements (computed; ${SEPSIS})`),
+      stageBefore('ER Registration', 'Release A', `registration at the emergency room opens the pathway, the release ends the stay (${SEPSIS}; registration first in all 671 cases with both, computed)`),
+      stageOrder('ER Sepsis Triage', 'IV Antibiotics', 'antibiotics follow the sepsis triage in all 823 cases with both (computed)'),
+      stageOrder('Admission NC', 'Release A', 'admission precedes the release in all 670 cases with both (computed)'),
+      stageOrder('Release A', 'Return ER', 'Return ER follows Release A in all 277 cases with both (computed)'),
+      notAPerson(['?'], "org:group '?' is written on all 294 Return ER events: a missing group, not a team (computed)"),
+      ...common(),
+    ],
+  },
+  {
+    file: 'eventdataR/sepsis.csv',
+    facts: [
+      caseIs(['patient', 'pathway'], `a case is one patient's pathway through the hospital (${SEPSIS}); not a triage or a test`),
+      notSuccess('Return ER', `Return ER is the patient coming back to the emergency room after discharge (${SEPSIS}); all 291 cases ending with it had a Release before (computed)`),
+      notFailure('Release A', `Release A is a discharge, the normal end of the stay (${SEPSIS}); 393 cases end with it (computed)`),
+      loopIsNormal('Leucocytes', `677 of the 1012 cases with Leucocytes repeat it: repeated lab measurements (computed; ${SEPSIS})`),
+      loopIsNormal('CRP', `692 of the 1007 cases with CRP repeat it (computed; ${SEPSIS})`),
+      stageBefore('ER Registration', 'Release A', `registration opens the pathway, the release ends the stay (${SEPSIS})`),
+      stageOrder('Release A', 'Return ER', 'Return ER follows Release A in all 277 cases with both (computed)'),
+      noRuleOn(/^Variant( index)?$/i, 'Variant and Variant index are written by the Disco export from the whole path of the case (one value per variant, computed): they name the path, they do not decide it'),
+      notAPerson(['?'], "org:group '?' is written on all 294 Return ER events: a missing group, not a team (computed)"),
+      ...common(),
+    ],
+  },
+  {
+    file: 'roadtraffic/Road_Traffic_Fine_Management_Process.xes.gz',
+    facts: [
+      caseIs(['fine'], `a case is one road traffic fine (${FINES})`),
+      success('Payment', `the fine is paid (${FINES}); 67201 of the 150370 cases end with it (computed)`),
+      failure('Send for Credit Collection', `the fine was not paid and goes to a collection agency (${FINES}); 58997 cases (computed)`),
+      noOpenCases(0.05, 'of the 20755 cases stopping at Send Fine, 19432 were sent more than a year before the log ends (computed): stuck, not open'),
+      notException(`Create Fine > Payment (31%) and the full credit-collection path (38%) are the two commonest variants (computed), both in the normative model (${FINES})`),
+      skipIsNormal('Send Fine', `an offender may pay before the fine is sent (${FINES}); 46371 cases do (computed)`),
+      edgeNotException('Create Fine', 'Payment', `paying on the spot is a modelled path (${FINES}); 31% of cases (computed)`),
+      stageBefore('Create Fine', 'Send for Credit Collection', `credit collection comes at the very end (${FINES})`),
+      stageOrder('Send Fine', 'Add penalty', `the penalty is added after the fine is sent and notified (${FINES})`),
+      noClaimBelow(24, 'every timestamp is a date at local midnight (one time of day over all 561470 events, computed): no wait, policy or escalation can be stated below a day'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'bpic2020/InternationalDeclarations.xes.gz',
+    facts: [
+      caseIs(['declaration'], `a case is one international travel declaration, with the events of its travel permit (${BPIC20})`),
+      success('Payment Handled', `the declaration is paid out (${BPIC20}); 5646 of 6449 cases end with it (computed)`),
+      notFailure('End trip', `536 of the 593 cases ending with End trip were paid before the trip ended (computed): the process ends with the trip or the payment (${BPIC20})`),
+      failure('Declaration REJECTED by EMPLOYEE', `the employee accepts the rejection and does not resubmit (${BPIC20}); none of the 130 cases ending so was paid (computed)`),
+      notSuccess('Declaration SAVED by EMPLOYEE', 'none of the 54 cases ending with a saved declaration was paid, 53 never submitted it (computed)'),
+      notException('permit submitted and approved, trip, declaration approved, payment covers the commonest third (21% + 10%, computed)'),
+      stageBefore('Permit SUBMITTED by EMPLOYEE', 'Payment Handled', `a permit is needed before an international trip; payment comes last (${BPIC20})`),
+      stageOrder('End trip', 'Declaration SUBMITTED by EMPLOYEE', 'the declaration follows the trip in 5566 of the 6375 cases with both (computed)'),
+      stageOrder('Declaration FINAL_APPROVED by SUPERVISOR', 'Request Payment', 'payment is requested after final approval in all 5940 cases with both (computed)'),
+      noRuleOn(/(^|:)(id|Permit id|Permit ID|DeclarationNumber|travel permit number|Permit travel permit number|concept:name)$/i, 'declaration and permit numbers and ids name documents (6449 distinct ids and 6190 declaration numbers over 6449 cases, computed); they cannot decide a route'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'bpic2020/PermitLog.xes.gz',
+    facts: [
+      caseIs(['permit'], `a case is one travel permit, with the events of its declarations and payments (${BPIC20})`),
+      success('Payment Handled', `the costs of the trip are paid (${BPIC20}); 5474 of 7065 cases end with it (computed)`),
+      notFailure('End trip', `the process ends with either the trip taking place or a payment (${BPIC20}); 453 cases end with End trip (computed)`),
+      notSuccess('Send Reminder', 'the 991 cases ending with a reminder are waiting for the employee to declare: 989 never submitted a declaration (computed)'),
+      failure('Permit REJECTED by EMPLOYEE', `the employee withdraws the rejected permit (${BPIC20}); none of the 31 cases ending so was paid (computed)`),
+      loopIsNormal('Send Reminder', 'reminders are sent repeatedly until the employee declares: 922 of the 1381 cases with one have several (computed)'),
+      stageBefore('Permit SUBMITTED by EMPLOYEE', 'Payment Handled', `the permit is requested before the trip and its payments (${BPIC20})`),
+      stageOrder('Permit FINAL_APPROVED by SUPERVISOR', 'Start trip', 'the permit is approved before the trip in 5147 of the 6286 cases with both (computed)'),
+      noRuleOn(/(^|:)(TotalDeclared|Overspent|OverspentAmount)$/, 'TotalDeclared and the overspending figures sum the declarations made after the permit (a total known only at the end): they cannot explain a choice taken before them'),
+      noRuleOn(/(^|:)(id|travel permit number|concept:name|dec_id_\d+|DeclarationNumber_\d+|Rfp_id_\d+|RfpNumber_\d+)$/i, 'permit, declaration and request numbers identify documents; they cannot decide a route'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'simod/ConsultaDataMining201618.csv',
+    facts: [
+      caseIs(['request', 'application', 'solicitud', 'homologation'], `a case is one student's request to recognise courses (${CONSULTA}); the names are Spanish, so an honest unknown is acceptable`, { orUnknown: true }),
+      notSuccess('End', `End is an artificial event the export adds to every case (${CONSULTA}): of the 938 cases ending with it, 466 were cancelled and 463 recognised (computed)`),
+      notFailure('End', 'End closes recognised and cancelled requests alike (463 / 466, computed): it records no verdict'),
+      successExcludes(['Cancelar Solicitud', 'Notificacion estudiante cancelacion soli'], 'a success cannot be an ending most of whose requests were cancelled (Cancelar Solicitud = cancel the request; computed per ending)'),
+      noRuleOn(/(^|:)variant(-index)?$/i, 'case:variant and case:variant-index are written by the Disco export from the whole path (one value per variant, computed)'),
+      notAPerson(['Start', 'End'], "org:resource 'Start' and 'End' are written on the artificial Start and End events (954 each, computed): nobody"),
+      stageOrder('Radicar Solicitud Homologacion', 'Validar solicitud', 'the request is filed before it is validated in 547 of the 562 cases with both (computed)'),
+      stageOrder('Validar solicitud', 'Homologacion por grupo de cursos', 'validation precedes the recognition in 470 of the 479 cases with both (computed)'),
+      stageOrder('Homologacion por grupo de cursos', 'Visto Bueno Cierre Proceso', 'the closing approval follows the recognition in all 144 cases with both (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'verenich/helpdesk.csv',
+    facts: [
+      caseIs(['ticket'], `a case is one support ticket (${HELPDESK}), but the activities are integer codes (${TAX}): an honest unknown is acceptable`, { orUnknown: true }),
+      noOpenCases(0, 'all 3804 cases end with code 6 (computed): the log holds closed tickets'),
+      notFailure('6', `code 6 ends every ticket (computed): the ticket is closed (${HELPDESK}), not failed`),
+      notException('1 > 8 > 6 covers 57% of the tickets (computed)'),
+      stageOrder('1', '6', 'code 1 comes before code 6 in all 3749 cases with both (computed)'),
+      stageOrder('8', '6', 'code 8 comes before code 6 in 3568 of the 3571 cases with both (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'verenich/env_permit.csv',
+    facts: [
+      caseIs(['application', 'permit'], `a case is one environmental permit application (${WABO_M1}), but the 381 activities are integer codes (${TAX}): an honest unknown is acceptable`, { orUnknown: true }),
+      noVerdict(`the codes (${TAX}) carry no verdict and the decision on the permit is not recorded in any attribute: no ending can be read as granted or refused`),
+      notException('916 variants over 937 cases (computed): only edges and exception sizes can be judged'),
+      loopIsNormal('41', 'code 41 is repeated in 187 of the 201 cases with it (93%, computed)'),
+      stageOrder('23', '25', 'code 23 opens 899 of the 937 cases and comes before code 25 in 931 of 936 (computed)'),
+      stageOrder('26', '27', 'code 26 comes before code 27 in all 877 cases with both (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'verenich/bpi_13_incidents.csv',
+    facts: [
+      caseIs(['incident'], `a case is one IT incident (${VINST}); the activities are integer codes of the sub-status (${TAX}): an honest unknown is acceptable`, { orUnknown: true }),
+      notFailure('5', 'code 5 has the event count of the Closed sub-status of the XES form (5716, computed): a closed incident, not a failure'),
+      notFailure('9', 'code 9 has the count of the In Call sub-status (2034 against 2035 in the XES form, computed), under which 1882 incidents are completed'),
+      noOpenCases(0.02, 'the XES form of the same log ends 7546 of 7554 cases with Completed (computed)'),
+      repeatNotRework('1', 'code 1 is the In Progress sub-status (30239 events, as in the XES form, computed): 1 > 1 > 9 (23%) is the XES path Accepted > Accepted > Completed, status updates rather than rework'),
+      notException('1 > 1 > 9 (23%) and 1 > 1 > 3 > 5 (7%) are the commonest paths (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'verenich/bpi_12_w.csv',
+    facts: [
+      caseIs(['application', 'loan'], `a case is one loan application (${BPIC12}), but the activities are integer codes of its work items (${TAX}): an honest unknown is acceptable`, { orUnknown: true }),
+      noVerdict(`the W_ work items do not record whether the application was approved, declined or cancelled (those are A_ events, left out here; ${BPIC12})`),
+      loopIsNormal('5', `code 5 is W_Nabellen offertes (22976 completions, the BPIC 2012 count, computed): calling after offers is repeated in 4274 of 5011 cases (${BPIC12})`),
+      loopIsNormal('4', 'code 4 is W_Nabellen incomplete dossiers (11407 completions, computed): repeated in 1474 of 1647 cases'),
+      loopIsNormal('3', 'code 3 is W_Completeren aanvraag (23967 completions, computed): repeated in 4420 of 7367 cases'),
+      stageOrder('3', '6', 'completing the application (3) comes before validating it (6) in all 3209 cases with both (computed)'),
+      stageOrder('1', '3', 'handling the lead (1) comes before completing the application (3) in all 2515 cases with both (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ocpa/running-example.sqlite',
+    facts: [
+      caseNotionIn(['orders'], `an order management process is read per order: orders start with place order (2000 of 2000) and are the object its steps serve; items, packages, customers and employees are touched by parts of it (${OCPA_RUN}; computed)`),
+      objectTypeTouches('orders', ['place order', 'confirm order', 'payment reminder'], `every order is placed, confirmed and reminded of payment (computed; ${OCPA_RUN})`),
+      objectTypeTouches('items', ['pick item', 'item out of stock'], 'items are picked (7670) or found out of stock (1508 items, computed)'),
+      objectTypeTouches('packages', ['create package', 'send package', 'failed delivery'], 'packages are created, sent and fail delivery (320 packages, computed)'),
+      objectTypeTouches('customers', ['place order', 'confirm order'], 'the 3 customers are on every place and confirm order event (computed)'),
+      objectTypeTouches('employees', ['pick item', 'confirm order', 'create package', 'send package'], 'employees pick items, confirm orders and create and send packages (computed)'),
+      notSuccess('payment reminder', `a payment reminder is not a payment; every order ends with one only because the file's pay order events are missing (${OCPA_RUN})`),
+      notSuccess('failed delivery', 'a failed delivery is not a delivery (every package ends so because the package delivered events are missing, computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ocpa/running-example.sqlite',
+    options: { caseNotion: 'orders' },
+    facts: [
+      caseIs(['order'], 'the case notion is the orders object: a case is one order'),
+      stageBefore('place order', 'payment reminder', 'ordering and payment are phases apart: place order > confirm order takes 18.5 h (median), confirm order > payment reminder 149 h (computed, all 2000 orders in that order)'),
+      notException('place order > confirm order > payment reminder covers 1614 of 2000 orders (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ocelescope/pallet-logistics-v0.9.sqlite',
+    facts: [
+      objectTypeTouches('Order', ['receive order', 'get item'], `orders are received and their items fetched (computed; ${PALLET})`),
+      objectTypeTouches('Item', ['get item', 'load'], `items are fetched and loaded (computed; ${PALLET})`),
+      objectTypeTouches('Pallet', ['load', 'deliver'], `pallets are loaded and delivered (computed; ${PALLET})`),
+      objectTypeTouches('Vehicle', ['inspect', 'load', 'deliver'], `vehicles are inspected, loaded and deliver (computed; ${PALLET})`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'eventdataR/bpic2011_hospital.xes.gz',
+    facts: [
+      caseIs(['patient'], `a case is one patient of the gynaecology department (${BPIC11}); not an adjective of an activity name (poliklinisch) nor a test`),
+      noVerdict(`the log records treatments, lab tests and fees but no outcome (no discharge status, no diagnosis result): no ending is a success or a failure (${BPIC11})`),
+      noClaimBelow(24, 'times are dates (every event at 00:00 or 01:00 UTC, computed): nothing can be stated below a day'),
+      tiedOrderAtMostWeak('87% of consecutive steps share their timestamp (computed): the order of same-day steps is the order they were written to the file, not evidence'),
+      loopIsNormal('aanname laboratoriumonderzoek', 'lab samples are taken again and again during treatment: 765 of the 804 patients with one have several (computed)'),
+      loopIsNormal('vervolgconsult poliklinisch', 'follow-up consults recur: 760 of the 958 patients with one have several (computed)'),
+      noRuleOn(/Diagnosis Treatment Combination ID/i, 'diagnosis-treatment combination ids identify billing records (688 distinct values over the 688 cases with one, computed); they cannot decide a route'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ibm/servicenow_incidents.csv.gz',
+    facts: [
+      caseIs(['incident'], `a case is one incident (${SNOW}); not 'inc', the prefix of its number`, { orUnknown: true }),
+      notFailure('Closed', `Closed is the normal end of an incident (${SNOW}); 20768 of the 20769 incidents end with it (computed)`),
+      noOpenCases(0.01, 'all but one of the 20769 incidents end Closed (computed)'),
+      verdictFromAttribute('made_sla', `made_sla records whether the incident met its SLA (${SNOW}); false on the last row of 8174 incidents (39%, computed): the outcome the log records`),
+      repeatNotRework('Active', `consecutive Active rows are updates of a record that stays Active (sys_mod_count grows on all 45795 same-state pairs, computed; ${SNOW}); 58.5% of the incidents reaching Active have them`),
+      repeatNotRework('New', 'consecutive New rows are updates of a New record: 7348 of the 13383 incidents reaching New have them (computed)'),
+      repeatNotRework('Awaiting User Info', 'consecutive Awaiting User Info rows are updates while waiting: 3100 of 4775 incidents (computed)'),
+      noRuleOn(/^(closed_code|resolved_by|resolved_at|closed_at)$/, `closed_code, resolved_by, resolved_at and closed_at hold the end of the incident, copied onto every row from the first (constant in all 20769 incidents, computed; ${SNOW}): they cannot explain a choice`),
+      notAPerson(['?'], "assigned_to '?' (23030 rows) is an unassigned incident, not a resolver (computed)"),
+      stageOrder('Resolved', 'Closed', 'Closed follows the last Resolved in 20757 of the 20765 incidents with both (computed)'),
+      stageBefore('New', 'Closed', `an incident opens New and ends Closed (${SNOW})`),
+      ...common(),
+    ],
+  },
+  {
+    file: 'simod/BPI_Challenge_2017_W_Two_TS_filtered.xes.gz',
+    facts: [
+      caseIs(['application', 'loan'], `a case is one loan application (${BPIC17})`),
+      noVerdict(`the W_ work items do not record whether the application was accepted, denied or cancelled (A_ and O_ events are left out; ${BPIC17}): W_Validate application ends accepted and denied applications alike`),
+      repeatShare('W_Complete application', 0.25, 0.5, 'pairing start and complete, 2888 of the 8129 cases (36%) complete the application more than once: real rework, neither 100% nor hidden (computed)'),
+      repeatShare('W_Handle leads', 0, 0.35, 'paired, 227 of the 993 cases (23%) handle leads more than once (computed)'),
+      repeatShare('W_Shortened completion', 0, 0.1, 'paired, 2 of the 64 cases repeat it (computed)'),
+      repeatNotRework('W_Shortened completion', 'its 132 events are 66 start/complete pairs of single executions (computed)'),
+      loopIsNormal('W_Call after offers', `calls after an offer are repeated until the customer answers (${BPIC17}): 7873 of the 8903 cases execute it more than once (computed, pairs as one)`),
+      loopIsNormal('W_Call incomplete files', `calls about missing documents recur: 3979 of 4103 cases (computed, pairs as one; ${BPIC17})`),
+      stageOrder('W_Complete application', 'W_Validate application', `the application is completed, offers are followed up, then it is validated (${BPIC17})`),
+      stageOrder('W_Call after offers', 'W_Validate application', `validation follows the offers (${BPIC17})`),
+      noRuleOn(/variant/i, '(case)_variant, variant and variant-index are Disco path identifiers (each names one variant, computed): they name the path, they do not decide it'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'simod/PurchasingExample.xes.gz',
+    facts: [
+      caseIs(['purchase', 'requisition', 'order', 'request'], `a case is one purchase, from its requisition to the payment of the invoice (${PURCHASING})`),
+      success('Pay Invoice', `paying the supplier's invoice ends a completed purchase (${PURCHASING}); 413 of 608 cases (computed)`),
+      notSuccess('Analyze Purchase Requisition', 'the 64 cases ending with the analysis of the requisition never got a quotation or an order (computed): the requisition was not pursued'),
+      notSuccess('Analyze Request for Quotation', 'the 131 cases ending with the analysis of the request for quotation never got an order (computed)'),
+      noOpenCases(0.05, 'a simulated sample: cases end with Pay Invoice or an analysis that stops them, spread over the whole period; only 24 of 608 (4%) end with an analysis in the last 30 days (computed)'),
+      pathsOfExecutions(`every activity has start and complete events (9119 pairs, computed; ${PURCHASING}): the commonest path is 18 executions, no activity twice in a row`),
+      repeatNotRework('Create Purchase Requisition', 'each of the 608 cases has one start/complete pair of it, no second execution (computed)'),
+      repeatNotRework('Pay Invoice', 'each of the 413 cases paying has one start/complete pair (computed)'),
+      repeatShare('Create Purchase Requisition', 0, 0.05, 'paired, no case creates the requisition twice (computed)'),
+      noEscalations(`no step of the simulated process is taken after a long wait or a failed attempt (${PURCHASING}); the next step looks slow only beside an instant start-to-complete hop`),
+      stageBefore('Create Purchase Requisition', 'Pay Invoice', `a purchase runs from requisition to payment (${PURCHASING})`),
+      stageOrder('Create Purchase Order', 'Deliver Goods Services', `goods are delivered against the order (${PURCHASING})`),
+      noRuleOn(/variant/i, 'variant and variant-index are Disco path identifiers (one value per variant, computed): they name the path, they do not decide it'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ocel-standard/ocel2_p2p.sqlite',
+    facts: [
+      caseNotionIn(['purchase_order'], `procure-to-pay is read per purchase order: its objects begin with Create Purchase Order (1598 of 1598) and end with Execute Payment (1398), the order the requisition, quotation, goods and invoices serve (${P2P}; computed)`),
+      objectTypeTouches('purchase_requisition', ['Create Purchase Requisition', 'Approve Purchase Requisition', 'Delegate Purchase Requisition Approval', 'Create Request for Quotation'], `requisitions are created, approved or delegated, then quoted (computed; ${P2P})`),
+      objectTypeTouches('quotation', ['Create Request for Quotation', 'Create Purchase Order', 'Approve Purchase Order'], 'quotations are requested and turned into approved orders (computed)'),
+      objectTypeTouches('purchase_order', ['Create Purchase Order', 'Approve Purchase Order', 'Create Goods Receipt', 'Execute Payment'], 'orders are created, approved, received and paid (computed)'),
+      objectTypeTouches('goods receipt', ['Create Goods Receipt', 'Create Invoice Receipt', 'Perform Two-Way Match', 'Execute Payment'], 'goods receipts are invoiced, matched and paid (computed)'),
+      objectTypeTouches('invoice receipt', ['Create Invoice Receipt', 'Perform Two-Way Match', 'Execute Payment'], 'invoices are matched and paid (computed)'),
+      objectTypeTouches('material', ['Create Purchase Requisition', 'Approve Purchase Requisition'], 'materials are named on requisitions (computed)'),
+      objectTypeTouches('payment', ['Execute Payment'], 'payments are executed (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ocel-standard/ocel2_p2p.sqlite',
+    options: { caseNotion: 'purchase_order' },
+    facts: [
+      caseIs(['order', 'purchase order'], 'the case notion is the purchase_order object: a case is one purchase order'),
+      success('Execute Payment', `the order is paid: the end of procure-to-pay (${P2P}); 1398 of 1598 orders end with it (computed)`),
+      stageBefore('Create Purchase Order', 'Execute Payment', `ordering, then goods and invoices, then payment are the phases of the description (${P2P}); payment comes 99 h (median) after the last receipt, 15 days after creation (computed)`),
+      stageOrder('Approve Purchase Order', 'Create Goods Receipt', `goods are received against an approved order (${P2P}; Approve Purchase Order > Create Goods Receipt in all 1598 orders, computed)`),
+      loopIsNormal('Create Goods Receipt', 'orders are delivered in parts: 1253 of the 1598 orders have more than one goods receipt (computed)'),
+      ...common(),
+    ],
+  },
+  {
+    file: 'ocel-standard/ocel2_p2p.sqlite',
+    options: { caseNotion: 'goods receipt' },
+    facts: [
+      edgeNotException('Create Goods Receipt', 'Execute Payment', 'read per goods receipt, in all 466 hand-offs Create Goods Receipt -> Execute Payment the receipt had already been invoiced and two-way matched (computed): a payment after matching, not a skip of it'),
+      success('Execute Payment', `paying is the end of a goods receipt's handling (${P2P}); 1744 of 1941 receipts end with it (computed)`),
+      stageOrder('Perform Two-Way Match', 'Execute Payment', `payment follows the match (${P2P}; computed)`),
+      ...common(),
+    ],
+  },
+
 ];
 
 // ---------------------------------------------------------------- building and checking
@@ -314,14 +690,14 @@ export async function checkLog(spec: LogFacts, logsDir: string): Promise<FactFai
   try {
     const store = ProjectStore.open(join(work, 'state.sqlite'));
     try {
-      await importLog(store, join(logsDir, spec.file), spec.options ?? {});
+      await importLog(store, join(logsDir, spec.file), { ...optionsFor(spec.file), ...spec.options });
       const doc = buildDocument(store.snapshot());
       let read: CaseView[] | undefined;
       const cases = () =>
         (read ??= [...store.traces()].map((t) => {
           const attributes = new Map<string, string>();
           for (const e of t) for (const [k, v] of Object.entries(e.attributes)) if (!attributes.has(k)) attributes.set(k, String(v));
-          return { activities: t.map((e) => e.activity), attributes };
+          return { activities: t.map((e) => e.activity), times: t.map((e) => e.time), attributes };
         }));
       const failures: FactFailure[] = [];
       for (const f of spec.facts) {
@@ -340,6 +716,11 @@ export async function checkLog(spec: LogFacts, logsDir: string): Promise<FactFai
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+/** A log's name in reports: its file, and the case notion when the facts pin one. */
+export function specName(spec: LogFacts): string {
+  return spec.options?.caseNotion ? `${spec.file} (case notion ${spec.options.caseNotion})` : spec.file;
 }
 
 export function formatFailure(f: FactFailure): string {
@@ -365,7 +746,7 @@ export async function printExpertFacts(logsDir: string, only: string[] = [], out
     }
     facts += spec.facts.length;
     all.push(...failures);
-    out(`${spec.file}: ${spec.facts.length - failures.filter((f) => f.fact !== '(build)').length}/${spec.facts.length} facts hold (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    out(`${specName(spec)}: ${spec.facts.length - failures.filter((f) => f.fact !== '(build)').length}/${spec.facts.length} facts hold (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     for (const f of failures) out(`  FAIL ${formatFailure(f)}`);
   }
   out(`${all.length} failing of ${facts} facts`);

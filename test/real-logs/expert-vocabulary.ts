@@ -10,9 +10,11 @@ import { slug } from '../../engine/reading/facts.js';
 
 // ---------------------------------------------------------------- evidence a fact may look at
 
-/** One case as stored: its activities in case order and the first value seen of each attribute. */
+/** One case as stored: its activities in case order, their times, and the first value seen of each attribute. */
 export interface CaseView {
   activities: string[];
+  /** Epoch milliseconds of each event, in case order. */
+  times: number[];
   attributes: Map<string, string>;
 }
 
@@ -456,6 +458,251 @@ export function successExcludes(activities: string[], why: string): Fact {
         if (ending.length && failed > ending.length / 2) bad.push(`success ending ${quote(end)}: ${failed} of its ${ending.length} cases (${pct(failed / ending.length)}) went through ${activities.join('/')}`);
       }
       return bad.length ? bad.join('; ') : undefined;
+    },
+  };
+}
+
+/**
+ * The log records no outcome (no verdict in an activity or attribute, no
+ * terminal status that says how the case went): no outcome item is a success
+ * or a failure, and no success criterion is stated as met by most cases.
+ */
+export function noVerdict(why: string): Fact {
+  return {
+    fact: 'noVerdict()',
+    why,
+    check: ({ doc }) => {
+      const judged = doc.outcomes.filter((o) => o.kind === 'success' || o.kind === 'failure');
+      const problems = judged.map((o) => `${quote(o.end_activity)} is ${o.kind} (${o.cases} cases)`);
+      for (const c of doc.success_criteria) if (c.evidence.strength !== 'hypothesis') problems.push(`success criterion ${c.id} is ${c.evidence.strength}`);
+      return problems.length ? problems.join('; ') : undefined;
+    },
+  };
+}
+
+/**
+ * The repeats of this activity are not rework: they are the start and
+ * complete events of one execution, or updates of a record that stays in the
+ * same state (a snapshot log). No edge from the activity to itself is of kind
+ * rework, skip or exception; no 'repeated-' exception names it; no decision at
+ * it has a branch back to it.
+ */
+export function repeatNotRework(activity: string, why: string): Fact {
+  return {
+    fact: `repeatNotRework(${quote(activity)})`,
+    why,
+    check: ({ doc }) => {
+      const problems: string[] = [];
+      for (const e of doc.edges) {
+        if (label(doc, e.from) === activity && label(doc, e.to) === activity && (e.kind === 'rework' || e.kind === 'skip' || e.kind === 'exception')) {
+          problems.push(`edge ${activity} -> ${activity} (${e.cases} cases) is kind ${e.kind}`);
+        }
+      }
+      for (const x of exceptionsFor(doc, 'repeated', activity, /repeat|again|loop|rework/i)) problems.push(`exception ${x.id} (${dquote(x.name)}, ${x.cases} cases)`);
+      for (const d of doc.decisions) {
+        const back = d.branches.find((b) => b.to === activity || label(doc, b.to) === activity);
+        if (d.at === activity && back) problems.push(`decision ${d.id} at ${quote(activity)} has a branch back to it (${back.cases} cases)`);
+      }
+      return problems.length ? problems.join('; ') : undefined;
+    },
+  };
+}
+
+/**
+ * Paths are paths of executions, not of raw lifecycle events: the commonest
+ * variant never lists one activity twice in a row (start and complete of one
+ * execution are one step).
+ */
+export function pathsOfExecutions(why: string): Fact {
+  return {
+    fact: 'pathsOfExecutions()',
+    why,
+    check: ({ doc }) => {
+      const top = [...doc.variants].sort((a, b) => b.cases - a.cases)[0];
+      if (!top) return 'no variants';
+      const path = top.path.map(String);
+      const i = path.findIndex((a, k) => k > 0 && path[k - 1] === a);
+      return i < 0 ? undefined : `the commonest variant ${top.id} (${top.cases} cases) lists ${quote(path[i]!)} twice in a row: ${path.join(' > ')}`;
+    },
+  };
+}
+
+/**
+ * The share of an activity's cases that repeat it, as the document counts it
+ * (node cases_repeating over cases), lies in [min, max]: the share of cases
+ * that execute it more than once, start and complete of one execution being
+ * one execution (computed by pairing the lifecycle events).
+ */
+export function repeatShare(activity: string, min: number, max: number, why: string): Fact {
+  return {
+    fact: `repeatShare(${quote(activity)}, ${min}, ${max})`,
+    why,
+    check: ({ doc }) => {
+      const n = doc.nodes.find((x) => x.kind === 'activity' && x.label === activity);
+      if (!n) return `no node ${quote(activity)}`;
+      const share = n.cases ? n.cases_repeating / n.cases : 0;
+      return share >= min && share <= max ? undefined : `${n.cases_repeating} of its ${n.cases} cases (${pct(share)}) repeat ${quote(activity)}`;
+    },
+  };
+}
+
+/** No step is an escalation (no activity of the process is taken after a long wait or a failed attempt): no escalations, no edge of kind escalation. */
+export function noEscalations(why: string): Fact {
+  return {
+    fact: 'noEscalations()',
+    why,
+    check: ({ doc }) => {
+      const edges = doc.edges.filter((e) => e.kind === 'escalation');
+      if (!doc.escalations.length && !edges.length) return undefined;
+      return `${doc.escalations.length} escalations (e.g. ${doc.escalations[0] ? `${label(doc, doc.escalations[0].from)} -> ${label(doc, doc.escalations[0].to)}` : '-'}), ${edges.length} escalation edges`;
+    },
+  };
+}
+
+/**
+ * Nothing is claimed below the data's time resolution (day-level timestamps:
+ * 24 hours): no timing or service-level policy with a threshold under it (a
+ * policy of 0 hours among same-day steps is file order), and no escalation
+ * edge whose slow wait is under it.
+ */
+export function noClaimBelow(hours: number, why: string): Fact {
+  return {
+    fact: `noClaimBelow(${hours})`,
+    why,
+    check: ({ doc }) => {
+      const problems: string[] = [];
+      const policies = doc.policies.filter((p) => (p.kind === 'timing' || p.kind === 'service_level') && p.threshold_hours < hours);
+      if (policies.length) problems.push(`${policies.length} timing/service-level policies under ${hours} h (e.g. ${policies[0]!.id}: ${policies[0]!.threshold_hours} h)`);
+      const escalations = doc.edges.filter((e) => e.kind === 'escalation' && e.slow_wait_hours < hours);
+      if (escalations.length) problems.push(`${escalations.length} escalation edges with slow waits under ${hours} h (e.g. ${label(doc, escalations[0]!.from)} -> ${label(doc, escalations[0]!.to)}: ${escalations[0]!.slow_wait_hours} h)`);
+      return problems.length ? problems.join('; ') : undefined;
+    },
+  };
+}
+
+/** The activity labels a text names (longest first, so a label inside another is not counted twice), in order of appearance. */
+function labelsIn(doc: GraphDocument, text: string): string[] {
+  const labels = doc.nodes.filter((n) => n.kind === 'activity').map((n) => n.label).sort((a, b) => b.length - a.length);
+  const found: { at: number; label: string }[] = [];
+  let rest = text;
+  for (const l of labels) {
+    const at = rest.indexOf(l);
+    if (at < 0) continue;
+    found.push({ at, label: l });
+    rest = rest.slice(0, at) + ' '.repeat(l.length) + rest.slice(at + l.length);
+  }
+  return found.sort((a, b) => a.at - b.at).map((f) => f.label);
+}
+
+/**
+ * An order between two steps that mostly share a timestamp (same-day steps of
+ * a day-level log) is file order, not evidence: every sequence rule and every
+ * sequence policy on a pair of activities whose first occurrences share their
+ * timestamp in at least minTied of the cases with both is at most weak
+ * (recomputed from the stored cases' times).
+ */
+export function tiedOrderAtMostWeak(why: string, minTied = 0.5): Fact {
+  return {
+    fact: `tiedOrderAtMostWeak(${minTied})`,
+    why,
+    check: ({ doc, cases }) => {
+      const tiedShare = new Map<string, number>();
+      const tied = (a: string, b: string): number => {
+        const key = `${a}\u0000${b}`;
+        let share = tiedShare.get(key);
+        if (share === undefined) {
+          let both = 0;
+          let same = 0;
+          for (const c of cases()) {
+            const i = c.activities.indexOf(a);
+            const j = c.activities.indexOf(b);
+            if (i < 0 || j < 0) continue;
+            both++;
+            if (c.times[i] === c.times[j]) same++;
+          }
+          share = both ? same / both : 0;
+          tiedShare.set(key, share);
+        }
+        return share;
+      };
+      const strong = (s: string) => s === 'counted' || s === 'strong' || s === 'moderate';
+      const problems: string[] = [];
+      for (const r of doc.sequence_rules) {
+        const acts = r.activities.map(String);
+        if (acts.length < 2 || !strong(r.evidence.strength) || acts[0] === acts[1]) continue;
+        const share = tied(acts[0]!, acts[1]!);
+        if (share >= minTied) problems.push(`sequence rule ${r.id} (${r.evidence.strength}) orders ${quote(acts[0]!)} and ${quote(acts[1]!)}, tied in ${pct(share)} of the cases with both`);
+      }
+      for (const p of doc.policies) {
+        if (p.kind !== 'sequence' || !strong(p.evidence.strength)) continue;
+        const acts = labelsIn(doc, p.statement);
+        if (acts.length < 2) continue;
+        const share = tied(acts[0]!, acts[1]!);
+        if (share >= minTied) problems.push(`sequence policy ${p.id} (${p.evidence.strength}) orders ${quote(acts[0]!)} and ${quote(acts[1]!)}, tied in ${pct(share)} of the cases with both`);
+      }
+      return problems.length ? `${problems.length} order claims on tied steps: ${problems.slice(0, 3).join('; ')}${problems.length > 3 ? '; ...' : ''}` : undefined;
+    },
+  };
+}
+
+/**
+ * A placeholder value (missing data written as '?', 'nan', '-') is nobody: no
+ * role has it as its name, and no separation policy names it.
+ */
+export function notAPerson(values: string[], why: string): Fact {
+  return {
+    fact: `notAPerson(${values.map(quote).join(', ')})`,
+    why,
+    check: ({ doc }) => {
+      const lower = new Set(values.map((v) => v.toLowerCase()));
+      const problems: string[] = [];
+      for (const r of doc.roles) if (lower.has(r.name.trim().toLowerCase())) problems.push(`role ${r.id} is named ${quote(r.name)} (${r.activities.length} activities)`);
+      for (const p of doc.policies) {
+        if (p.kind !== 'separation') continue;
+        const v = values.find((x) => [`'${x}'`, `"${x}"`, `‘${x}’`, `“${x}”`].some((w) => p.statement.includes(w)));
+        if (v !== undefined) problems.push(`separation policy ${p.id} names ${quote(v)}`);
+      }
+      return problems.length ? problems.join('; ') : undefined;
+    },
+  };
+}
+
+/** An OCEL object type is listed with (at least) these activities touching it, whatever the case notion. */
+export function objectTypeTouches(type: string, activities: string[], why: string): Fact {
+  return {
+    fact: `objectTypeTouches(${quote(type)}, ${activities.map(quote).join(', ')})`,
+    why,
+    check: ({ doc }) => {
+      const t = doc.object_types.find((x) => x.name === type);
+      if (!t) return `no object type ${quote(type)} (types: ${doc.object_types.map((x) => x.name).join(', ')})`;
+      const listed = new Set(t.activities.map(String));
+      const missing = activities.filter((a) => !listed.has(a));
+      return missing.length ? `object type ${quote(type)} lists ${t.activities.length ? t.activities.map(String).map(quote).join(', ') : 'no activities'}; missing ${missing.map(quote).join(', ')}` : undefined;
+    },
+  };
+}
+
+/** The case notion the log is read with (by default, when the fact's log pins none) is one of these object types. */
+export function caseNotionIn(types: string[], why: string): Fact {
+  return {
+    fact: `caseNotionIn(${types.map(quote).join(', ')})`,
+    why,
+    check: ({ doc }) => (types.includes(doc.source.case_notion) ? undefined : `the case notion is ${quote(doc.source.case_notion)}`),
+  };
+}
+
+/**
+ * The verdict the log records in an attribute (an SLA flag, say) is read: some
+ * success criterion names the attribute in its statement or test.
+ */
+export function verdictFromAttribute(attribute: string, why: string): Fact {
+  return {
+    fact: `verdictFromAttribute(${quote(attribute)})`,
+    why,
+    check: ({ doc }) => {
+      const re = wordRe(attribute);
+      const ok = doc.success_criteria.some((c) => re.test(c.statement) || re.test(c.test));
+      return ok ? undefined : `no success criterion names ${quote(attribute)} (criteria: ${doc.success_criteria.map((c) => c.id).join(', ') || 'none'})`;
     },
   };
 }

@@ -1,35 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { END, ProjectStore, recompute, splitKey, START, type Tally } from '../../engine/index.js';
 import { importLog, inspectLog, openLog } from '../../connectors/files/index.js';
 import { realLogs, runPm4py } from '../tools/pm4py.js';
+import { manifestLogs } from './manifest.js';
 
 /**
- * Every non-OCEL log of the PCG_REAL_LOGS folder loads, with the case and
- * event counts of its MANIFEST.tsv row (those were counted from the files:
- * they match exactly, no quirk needed), and on the reference logs the
- * directly-follows counts (start and end included) and the number of
- * variants equal pm4py's (read_xes / pandas + format_dataframe).
+ * Every non-OCEL log of both manifests (manifest.ts, each read with its import
+ * options) loads, with the case and event counts of its manifest row (those
+ * were counted from the files: they match exactly, no quirk needed), and on
+ * the reference logs the directly-follows counts (start and end included) and
+ * the number of variants equal pm4py's (read_xes / pandas + format_dataframe).
  */
-interface Row {
-  file: string;
-  format: string;
-  cases: number;
-  events: number;
-}
-
-function manifest(folder: string): Row[] {
-  const [head, ...lines] = readFileSync(join(folder, 'MANIFEST.tsv'), 'utf8').trim().split('\n');
-  const cols = head!.split('\t');
-  const at = (name: string) => cols.indexOf(name);
-  return lines
-    .map((l) => l.split('\t'))
-    .map((c) => ({ file: c[at('file')]!, format: c[at('format')]!, cases: Number(c[at('approx_cases')]), events: Number(c[at('approx_events')]) }))
-    .filter((r) => ['xes', 'xes.gz', 'csv', 'csv.gz'].includes(r.format));
-}
-
 /** Logs compared with pm4py, and how pm4py reads each. */
 const reference = [
   { id: 'running-example.xes', file: 'pm4py/running-example.xes', kind: 'xes', viaStore: true },
@@ -94,9 +78,9 @@ describe.skipIf(!realLogs)('real logs: XES and CSV readers', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  for (const row of realLogs ? manifest(realLogs) : []) {
+  for (const row of manifestLogs().filter((r) => ['xes', 'xes.gz', 'csv', 'csv.gz'].includes(r.format))) {
     it(`${row.file} loads with the manifest's counts`, async () => {
-      const summary = await inspectLog(join(folder, row.file));
+      const summary = await inspectLog(join(folder, row.file), row.options);
       expect(summary.format).toBe(row.format.replace('.gz', ''));
       expect(summary.rejected).toBe(0);
       expect([summary.cases, summary.events]).toEqual([row.cases, row.events]);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeSource, importLog, openLog } from '../../connectors/files/index.js';
@@ -6,6 +5,7 @@ import { buildDocument } from '../../engine/document/index.js';
 import { DEFAULT_EVENT_LIMITS } from '../../engine/index.js';
 import { MemoryProject } from '../../engine/store/memory-project.js';
 import { realLogs } from '../tools/pm4py.js';
+import { isXes, manifestLogs } from './manifest.js';
 
 /**
  * Every XES log of the PCG_REAL_LOGS folder read in parts on two threads
@@ -14,13 +14,8 @@ import { realLogs } from '../tools/pm4py.js';
  * reads in parts (none needs the fallback) and gives the document of reading
  * it whole, byte for byte.
  */
-function xesLogs(): string[] {
-  const lines = readFileSync(join(realLogs!, 'MANIFEST.tsv'), 'utf8').trim().split('\n').slice(1);
-  return lines.map((l) => l.split('\t')).filter((c) => c[1] === 'xes' || c[1] === 'xes.gz').map((c) => c[0]!);
-}
-
 describe.skipIf(!realLogs)('real XES logs read in parts', () => {
-  it.each(realLogs ? xesLogs() : [])('%s', async (name) => {
+  it.each(manifestLogs().filter(isXes).map((r) => r.file))('%s', async (name) => {
     const path = join(realLogs!, name);
     const whole = new MemoryProject();
     await importLog(whole, path, {}, { thread: false });
