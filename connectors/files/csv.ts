@@ -41,6 +41,14 @@ export interface CsvMapping {
 }
 
 /** Reads the header from the head of the file and decides what each column is. */
+/** A date-time written the way the timestamp column may be ("29/2/2016 11:29") as ISO text, as XES dates are read; other text as it is. */
+const dateLike = /^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}[T ]+\d{1,2}:\d{2}/;
+function dateOrText(text: string, zone: ZoneReader): string {
+  if (text.length > 40 || !dateLike.test(text)) return text;
+  const t = parseTimestamp(text, zone);
+  return Number.isNaN(t) ? text : new Date(t).toISOString();
+}
+
 export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' | 'activityColumn' | 'timestampColumn' | 'resourceColumn' | 'startTimestampColumn' | 'delimiter'>): CsvMapping {
   const delimiter = options.delimiter ?? sniffDelimiter(head);
   if (!delimiter) throw new FileImportError('invalid_option', 'the delimiter must not be empty');
@@ -119,7 +127,7 @@ export async function* csvBatches(input: Input, mapping: CsvMapping, options: Cs
     for (const i of mapping.attributes) {
       const text = fields[i]!;
       if (text === '') continue;
-      (attributes ??= {})[header[i]!] = numberPattern.test(text) && Number.isFinite(Number(text)) ? Number(text) : text;
+      (attributes ??= {})[header[i]!] = numberPattern.test(text) && Number.isFinite(Number(text)) ? Number(text) : dateOrText(text, options.zone);
     }
     if (attributes) record.attributes = attributes;
     batcher.record(record, location);

@@ -1,6 +1,6 @@
 import { workingMillisBetween, type WorkingCalendar } from '../calendar.js';
 import { EngineError } from '../errors.js';
-import { discoverModel, variantLog, FALLBACK_THRESHOLD, MAX_CONCURRENT_SEARCH, NOISE_THRESHOLDS, MIN_ACCEPTANCE, type MinedModel } from '../mining/index.js';
+import { discoverModel, variantLog, FALLBACK_THRESHOLD, MAX_CONCURRENT_SEARCH, NOISE_THRESHOLDS, MIN_ACCEPTANCE, safeLabel, treeLabels, type MinedModel, type ProcessTree } from '../mining/index.js';
 import { readProcess } from '../reading/index.js';
 import type { ProjectSnapshot } from '../store/project-store.js';
 import { HOUR_MS, isoUtc } from '../time.js';
@@ -95,6 +95,20 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
   };
 }
 
+/**
+ * Which activity names the printed tree writes differently, each with how: pm4py's tree syntax has no escape for a
+ * single quote (its parser ends a label at the next one) nor for a line break, so those are written as \u2019 and a
+ * space (safeLabel). Map them back before replaying the tree on the log.
+ */
+function labelsWritten(tree: ProcessTree): Plain {
+  const changed = treeLabels(tree).filter((l) => safeLabel(l) !== l).sort();
+  if (!changed.length) return 'every activity name is written in the tree as it is';
+  return {
+    written_differently: changed.map((l) => ({ activity: l, in_tree: safeLabel(l) })),
+    why: "pm4py's tree syntax has no escape for a single quote or a line break: they are written as \u2019 and a space; map these back before replaying the tree on the log",
+  };
+}
+
 function calendarOf(snapshot: ProjectSnapshot): WorkingCalendar {
   if (snapshot.meta.time_basis !== 'working' || !snapshot.meta.calendar) {
     throw new EngineError('invalid_argument', 'the working time basis needs a snapshot from workingSnapshot(store, calendar)');
@@ -134,7 +148,7 @@ function assumptionsOf(a: {
       precision: round(m.precision),
       flower_precision: round(m.flowerPrecision),
       precision_method: 'escaping-edges precision (ETC, Muñoz-Gama and Carmona) over the prefixes of the variants, weighted by cases, as pm4py\'s token-based ETC counts it but with the exact model state; the flower model (any activity in any order) is the floor',
-      labels: 'a single quote in an activity name is printed as \u2019 in the tree (pm4py\'s syntax has no escape)',
+      labels: labelsWritten(m.tree),
     });
   } else {
     out.push('No cases: the process tree is tau and accepts 0 cases.');

@@ -76,7 +76,7 @@ interface Model {
  * on four hash folds of the case id and scored on the fifth, all five in turn.
  * Explained needs ten points over the commonest branch and 20 cases under its rules.
  */
-export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): { decisions: Decision[]; method: string; unsetAttributes: Map<string, string[]> } {
+export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): { decisions: Decision[]; method: string; pathNames: string[] } {
   // Concurrent work interleaves: by the counts (see facts.parallel) or by the mined tree's parallel blocks.
   const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
   const points = pointsOf(f.tally.choices);
@@ -84,8 +84,6 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
   // An attribute that settles nearly every choice it is tried on names the path (a variant number, a field written
   // from the whole case): it restates the path, it causes none of it.
   const pathNames = namingThePath(f, points, together, profile);
-  /** Attributes constant from the first event that rules rest on, with the decision points: when were they set? */
-  const unsetAttributes = new Map<string, string[]>();
   for (const at of f.activities) {
     const p = points.get(at);
     if (!p) continue;
@@ -102,16 +100,13 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
     const labels = branches.map((b) => b.to);
     const inBranches = branches.reduce((n, b) => n + b.cases, 0);
     const firstBaseline = branches[0]!.cases / inBranches;
-    // An attribute that names the path causes none of it.
-    const usable = usableAttributes(p, atPoint).filter((a) => !pathNames.has(a));
+    // Not causes of a choice on the way: an attribute naming the path, one whose first value foretells the ending, and
+    // an attribute of the whole case (a trace attribute, written once per case, often when the log was extracted:
+    // a total of what came later, the path's own number). The data cannot show any was known at this point.
+    const usable = usableAttributes(p, atPoint).filter((a) => !pathNames.has(a) && !profile.leaks.has(a) && !(a.startsWith('case:') && profile.constant.has(a)));
     const best = learn(p, labels, usable);
     const rules: Rule[] = [];
     const show = (l: string) => (l === END ? END_LABEL : l);
-    // A value on the first event that foretells the ending, or a trace's attribute (written once per case, often when
-    // the log was extracted): the data does not show it was known at this point. A rule on it is a hypothesis that
-    // explains nothing by itself, and a question asks when the value is set.
-    const leak = best === undefined ? undefined : profile.leaks.get(best.attribute);
-    const unset = best !== undefined && (leak !== undefined || (best.attribute.startsWith('case:') && profile.constant.has(best.attribute)));
     if (best && best.accuracy > firstBaseline) {
       const caseAttribute = best.attribute.startsWith('case:');
       for (const g of best.model.groups()) {
@@ -137,23 +132,18 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
             hits,
             cases,
             ratio(hits, cases),
-            unset ? 'hypothesis' : caseAttribute && strength === 'strong' ? 'moderate' : strength,
+            caseAttribute && strength === 'strong' ? 'moderate' : strength,
             `1R over the attributes known at the first visit of ${q(at)}: ${q(best.attribute)} is the best single attribute; held-out accuracy ${pct(best.accuracy)} over ${FOLDS} hash folds of the case id against the commonest-branch share ${pct(firstBaseline)}; ` +
-              (unset
-                ? leak !== undefined
-                  ? `${q(best.attribute)} may encode the ending: ${leak}; when it was set the data does not say, so a hypothesis`
-                  : `${q(best.attribute)} is an attribute of the whole case, constant from its first event: when it was set the data does not say, so a hypothesis`
-                : caseAttribute
-                  ? `${q(best.attribute)} is a case attribute, assumed known from the start of the case (the log does not say when it was set), so the rule is at most moderate`
-                  : `${q(best.attribute)} was seen on an event of the case up to that first visit`),
+              (caseAttribute
+                ? `${q(best.attribute)} is a case attribute that changes within cases, assumed known from the start of the case (the log does not say when it was set), so the rule is at most moderate`
+                : `${q(best.attribute)} was seen on an event of the case up to that first visit`),
           ),
         });
       }
     }
     const ruleCases = rules.reduce((n, r) => n + r.cases, 0);
-    const explained = best !== undefined && !unset && best.accuracy - firstBaseline >= EXPLAINED_MARGIN && ruleCases >= EXPLAINED_MIN_CASES;
-    if (!explained && !unset) for (const r of rules) r.evidence.strength = 'weak';
-    if (unset && rules.length) unsetAttributes.set(best!.attribute, [...(unsetAttributes.get(best!.attribute) ?? []), at]);
+    const explained = best !== undefined && best.accuracy - firstBaseline >= EXPLAINED_MARGIN && ruleCases >= EXPLAINED_MIN_CASES;
+    if (!explained) for (const r of rules) r.evidence.strength = 'weak';
     decisions.push({
       id: `decision-${slug(at)}`,
       at,
@@ -176,9 +166,9 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
   const method =
     `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out; shares and baseline_share are over all cases reaching the point; ` +
     `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
-    `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; a rule on an attribute of the whole case (a trace attribute, constant from the first event) is a hypothesis that explains nothing by itself, as is one whose value on the first event foretells the case's ending; attributes that settle the choice at ${NAMING_POINTS} or more points (they name the path) are left out` +
+    `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; attributes of the whole case (trace attributes, constant from the first event: when they were set the log does not say), attributes whose value on the first event foretells the case's ending, and attributes that settle the choice at ${NAMING_POINTS} or more points (they name the path) are left out${pathNames.size ? ` (here naming the path: ${[...pathNames].sort(cmp).map(q).join(', ')})` : ''}` +
     (profile.snapshot.length ? '; staying in a state of a record is an update, not a branch' : '');
-  return { decisions, method, unsetAttributes };
+  return { decisions, method, pathNames: [...pathNames].sort(cmp) };
 }
 
 /**

@@ -148,12 +148,6 @@ export function readProcess(input: ReadingInput): Reading {
       open_questions.push({ question: `Why is ${e.name.replace(' repeated', '')} repeated in ${pct(e.evidence.share)} of the cases that have it?`, evidence: e.evidence as unknown as Plain });
     }
   }
-  for (const [attribute, points] of decisions.unsetAttributes) {
-    open_questions.push({
-      question: `When is ${q(attribute)} set? It is on the first event of every case and never changes, yet it splits the cases after ${points.map(q).join(', ')}: known from the start, it would be a cause; written once the case was over, it only restates the outcome.`,
-      evidence: { cases: 0, share: 0, method: 'attributes constant from the first event (see the data profile)' },
-    });
-  }
   for (const e of escalations.escalations) {
     open_questions.push({ question: `Is ${q(e.to)} after ${q(e.from)} a fixed rule (${e.trigger})?`, evidence: e.evidence as unknown as Plain });
   }

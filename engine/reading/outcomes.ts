@@ -15,8 +15,6 @@ export const NAMED_ENDING_SHARE = 0.2;
 export const OPEN_QUANTILE = 0.95;
 /** Fewer observed waits after an activity than this say nothing about what is recent there. */
 const MIN_WAITS = 5;
-/** A case whose outcome ending is at most this many steps before its last event ended there: the steps after it close work items. */
-export const TRAILING_STEPS = 3;
 /** Case ends this far after nearly all others are outliers (reported, and not used as "now"). */
 const OUTLIER_GAP_MS = 30 * DAY_MS;
 
@@ -45,12 +43,11 @@ export interface EndReading {
  * Success and failure are claimed only where the data records a verdict: the
  * ending's own name (whole words). Where cases stop, or how many stop there,
  * says that a case is over, not how it went: such an ending is `other`, and
- * the document says the log records no outcome. A verdict is never passed on
- * to a later step, with one exception: a case that stops up to
- * TRAILING_STEPS steps after a step named as a failure (declined, cancelled)
- * that no rework follows failed there (closing work trails a refusal; a
- * success-named step followed by more work is often a gate on the way). Any
- * other case is open when its last event is recent for that activity (within
+ * the document says the log records no outcome. A case whose last step
+ * names a failure ended so, ending or not. A verdict is never passed on to a
+ * later step: what follows a refusal may be closing work or a second try, and
+ * what follows an approval may be more work (a gate on the way). Any other
+ * case is open when its last event is recent for that activity (within
  * the OPEN_QUANTILE of the time from it to the next step, counted back from
  * the log's end), else it stalled (`other`). Never from the commonest
  * variant, which on varied logs speaks for a few cases.
@@ -97,7 +94,7 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
       if (verdict) byName.add(x);
     }
   }
-  const after = settledBefore(f, byName);
+
   const items: Outcome[] = [];
   const push = (kind: Outcome['kind'], x: string, n: number) => {
     if (n > 0) items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: n, share: ratio(n, f.cases) });
@@ -110,22 +107,19 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
       push(kind!, x, n);
       continue;
     }
-    // A structural ending's kind, and a stop outside the endings, yield to a verdict a few steps before.
-    const settled = after.get(x) ?? { success: 0, failure: 0 };
-    const rest = n - settled.success - settled.failure;
-    push('failure', x, settled.failure);
+    const rest = n;
     if (kind !== undefined) {
       push(kind, x, rest);
       continue;
     }
-    // A case whose last step names its own verdict (an offer cancelled, a fine paid) ended so, even where few of the
-    // cases doing that step stop there; a gate (approved, accepted) may still be followed by more work.
-    const own = nameVerdict(x);
-    if (own === 'failure' || (own === 'success' && isFinalName(x))) {
-      push(own, x, rest);
+    // A case whose last step names a failure (an offer cancelled) ended so, even where few of the cases doing that
+    // step stop there. A success-named step most cases go on from is a step on the way ('Complete application' as a
+    // work item): a case stopping there may be in progress.
+    if (nameVerdict(x) === 'failure') {
+      push('failure', x, rest);
       continue;
     }
-    // The recent count is over every case stopping at x; those settled before are finished whenever they stopped.
+    // The recent count is over every case stopping at x.
     const r = Math.min(rest, recent.get(x) ?? 0);
     push('open', x, r);
     push('other', x, rest - r);
@@ -139,49 +133,11 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   const method =
     `an ending is an activity after which at least ${ENDING_SHARE * 100}% of the cases doing it stop (${NAMED_ENDING_SHARE * 100}% when its name reads as a success or failure, or it is the backbone's last step), counting only cases that are not recent there (see open below) unless its name says the case is over (a failure, or a success that is not a gate such as approve or accept); cases stopping at an ending are finished. ` +
     `Success and failure only where the data records a verdict: an ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated); any other ending is other, however many cases stop there${recorded ? '' : ' (no ending of this log names a verdict: the log does not record how cases went)'}. ` +
-    `A case whose last step names a verdict of its own (a failure, or a success that is no gate such as approve or accept) ended so, ending or not. ` +
-    `A case stopping at a step with no verdict of its own within ${TRAILING_STEPS} steps after a step named as a failure that no rework follows failed there (closing work trails a refusal); no other verdict is passed on to a later step. ` +
+    `A case whose last step names a failure ended so, ending or not. ` +
+    `No verdict is passed on to a later step: a case's outcome is that of the step it ends with. ` +
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +
     `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;
   return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, method };
-}
-
-/**
- * Per activity that is not an ending named as a success or failure: the cases
- * stopping there within TRAILING_STEPS steps after a step named as a failure
- * that no rework follows (the latest verdict-named step decides), counted over
- * the variants. Success is never passed on: a success-named step followed by
- * more work is as often a gate on the way (a permit approved before its
- * payment is requested and abandoned) as the goal with closing work after it.
- */
-function settledBefore(f: Facts, byName: ReadonlySet<string>): Map<string, { success: number; failure: number }> {
-  // 1 success, 2 failure, by the names of all activities.
-  const named = new Int8Array(f.activities.length);
-  f.activities.forEach((a, k) => {
-    const v = nameVerdict(a);
-    named[k] = v === 'success' ? 1 : v === 'failure' ? 2 : 0;
-  });
-  const out = new Map<string, { success: number; failure: number }>();
-  for (const v of f.variants) {
-    const ids = v.ids;
-    const len = ids.length;
-    const stop = ids[len - 1]!;
-    if (len < 2 || v.end === undefined || stop < 0 || byName.has(v.end) || named[stop] !== 0) continue;
-    for (let i = len - 2; i >= Math.max(0, len - 1 - TRAILING_STEPS); i--) {
-      const k = ids[i]!;
-      if (k < 0 || named[k] === 0) continue;
-      // The latest verdict-named step decides: a success-named one passes nothing on; a failure-named one
-      // settles the case unless the case went back to work after it ("Cancel Invoice Receipt" then
-      // "Record Invoice Receipt" again is a correction).
-      if (named[k] === 2 && !reworkAfter(ids, i)) {
-        let s = out.get(v.end);
-        if (!s) out.set(v.end, (s = { success: 0, failure: 0 }));
-        s.failure += v.count;
-      }
-      break;
-    }
-  }
-  return out;
 }
 
 /**
@@ -210,14 +166,6 @@ function outliers(hours: [number, number][], periodEnd: number | undefined): { c
   if (periodEnd - end <= OUTLIER_GAP_MS) return { cases: 0, logEnd: undefined };
   const cases = hours.filter(([h]) => h * HOUR_MS > end + OUTLIER_GAP_MS).reduce((s, [, n]) => s + n, 0);
   return cases ? { cases, logEnd: end } : { cases: 0, logEnd: undefined };
-}
-
-/** Whether a step after position i repeats a step done before it (the case went back to work). */
-function reworkAfter(ids: Int32Array, i: number): boolean {
-  for (let j = i + 1; j < ids.length; j++) {
-    for (let b = 0; b < i; b++) if (ids[b] === ids[j]) return true;
-  }
-  return false;
 }
 
 export function describeOpenCut(f: Facts, ends: EndReading): string {

@@ -5,7 +5,7 @@ import type { Backbone } from './backbone.js';
 import { evidence, pct, q, ratio, type Facts } from './facts.js';
 import type { EndReading } from './outcomes.js';
 import type { LogProfile } from './profile.js';
-import { nounContexts, nounOfColumn, nounOfIds, objectOf } from './words.js';
+import { nameVerdict, nounContexts, nounOfColumn, nounOfIds, objectOf } from './words.js';
 
 /** The commonest ways cases start whose names are read for the case's noun (then the backbone's steps). */
 const FIRST_STEPS = 3;
@@ -83,12 +83,16 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
       : `one case, identified by ${q(notion)}; the activity names do not say what it is`;
   const successCases = ends.outcomes.filter((o) => o.kind === 'success').reduce((n, o) => n + o.cases, 0);
   const recorded = outcomes.length ? ` The log records ${outcomes.map((o) => `${q(o.attribute)} (true at the end of ${o.yes} of ${o.yes + o.no} cases)`).join(' and ')} as an outcome.` : '';
+  // Verdicts recorded by steps cases pass rather than end with ('Application Approved' before a notification).
+  const passed = verdictSteps(f, 'success');
   const objective = ends.successEnds.length
     ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map(q).join(' or ')} (the endings whose names say success).${recorded}`
-    : outcomes.length
+    : passed.length
+      ? `to reach ${passed.map(([a, n]) => `${q(a)} (${n} of ${f.cases} cases)`).join(' or ')}: the steps whose names say success, though cases go on after them.${recorded}`
+      : outcomes.length
       ? `not named by an ending.${recorded}`
-      : ends.failureEnds.length
-      ? `not recorded as a success: the log names only failures (${ends.failureEnds.map(q).join(', ')}); what a successful ${thing ?? 'case'} looks like is not in the data`
+      : ends.failureEnds.length || verdictSteps(f, 'failure').length
+      ? `not recorded as a success: the log names only failures (${[...new Set([...ends.failureEnds, ...verdictSteps(f, 'failure').map(([a]) => a)])].map(q).join(', ')}); what a successful ${thing ?? 'case'} looks like is not in the data`
       : `not recorded in the data: no ending names a verdict, so the log does not say how a ${thing ?? 'case'} went (where cases stop is not how they went)`;
   const strength: Strength = objectType ? 'counted' : 'hypothesis';
   const method =
@@ -97,10 +101,32 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
   return { case_represents: represents, objective, evidence: evidence(objectType ? f.cases : successCases, f.cases, objectType ? 1 : ratio(successCases, f.cases), strength, method) };
 }
 
+/** Activities whose names say success (or failure) that at least one case in a hundred passes, with their cases, most first. */
+function verdictSteps(f: Facts, kind: 'success' | 'failure'): [string, number][] {
+  return f.activities
+    .filter((a) => nameVerdict(a) === kind && (f.activityCases.get(a) ?? 0) >= Math.max(1, 0.01 * f.cases))
+    .map((a): [string, number] => [a, f.activityCases.get(a) ?? 0])
+    .sort((x, y) => y[1] - x[1] || cmp(x[0], y[0]));
+}
+
 /** Statements with a test on the data and the counted share of cases meeting them. */
 export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { hours: number; share: number; method: string } | undefined, outcomes: LogProfile['outcomes'] = []): SuccessCriterion[] {
   const out: SuccessCriterion[] = [];
   const success = new Set(ends.successEnds);
+  const passed = verdictSteps(f, 'success');
+  if (!ends.successEnds.length && passed.length) {
+    // Cases that pass a success-named step, counted over the variants (a case passing two counts once).
+    const ids = new Set(passed.map(([a]) => f.idOf.get(a)!));
+    let n = 0;
+    for (const v of f.variants) if (v.distinct.some((k) => ids.has(k))) n += v.count;
+    out.push({
+      id: 'success-step',
+      statement: `A case succeeds when it passes ${passed.map(([a]) => q(a)).join(' or ')}.`,
+      test: `an event of [${passed.map(([a]) => q(a)).join(', ')}] in the case`,
+      share_met: ratio(n, f.cases),
+      evidence: evidence(n, f.cases, ratio(n, f.cases), 'hypothesis', 'cases with an event of a step whose name says success, counted over the variants; success read from the name (a hypothesis)'),
+    });
+  }
   if (ends.successEnds.length) {
     const n = ends.successEnds.reduce((s, a) => s + (ends.stops.get(a) ?? 0), 0);
     out.push({
@@ -158,7 +184,8 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { 
       statement: `A case runs at most ${serviceLevel.hours} hours from its first to its last event (the observed 90th percentile of case durations, rounded up).`,
       test: `last event time - first event time <= ${serviceLevel.hours} h`,
       share_met: serviceLevel.share,
-      evidence: evidence(Math.round(serviceLevel.share * f.cases), f.cases, serviceLevel.share, 'counted', serviceLevel.method),
+      // The share is counted; that a case within it succeeded is an assumption (the threshold is observed, not stated).
+      evidence: evidence(Math.round(serviceLevel.share * f.cases), f.cases, serviceLevel.share, 'hypothesis', `${serviceLevel.method}; that staying within it is success is a hypothesis (an observed percentile, not a stated target)`),
     });
   }
   return out;

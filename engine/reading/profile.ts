@@ -212,9 +212,9 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
         out.push(`Executions: ${serviced.executions} events carry the start of their execution (a start and complete paired, or a start column), so service times are measured for ${serviced.activities} activities (longest median: ${serviced.longest.map(([a, h]) => `${q(a)} ${hoursText(h)} h`).join(', ')}); waits between steps run from one completion to the next.`);
       }
       if (snapshot.length) out.push(`Record updates: the log reads as snapshots of records rather than steps of work (${snapshot.join('; ')}): a repeat of one state is an update of the record, not rework and not a branch of a decision.`);
-      if (leaks.size) out.push(`Attributes that may encode the ending (a rule on one is at most a hypothesis and explains nothing): ${[...leaks].map(([a, why]) => `${q(a)} (${why})`).join('; ')}.`);
+      if (leaks.size) out.push(`Attributes that may encode the ending, left out of decision rules: ${[...leaks].map(([a, why]) => `${q(a)} (${why})`).join('; ')}.`);
       const constants = [...constant].filter((a) => a.startsWith('case:') && !leaks.has(a)).sort(cmp);
-      if (constants.length) out.push(`Attributes of the whole case (${constants.slice(0, 8).map(q).join(', ')}${constants.length > 8 ? `, and ${constants.length - 8} more` : ''}) are written once per case, often when the log was extracted: a decision rule on one is at most a hypothesis and never explains a decision by itself.`);
+      if (constants.length) out.push(`Attributes of the whole case (${constants.slice(0, 8).map(q).join(', ')}${constants.length > 8 ? `, and ${constants.length - 8} more` : ''}) are written once per case, often when the log was extracted (a total of what came later, the path's own number): when they were set the log does not say, so they are left out of decision rules.`);
       for (const o of outcomes) out.push(`Outcome attribute: ${q(o.attribute)} ends true in ${o.yes} and false in ${o.no} cases: a verdict the log records.`);
       return out;
     },

@@ -30,7 +30,7 @@ export const SUCCESS_WORDS: readonly string[] = [
   'close', 'closed', 'complete', 'completed', 'completion', 'pay', 'paid', 'payment', 'approve', 'approved', 'approval', 'accept', 'accepted',
   'resolve', 'resolved', 'finish', 'finished', 'done', 'deliver', 'delivered', 'delivery', 'settle', 'settled', 'shipped', 'archive',
   'archived', 'success', 'successful', 'won', 'fulfil', 'fulfill', 'fulfilled', 'granted', 'hired', 'discharge', 'discharged', 'solved',
-  'clear', 'cleared',
+  'clear', 'cleared', 'billed', 'invoiced',
 ];
 
 /** Words that turn a success word around ("not accepted", "without payment"). */

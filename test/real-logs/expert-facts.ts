@@ -398,7 +398,7 @@ export const EXPERT_FACTS: LogFacts[] = [
   {
     file: 'rust4pm/Sepsis_Cases_-_Event_Log.xes.gz',
     facts: [
-      caseIs(['patient', 'pathway'], `a case is one patient's pathway through the hospital (${SEPSIS}); not a triage or a test`),
+      caseIs(['patient', 'pathway'], `a case is one patient's pathway through the hospital (${SEPSIS}); not a triage or a test. No activity name or column says patient (ER Registration, Release A-E, codes), so "one case, identified by ..." is right too (issue 31: a noun only where the data supports one)`, { orUnknown: true }),
       notSuccess('Return ER', `Return ER is the patient coming back to the emergency room after discharge, a bad outcome (${SEPSIS}); all 291 cases ending with it had a Release before (computed)`),
       notFailure('Release A', `Release A is a discharge, the normal end of the hospital stay (${SEPSIS}); 393 cases end with it (computed)`),
       notSuccess('ER Sepsis Triage', 'the 49 cases that stop at the sepsis triage (35 of them after 3 events) had no treatment and no release recorded (computed)'),
@@ -415,7 +415,7 @@ export const EXPERT_FACTS: LogFacts[] = [
   {
     file: 'eventdataR/sepsis.csv',
     facts: [
-      caseIs(['patient', 'pathway'], `a case is one patient's pathway through the hospital (${SEPSIS}); not a triage or a test`),
+      caseIs(['patient', 'pathway'], `a case is one patient's pathway through the hospital (${SEPSIS}); not a triage or a test. No activity name or column says patient (ER Registration, Release A-E, codes), so "one case, identified by ..." is right too (issue 31: a noun only where the data supports one)`, { orUnknown: true }),
       notSuccess('Return ER', `Return ER is the patient coming back to the emergency room after discharge (${SEPSIS}); all 291 cases ending with it had a Release before (computed)`),
       notFailure('Release A', `Release A is a discharge, the normal end of the stay (${SEPSIS}); 393 cases end with it (computed)`),
       loopIsNormal('Leucocytes', `677 of the 1012 cases with Leucocytes repeat it: repeated lab measurements (computed; ${SEPSIS})`),
@@ -576,7 +576,7 @@ export const EXPERT_FACTS: LogFacts[] = [
   {
     file: 'eventdataR/bpic2011_hospital.xes.gz',
     facts: [
-      caseIs(['patient'], `a case is one patient of the gynaecology department (${BPIC11}); not an adjective of an activity name (poliklinisch) nor a test`),
+      caseIs(['patient'], `a case is one patient of the gynaecology department (${BPIC11}); not an adjective of an activity name (poliklinisch) nor a test. The names are Dutch fees and tests, no column says patient: "one case, identified by ..." is right too (issue 31)`, { orUnknown: true }),
       noVerdict(`the log records treatments, lab tests and fees but no outcome (no discharge status, no diagnosis result): no ending is a success or a failure (${BPIC11})`),
       noClaimBelow(24, 'times are dates (every event at 00:00 or 01:00 UTC, computed): nothing can be stated below a day'),
       tiedOrderAtMostWeak('87% of consecutive steps share their timestamp (computed): the order of same-day steps is the order they were written to the file, not evidence'),
