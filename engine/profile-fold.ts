@@ -26,6 +26,14 @@ export class FollowedAttributes {
    * One flat array: a fold per open case, kept small.
    */
   readonly list: (string | number)[] = [];
+  /**
+   * Two counter ids per attribute: the `final` counter of its last counted value, and the `first`
+   * counter of its first one for the ending `firstFor` (-1 when none). An ending then costs additions
+   * only, and lookups only when the last activity changed: in a store's large book a lookup is a cache
+   * miss or two, and appends retract and re-add the ending for every batch.
+   */
+  private readonly ids: number[] = [];
+  private firstFor: string | undefined;
 
   /** Per event: `tod` and `grain` of its time. */
   static event(book: KeyBook, time: number, into: Counters, sign: 1 | -1): void {
@@ -57,6 +65,7 @@ export class FollowedAttributes {
     if (i === list.length) {
       if (i >= 4 * MAX_CHOICE_ATTRIBUTES) return;
       list.push(name, '', '', 0);
+      this.ids.push(-1, -1);
       const ids = keys.attribute(name);
       into.add(ids.present, sign);
       if (first) into.add(ids.atFirst, sign);
@@ -69,8 +78,12 @@ export class FollowedAttributes {
           into.add(keys.attribute(name).changed, sign);
         }
         list[i + 1] = pair;
+        this.ids[i >> 1] = keys.final(pair);
       }
-      if (first) list[i + 2] = pair;
+      if (first) {
+        list[i + 2] = pair;
+        this.firstFor = undefined;
+      }
     }
     // The pattern only for text that starts with a digit, and only until the case has one.
     if (typeof raw === 'string' && raw.length >= 16 && ((list[i + 3] as number) & FUTURE) === 0) {
@@ -85,14 +98,16 @@ export class FollowedAttributes {
   /** The ending's part: each followed attribute's first counted value with the last activity (`first`), and its last (`final`). */
   finish(book: KeyBook, last: string, into: Counters, sign: 1 | -1): void {
     const list = this.list;
-    const keys = book.profile;
-    const ending = keys.endingAt(last);
-    for (let i = 0; i < list.length; i += 4) {
-      const final = list[i + 1] as string;
-      if (final !== '') into.add(keys.final(final), sign);
-      const firstPair = list[i + 2] as string;
-      if (firstPair !== '') into.add(ending.first(firstPair), sign);
+    const ids = this.ids;
+    if (this.firstFor !== last) {
+      const ending = book.profile.endingAt(last);
+      for (let i = 0; i < list.length; i += 4) {
+        const firstPair = list[i + 2] as string;
+        ids[(i >> 1) + 1] = firstPair === '' ? -1 : ending.first(firstPair);
+      }
+      this.firstFor = last;
     }
+    for (let j = 0; j < ids.length; j++) if (ids[j]! >= 0) into.add(ids[j]!, sign);
   }
 
   /**
@@ -121,7 +136,7 @@ export class FollowedAttributes {
     const pair = (name: string, value: string | undefined) => (value ? book.pair(name, value) : '');
     for (let i = 0; i < n.length; i += 2) {
       const name = n[i]!;
-      attrs.list.push(name, pair(name, n[i + 1]), pair(name, state.nf?.[i / 2]), state.nx?.[i / 2] ?? 0);
+      attrs.carry(book, name, pair(name, n[i + 1]), pair(name, state.nf?.[i / 2]), state.nx?.[i / 2] ?? 0);
     }
     return attrs;
   }
@@ -152,9 +167,15 @@ export class FollowedAttributes {
       const name = book.pairNames[lastId]!;
       const last = book.pairKeys[lastId]!;
       const firstId = Math.floor(code / 4) - 1;
-      attrs.list.push(name, last.length === name.length + 1 ? '' : last, firstId < 0 ? '' : book.pairKeys[firstId]!, code % 4);
+      attrs.carry(book, name, last.length === name.length + 1 ? '' : last, firstId < 0 ? '' : book.pairKeys[firstId]!, code % 4);
     }
     return [attrs, i];
+  }
+
+  /** An attribute carried over (restore, unpack): its pairs and flags. */
+  private carry(book: KeyBook, name: string, last: string, first: string, flags: number): void {
+    this.list.push(name, last, first, flags);
+    this.ids.push(last === '' ? -1 : book.profile.final(last), -1);
   }
 }
 
