@@ -12,7 +12,7 @@ export interface MergePart {
 }
 
 /** Meta counts of each part that add up (retention's, engine/store/retention.ts). */
-const SUMMED = ['late_unsequenced', 'pruned_events'];
+const SUMMED = ['late_unsequenced', 'pruned_events', 'profile_partial'];
 
 /** Meta the merge derives from the parts' own numbers; the rest is taken from the first part that has it (the project's own store comes first). */
 const DERIVED = new Set(['data_version', 'log_digest', 'rejected', 'period_start', 'period_end', 'case_id_sample', 'split_cases', 'event_id_floor', ...SUMMED]);

@@ -45,6 +45,12 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
       `Data quality: ${late} ${late === 1 ? 'event' : 'events'} arrived for cases whose older events had been pruned (raw events older than the project's retention window are deleted, their counts kept) and were not later than the case's latest pruned event; each was counted after the case's pruned events without re-sequencing them (the kept events of a case stay in time order among themselves), so for those cases hand-offs, waits, paths and durations follow arrival, not time. Events older than the window can no longer be recognised as duplicates: one sent again is counted again (and among these); stream and file sources still skip what their stored positions cover.`,
     );
   }
+  const partial = Number(meta.profile_partial ?? 0);
+  if (partial > 0) {
+    assumptions.push(
+      `Data quality: the log profile (time resolution, lifecycle, attribute signals) leaves out ${partial} ${partial === 1 ? 'case' : 'cases'} whose older events were pruned before this version of pcg counted it; their counts, paths and waits are kept, only what the profile says of them is missing.`,
+    );
+  }
   if (meta.format && meta.format !== 'ndjson') {
     assumptions.push(`Data quality: times written without a zone were read in ${q(meta.timezone ?? 'UTC')}; times with a zone or offset keep it.`);
   }

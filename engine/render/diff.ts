@@ -2,7 +2,8 @@
  * What changed between two graph documents, as a value with a stable shape
  * (for agents) and as text (for people). Elements are matched by a key that
  * survives new data: nodes and edges by id, variants by path, sequence rules
- * and policies by id, outcomes by their end activity, decisions by where they
+ * and policies by id, outcomes by id (one end activity may end cases as a
+ * success, other and open: one item each), decisions by where they
  * are. An element is changed when one of its compared fields differs; the
  * fields compared are listed per section in `compared` below (waits and other
  * sketch-read hours are not compared: they move with every batch).
@@ -103,7 +104,7 @@ function entries(doc: GraphDocument, section: DiffSection): Keyed[] {
     case 'policies':
       return doc.policies.map((p) => ({ key: p.id, label: p.statement, fields: { kind: p.kind, statement: p.statement, threshold_hours: p.threshold_hours, share_met: p.share_met } }));
     case 'outcomes':
-      return doc.outcomes.map((o) => ({ key: o.end_activity, label: o.end_activity, fields: { kind: o.kind, cases: o.cases, share: o.share } }));
+      return doc.outcomes.map((o) => ({ key: o.id, label: o.end_activity, fields: { kind: o.kind, cases: o.cases, share: o.share } }));
   }
 }
 

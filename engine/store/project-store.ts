@@ -97,11 +97,37 @@ export class ProjectStore {
     return { text: (fold) => fold.pack(), fold: (text) => CaseFold.unpack(text, this.book) };
   }
 
-  /** Counters written by an older version of contribution() are recounted from the kept events. */
+  /**
+   * Counters written by an older version of contribution() are recounted from the kept events. A pruned state
+   * cannot be recounted (its pruned events are gone); version 4 only added the log profile's counters
+   * (engine/profile-fold.ts), so a pruned state of version 3 keeps its counts and gains the profile of the cases
+   * whose events it still holds whole (meta profile_partial: how many pruned cases the profile leaves out).
+   */
   private upgradeCounters(): void {
-    if (this.getMeta('counting') === String(COUNTING_VERSION)) return;
-    if (!this.log.isEmpty || !this.folds.isEmpty) this.rebuild();
+    const from = this.getMeta('counting');
+    if (from === String(COUNTING_VERSION)) return;
+    if (from === '3' && COUNTING_VERSION === 4 && !this.folds.isEmpty) this.addProfile();
+    else if (!this.log.isEmpty || !this.folds.isEmpty) this.rebuild();
     this.setMeta('counting', String(COUNTING_VERSION));
+  }
+
+  /** The version 3 to 4 migration of a pruned state: the profile's counters of its whole cases added to its counts. */
+  private addProfile(): void {
+    const pruned = new Set(this.folds.ids());
+    const counted = new Counters(new KeyBook());
+    for (const trace of this.traces()) if (trace.length && !pruned.has(trace[0]!.caseId)) contribute(counted, trace, 1);
+    const profile = [...counted.rows()].filter((r) => r.kind.startsWith('profile.'));
+    const kept = [...this.counters.rows()];
+    this.db
+      .transaction(() => {
+        this.counters.replace([...kept, ...profile]);
+        this.q.setMeta.run('profile_partial', String(pruned.size));
+        this.q.setMeta.run('data_version', String(this.dataVersion + 1));
+      })
+      .immediate();
+    this.tally = undefined;
+    this.cache.clear();
+    this.writtenVersion = this.dataVersion;
   }
 
   /**

@@ -1,3 +1,4 @@
+import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -160,6 +161,34 @@ describe('a pruned project', () => {
     store.setMeta('counting', '2');
     store.close();
     expect(() => ProjectStore.open(file)).toThrow(/pruned \(retention\) and cannot be recounted/);
+  });
+
+  it('carries a pruned state of counting version 3 forward: its counts kept, the profile of its whole cases added', () => {
+    const dir = freshDir();
+    const file = join(dir, 'state.sqlite');
+    const store = ProjectStore.open(file);
+    store.apply({ records: [at('c1', 'a', 0, '1'), at('c1', 'b', DAY, '2'), at('c2', 'a', 20 * DAY, '3'), at('c2', 'b', 21 * DAY, '4')] });
+    store.prune(7 * DAY);
+    const before = store.snapshot().tally;
+    // As version 3 left it: no profile counters (closing applies the pending changes, so the table is whole).
+    store.close();
+    const raw = new Database(file);
+    raw.prepare("DELETE FROM counter WHERE kind LIKE 'profile.%'").run();
+    raw.prepare("UPDATE meta SET value = '3' WHERE key = 'counting'").run();
+    raw.close();
+    const reopened = ProjectStore.open(file);
+    try {
+      const after = reopened.snapshot().tally;
+      expect(after.cases).toBe(before.cases);
+      expect([...after.edges.keys()].sort()).toEqual([...before.edges.keys()].sort());
+      // The kept case c2's two events are in the profile; the pruned c1's are not, and meta says so.
+      expect([...after.profile].filter(([k]) => k.startsWith('grain')).reduce((n, [, v]) => n + v, 0)).toBe(2);
+      expect(reopened.getMeta('profile_partial')).toBe('1');
+      expect(reopened.getMeta('counting')).toBe('4');
+      expect(buildDocument(reopened.snapshot()).assumptions.some((a) => JSON.stringify(a).includes('leaves out 1 case whose older events were pruned'))).toBe(true);
+    } finally {
+      reopened.close();
+    }
   });
 });
 
