@@ -3,6 +3,7 @@ import { bucketOf } from './sketch.js';
 import { caseFold, choiceValue, END, isRoleAttribute, pairKey, roleValue, START, type Tally } from './tally.js';
 import { FollowedAttributes } from './profile-fold.js';
 import { HOUR_MS } from './time.js';
+import { waitEnd } from './lifecycle.js';
 import { Counters, tallyFromRows } from './store/codec.js';
 import { KeyBook, type VariantNode } from './store/counter-keys.js';
 
@@ -107,7 +108,8 @@ export class CaseFold {
     const edge = book.edge(prev ?? START, a);
     into.add(edge.events, sign);
     this.once(edge.cases, into, sign);
-    if (prev !== undefined) into.add(edge.wait(bucketOf(this.duration(this.lastAt, ev.time))), sign);
+    // The wait is idle time: up to the step's recorded start, when the log has one (start/complete pairs).
+    if (prev !== undefined) into.add(edge.wait(bucketOf(this.duration(this.lastAt, waitEnd(ev, this.lastAt)))), sign);
     if (ev.resource !== undefined) {
       const keys = activity.resource(ev.resource);
       into.add(keys.events, sign);

@@ -3,6 +3,7 @@ import { bucketOf } from './sketch.js';
 import { addToSketch } from './sketch.js';
 import { caseFold, choiceKey, choiceValue, edgeKey, emptyTally, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, profileKey, roleKey, roleValue, START, variantKey, type Tally } from './tally.js';
 import { HOUR_MS, parseIsoMillis } from './time.js';
+import { startedAt } from './lifecycle.js';
 
 /**
  * The from-scratch recomputation the incremental store is tested against.
@@ -51,7 +52,9 @@ export function recomputeTraces(traces: Iterable<readonly Event[]>): Tally {
       if (k > 1) a.casesRepeating += 1;
       t.activities.set(n, a);
     }
-    for (let i = 0; i + 1 < trace.length; i++) addToSketch(t.activities.get(names[i]!)!.timeToNext, bucketOf(trace[i + 1]!.time - trace[i]!.time), 1);
+    // A wait runs from an event to the next one's recorded start (not before the event), else to the next event.
+    const idle = (i: number) => Math.max(0, (startedAt(trace[i + 1]!) ?? trace[i + 1]!.time) - trace[i]!.time);
+    for (let i = 0; i + 1 < trace.length; i++) addToSketch(t.activities.get(names[i]!)!.timeToNext, bucketOf(idle(i)), 1);
 
     // Directly-follows pairs over the trace padded with start and end.
     const padded = [START, ...names, END];
@@ -62,7 +65,7 @@ export function recomputeTraces(traces: Iterable<readonly Event[]>): Tally {
       e.events += 1;
       if (!seenPairs.has(key)) e.cases += 1;
       seenPairs.add(key);
-      if (i > 0 && i + 1 < padded.length - 1) addToSketch(e.wait, bucketOf(trace[i]!.time - trace[i - 1]!.time), 1);
+      if (i > 0 && i + 1 < padded.length - 1) addToSketch(e.wait, bucketOf(idle(i - 1)), 1);
       t.edges.set(key, e);
     }
 

@@ -79,6 +79,11 @@ export function readEdgeKinds(
       // Several entries of one step at one timestamp (lab results written together): entries, not work done again.
       kind = e.cases >= MOST_CASES * f.cases ? 'normal' : 'allowed';
       why = `${q(from)} repeats at the same timestamp in ${pct(ties.handoff(from, to))} of its direct repeats: entries written at once, not rework`;
+    } else if (from && to && from === to && e.cases >= MOST_CASES * f.cases) {
+      // Work redone is the exception; a step most cases record twice in a row is recorded that way (status updates,
+      // sessions of one work item), which a log of records cannot tell from work done again.
+      kind = 'normal';
+      why = `${q(from)} repeats directly in ${pct(e.cases / f.cases)} of all cases: most cases record it more than once in a row (updates or sessions of one piece of work), the usual way of the step rather than work redone`;
     } else if (from && to && (from === to || (earlier(f, to, from) && !parallel(f, from, to)))) {
       kind = 'rework';
       const o = f.order(to, from);
@@ -110,7 +115,7 @@ export function readEdgeKinds(
     else kinds.set(e.id, { kind, method: `${kind}: ${why}` });
   }
   const assumption =
-    `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp: entries written at once), ` +
+    `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp: entries written at once, or most cases make it: the step's usual recording), ` +
     `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
     `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
   return { kinds, assumption };

@@ -6,6 +6,12 @@ import type { TreeFacts } from './tree-facts.js';
 
 export const ESCALATION_MIN_LIFT = 2;
 export const ESCALATION_MIN_SHARE = 0.5;
+/**
+ * The other next steps must still be taken at this fraction of the long wait (their 90th percentile): a wait that
+ * triggers a step is a race the other steps sometimes nearly win. When every other step comes in minutes and this
+ * one after half a day, the choice was made before and the step is slow to start: no escalation.
+ */
+export const ESCALATION_RACE = 0.25;
 
 /**
  * A step b after a is an escalation when it comes mainly after a long wait:
@@ -13,7 +19,10 @@ export const ESCALATION_MIN_SHARE = 0.5;
  * the steps taken after a once X has passed, that is at least twice its
  * overall share of the steps after a (the lift), and X is above the 75th
  * percentile of the waits of a's other next steps and at least the median
- * hand-off wait of the whole process. Steps concurrent with a
+ * hand-off wait of the whole process, while the other next steps' 90th
+ * percentile still reaches a quarter of X (the wait is a race the step ends;
+ * a step after hours where all others come in minutes was chosen before and
+ * is slow to start). Steps concurrent with a
  * or with another next step (see facts.parallel) are interleavings, not
  * escalations; and b must be a detour (a next step of b also follows a
  * directly), else it is merely a slow step. Read from the edge wait
@@ -46,7 +55,7 @@ export function readEscalations(f: Facts, tree: TreeFacts, profile: Pick<LogProf
         if (left === 0) others.delete(b);
         else others.set(b, left);
       }
-      if (quantile(others, 0.75) >= x || together(a, e.to) || next.some((o) => together(o.to, e.to))) continue;
+      if (quantile(others, 0.75) >= x || quantile(others, 0.9) < ESCALATION_RACE * x || together(a, e.to) || next.some((o) => together(o.to, e.to))) continue;
       const longOwn = atLeast(e.wait, x);
       const longAll = next.reduce((n, o) => n + atLeast(o.wait, x), 0);
       const pLong = ratio(longOwn, longAll);
@@ -68,12 +77,12 @@ export function readEscalations(f: Facts, tree: TreeFacts, profile: Pick<LogProf
           pLong,
           strengthOf(longAll, pLong),
           `after ${q(a)}, ${q(e.to)} is ${pct(pLong)} of the next steps taken once ${hours} h have passed (the 25th percentile of its own wait) against ${pct(own / total)} overall: lift ${Math.round(lift * 10) / 10}; ` +
-            `edge wait sketches, cut: share >= ${ESCALATION_MIN_SHARE}, lift >= ${ESCALATION_MIN_LIFT}, the other next steps' 75th percentile below ${hours} h, and ${q(rejoin.to)} follows both`,
+            `edge wait sketches, cut: share >= ${ESCALATION_MIN_SHARE}, lift >= ${ESCALATION_MIN_LIFT}, the other next steps' 75th percentile below ${hours} h and their 90th at least ${ESCALATION_RACE * 100}% of it, and ${q(rejoin.to)} follows both`,
         ),
       });
     }
   }
-  const method = `a next step taken mainly after a long wait (edge wait sketches; its 25th-percentile wait above the other next steps' 75th percentile and the process-wide median hand-off wait, at least ${ESCALATION_MIN_SHARE * 100}% of the steps after that wait, lift >= ${ESCALATION_MIN_LIFT}, a detour: a step after it also follows the from-activity directly; repeats of the step and steps concurrent with others, by the counts or the mined tree, are left out, and so are waits at or below the times' resolution)`;
+  const method = `a next step taken mainly after a long wait (edge wait sketches; its 25th-percentile wait above the other next steps' 75th percentile and the process-wide median hand-off wait, with their 90th percentile at least ${ESCALATION_RACE * 100}% of it, at least ${ESCALATION_MIN_SHARE * 100}% of the steps after that wait, lift >= ${ESCALATION_MIN_LIFT}, a detour: a step after it also follows the from-activity directly; repeats of the step and steps concurrent with others, by the counts or the mined tree, are left out, and so are waits at or below the times' resolution)`;
   return { escalations, edges, method };
 }
 

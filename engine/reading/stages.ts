@@ -13,8 +13,10 @@ export interface StageReading {
   method: string;
 }
 
-/** A process of at most this many activities is one stage. */
+/** A process of at most this many activities is one stage, unless one wait between its steps dwarfs the others. */
 const TINY = 3;
+/** Where the count gives one stage, a wait this many times every other wait between consecutive steps parts two phases. */
+const DOMINANT_WAIT = 4;
 const MAX_STAGES = 6;
 const ACTIVITIES_PER_STAGE = 4;
 /** A boundary needs this share of the cases with both steps to do them in its order. */
@@ -30,7 +32,7 @@ const MAX_SKELETON = 60;
  * steps that follow each other in at least 90% of the cases with both (two
  * concurrent steps are never split). About one stage per four activities, at
  * most six, never more than half the skeleton's steps; a tiny process is one
- * stage. Every other activity joins the stage of the last skeleton step that
+ * stage; where the count gives one stage, one wait dwarfing the others parts two. Every other activity joins the stage of the last skeleton step that
  * usually precedes it, else of the first it usually precedes. Nothing here
  * reads the process tree, so it works whatever the tree's root is; the cost
  * is one order row per backbone step and a lookup per activity and step.
@@ -42,15 +44,24 @@ export function readStages(f: Facts, backbone: Backbone): StageReading {
     .slice(0, MAX_SKELETON);
   const steps = common.length >= backbone.steps.length ? rankSteps(f, common, backbone.position) : backbone.steps;
   if (f.activities.length === 0) return { stages: [], stageOf: new Map(), index: new Map(), method: 'no cases: no stages' };
-  const wanted = f.activities.length <= TINY ? 1 : Math.max(1, Math.min(MAX_STAGES, Math.round(f.activities.length / ACTIVITIES_PER_STAGE), Math.ceil(steps.length / 2)));
   const candidates: { i: number; wait: number }[] = [];
+  const waits: number[] = [];
   for (let i = 0; i + 1 < steps.length; i++) {
     const a = steps[i]!;
     const b = steps[i + 1]!;
+    const wait = waitBetween(f, a, b);
+    waits.push(wait);
     const o = f.order(a, b);
     if (o.both === 0 || o.aFirst < ORDERED * o.both || parallel(f, a, b)) continue;
-    candidates.push({ i, wait: waitBetween(f, a, b) });
+    candidates.push({ i, wait });
   }
+  // Ordering and paying apart by days, ordering and confirming by hours: two phases even in three steps.
+  const longest = Math.max(0, ...candidates.map((c) => c.wait));
+  const dominant = waits.length >= 2 && longest > 0 && waits.filter((w) => w * DOMINANT_WAIT > longest).length === 1;
+  // Past a tiny process, at least two stages where the skeleton has the steps for them: four steps of ordering,
+  // receiving and paying are not one phase.
+  const byCount = f.activities.length <= TINY ? 1 : Math.max(1, Math.min(MAX_STAGES, Math.max(2, Math.round(f.activities.length / ACTIVITIES_PER_STAGE)), Math.ceil(steps.length / 2)));
+  const wanted = byCount === 1 && dominant ? 2 : byCount;
   const cuts = candidates
     .filter((c) => c.wait > 0)
     .sort((x, y) => y.wait - x.wait || x.i - y.i)
@@ -92,7 +103,7 @@ export function readStages(f: Facts, backbone: Backbone): StageReading {
   });
   const method =
     `the skeleton (the activities done by at least ${SKELETON_SHARE * 100}% of the cases, at most ${MAX_SKELETON}, ordered as the backbone) of ${steps.length} steps cut at ${cuts.length} of ${candidates.length} boundaries between consecutive steps done in that order by at least ${ORDERED * 100}% of the cases with both and not concurrent, ` +
-    `taking the longest median waits between them; about one stage per ${ACTIVITIES_PER_STAGE} activities, at most ${MAX_STAGES} and at most half the skeleton's steps (one stage for ${TINY} activities or fewer); ` +
+    `taking the longest median waits between them; about one stage per ${ACTIVITIES_PER_STAGE} activities (at least two past ${TINY} activities), at most ${MAX_STAGES} and at most half the skeleton's steps (one stage for ${TINY} activities or fewer; where that gives one stage, two when one wait between consecutive steps is at least ${DOMINANT_WAIT} times each other); ` +
     `every other activity joins the stage of the last skeleton step that precedes it in at least half of its own cases, else of the first one it precedes so; a stage is named by its first and last skeleton step`;
   return { stages, stageOf, index, method };
 }

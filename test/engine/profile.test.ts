@@ -106,6 +106,22 @@ describe('the log profile', () => {
     });
   });
 
+  it("waits end at the next step's recorded start: idle time, not the step's own work; an overlapping start waited nothing", () => {
+    const t = oneByOne(
+      ev('c1', 'a', T),
+      // Began 2 h after a, took 3 h: the hand-off waited 2 h.
+      ev('c1', 'b', T + 5 * HOUR, { start_timestamp: T + 2 * HOUR }),
+      // Began before b ended (overlap): no wait; no start recorded: the whole gap.
+      ev('c1', 'c', T + 6 * HOUR, { start_timestamp: T + 4 * HOUR }),
+      ev('c1', 'd', T + 7 * HOUR),
+    );
+    const waits = (from: string, to: string) => Object.fromEntries(t.edges.get(`${from}\u0000${to}`)!.wait);
+    expect(waits('a', 'b')).toEqual({ [bucketOf(2 * HOUR)]: 1 });
+    expect(waits('b', 'c')).toEqual({ [bucketOf(0)]: 1 });
+    expect(waits('c', 'd')).toEqual({ [bucketOf(HOUR)]: 1 });
+    expect(Object.fromEntries(t.activities.get('a')!.timeToNext)).toEqual({ [bucketOf(2 * HOUR)]: 1 });
+  });
+
   it('present and atFirst: once per case an attribute occurs, and when it is on the first event', () => {
     const t = oneByOne(
       ev('c1', 'a', T, { amount: 5, note: 'x' }),

@@ -642,7 +642,11 @@ export const EXPERT_FACTS: LogFacts[] = [
   {
     file: 'ocel-standard/ocel2_p2p.sqlite',
     facts: [
-      caseNotionIn(['purchase_order'], `procure-to-pay is read per purchase order: its objects begin with Create Purchase Order (1598 of 1598) and end with Execute Payment (1398), the order the requisition, quotation, goods and invoices serve (${P2P}; computed)`),
+      // Two readings stand: per purchase order (its objects run from Create Purchase Order to Execute Payment) or per
+      // requisition (one per procurement: each of the 927 linked object groups holds exactly one, and its orders come
+      // from it). The default's rule (one object per execution, case-notion.ts) takes the requisition and names the
+      // orders as the alternative; a case of the whole execution, requisition to payment, is not built (issue 31 note).
+      caseNotionIn(['purchase_order', 'purchase_requisition'], `procure-to-pay is read per purchase order: its objects begin with Create Purchase Order (1598 of 1598) and end with Execute Payment (1398), the order the requisition, quotation, goods and invoices serve; or per requisition, the one object of each procurement (${P2P}; computed)`),
       objectTypeTouches('purchase_requisition', ['Create Purchase Requisition', 'Approve Purchase Requisition', 'Delegate Purchase Requisition Approval', 'Create Request for Quotation'], `requisitions are created, approved or delegated, then quoted (computed; ${P2P})`),
       objectTypeTouches('quotation', ['Create Request for Quotation', 'Create Purchase Order', 'Approve Purchase Order'], 'quotations are requested and turned into approved orders (computed)'),
       objectTypeTouches('purchase_order', ['Create Purchase Order', 'Approve Purchase Order', 'Create Goods Receipt', 'Execute Payment'], 'orders are created, approved, received and paid (computed)'),
