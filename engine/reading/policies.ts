@@ -69,7 +69,10 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { polici
     policies.push({
       id: `timing-${slug(a)}-${slug(b)}`,
       kind: 'timing',
-      statement: `When ${q(b)} directly follows ${q(a)}, it does so within ${hours} hours in ${pct(share)} of the hand-offs (the observed ${SERVICE_QUANTILE * 100}th percentile, rounded up).`,
+      // Where the log records when b began (start/complete pairs), the wait runs to that start (see the edges).
+      statement: f.tally.serviceTime.has(b)
+        ? `When ${q(b)} directly follows ${q(a)}, it is started within ${hours} hours of ${q(a)} in ${pct(share)} of the hand-offs (the observed ${SERVICE_QUANTILE * 100}th percentile, rounded up; the wait runs to the recorded start where there is one).`
+        : `When ${q(b)} directly follows ${q(a)}, it does so within ${hours} hours in ${pct(share)} of the hand-offs (the observed ${SERVICE_QUANTILE * 100}th percentile, rounded up).`,
       threshold_hours: hours,
       share_met: share,
       evidence: evidence(

@@ -1,6 +1,6 @@
 import type { Decision, GraphDocument, Plain } from '../../engine/document/types.js';
 import { choiceValue } from '../../engine/tally.js';
-import { quoted, q, ratio, withinHours, type CaseFacts, type Findings } from './audit.js';
+import { idleWait, quoted, q, ratio, withinHours, type CaseFacts, type Findings } from './audit.js';
 
 /**
  * The audit of the reading's counted figures (see audit.ts): success
@@ -90,7 +90,7 @@ function auditPolicies(doc: GraphDocument, cases: readonly CaseFacts[], labels: 
         for (let k = 0; k + 1 < c.acts.length; k++) {
           if (c.acts[k] !== a || c.acts[k + 1] !== b) continue;
           occurrences += 1;
-          if (withinHours(c.events[k + 1]!.time - c.events[k]!.time, p.threshold_hours)) met += 1;
+          if (withinHours(idleWait(c.events[k]!, c.events[k + 1]!), p.threshold_hours)) met += 1;
         }
       }
       f.near(`${path}/share_met`, p.share_met, ratio(met, occurrences));

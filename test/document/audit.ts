@@ -1,7 +1,7 @@
 import type { GraphDocument, Plain } from '../../engine/document/types.js';
 import type { Event } from '../../engine/event.js';
 import { bucketOf, bucketValue, quantile, sketchOf } from '../../engine/sketch.js';
-import { HOUR_MS, isoUtc } from '../../engine/time.js';
+import { HOUR_MS, isoUtc, parseIsoMillis } from '../../engine/time.js';
 import { auditReading } from './audit-reading.js';
 
 /**
@@ -134,7 +134,7 @@ function auditGraph(doc: GraphDocument, cases: readonly CaseFacts[], f: Findings
       seen.add(key);
       // Only between two events: start and end are not events and carry no wait.
       if (i > 0 && i + 1 < labels.length - 1) {
-        const wait = c.events[i]!.time - c.events[i - 1]!.time;
+        const wait = idleWait(c.events[i - 1]!, c.events[i]!);
         p.waits.push(wait);
         acts.get(labels[i]!)!.toNext.push(wait);
       }
@@ -236,4 +236,11 @@ export function quoted(text: string, labels: Iterable<string>): string[] {
 export function report(log: string, section: string, lines: readonly string[], shown = 6): string {
   const more = lines.length > shown ? `\n  … and ${lines.length - shown} more` : '';
   return `[audit] ${log} / ${section}: ${lines.length} differences\n  ${lines.slice(0, shown).join('\n  ')}${more}`;
+}
+
+/** The wait between two consecutive events: up to the later one's recorded start when it has one (not before the earlier event), else to it. */
+export function idleWait(prev: Event, next: Event): number {
+  const raw = next.attributes.start_timestamp;
+  const start = typeof raw === 'number' ? Math.floor(raw) : typeof raw === 'string' ? parseIsoMillis(raw) : Number.NaN;
+  return Math.max(0, (start <= next.time ? start : next.time) - prev.time);
 }
