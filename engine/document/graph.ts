@@ -60,7 +60,7 @@ export function countedGraph(
       median_hours_to_next: hours(quantile(a.timeToNext, 0.5)),
       roles: rolesOf(label),
       object_types: objectTypesOf(label),
-      evidence: counted(a.cases, all, 'counted: cases with at least one event of the activity; median time to the next event of the case (lower median, log-bucket sketch with 1% relative error)'),
+      evidence: counted(a.cases, all, 'counted: cases with at least one event of the activity; median time to the next event as the assumptions define waits'),
     });
   }
   nodes.push(boundary('end'));
@@ -88,7 +88,7 @@ export function countedGraph(
       evidence: {
         ...counted(e.cases, casesOf(from), ''),
         share,
-        method: `counted: cases with the directly-follows pair at least once, of the cases reaching the from-node; wait = time between the two events, median and ${SLOW_PERCENTILE * 100}th percentile (log-bucket sketch, 1% relative error)${timed ? '' : '; start and end are not events, so no wait'}`,
+        method: `counted: cases with the directly-follows pair at least once, of the cases reaching the from-node; waits as the assumptions define them${timed ? '' : ' (none: start and end are not events)'}`,
       },
     });
   }

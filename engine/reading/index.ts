@@ -140,7 +140,7 @@ export function readProcess(input: ReadingInput): Reading {
   if (ends.stalledCases > 0) {
     open_questions.push({
       question: `Are the ${ends.stalledCases} cases that stopped outside any ending long ago abandoned, or still waiting?`,
-      evidence: { cases: ends.stalledCases, share: ratio(ends.stalledCases, f.cases), method: ends.method },
+      evidence: { cases: ends.stalledCases, share: ratio(ends.stalledCases, f.cases), method: 'cases stopped outside every ending and older there than the open cut (the outcome rules in the assumptions)' },
     });
   }
   for (const e of exceptions.exceptions) {

@@ -68,7 +68,8 @@ describe('buildDocument on a hand-computed log', () => {
     near(edges['a->b']!.median_wait_hours, 1);
     near(edges['a->c']!.slow_wait_hours, 2);
     near(edges['b->c']!.median_wait_hours, 2);
-    expect(edges['b->c']!.evidence.method).toMatch(/90th percentile/);
+    expect(edges['b->c']!.evidence.method).toMatch(/waits as the assumptions define them/);
+    expect(doc.assumptions.join('\n')).toMatch(/to that event's recorded start when the log has one/);
 
     expect(doc.variants.map((v) => [v.path, v.class, v.cases])).toEqual([
       [['a', 'b', 'b', 'c'], 'main', 1],
