@@ -87,7 +87,9 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
   /** attribute -> value -> last activity -> cases */
   const first = new Map<string, Map<string, Map<string, number>>>();
   const finals = new Map<string, Map<string, number>>();
-  for (const [key, n] of tally.profile) {
+  // In key order: the counters' order in memory follows how they were loaded (a store, parts read on threads), and
+  // ties below are broken by that order, so the same counts must give the same reading whatever loaded them.
+  for (const [key, n] of [...tally.profile].sort((x, y) => cmp(x[0], y[0]))) {
     const { kind, a, b } = splitProfileKey(key);
     if (kind === 'tod') tod.set(a, (tod.get(a) ?? 0) + n);
     else if (kind === 'grain') grain.set(a, (grain.get(a) ?? 0) + n);
@@ -164,7 +166,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
   const nonStandardEvents = [...transitions].filter(([t]) => !STANDARD_LIFECYCLE.has(t)).reduce((s, [, n]) => s + n, 0);
   const lifecycle = { starts: transitions.get('start') ?? 0, transitions: carrying, nonStandard: carrying > 0 && nonStandardEvents >= NON_STANDARD * carrying };
   const snapshot: string[] = [];
-  if (lifecycle.nonStandard) snapshot.push(`the lifecycle:transition column holds values outside the lifecycle model on ${pct(ratio(nonStandardEvents, carrying))} of the events carrying one (statuses such as ${[...transitions.keys()].filter((t) => !STANDARD_LIFECYCLE.has(t)).slice(0, 3).map(q).join(', ')})`);
+  if (lifecycle.nonStandard) snapshot.push(`the lifecycle:transition column holds values outside the lifecycle model on ${pct(ratio(nonStandardEvents, carrying))} of the events carrying one (statuses such as ${[...transitions].filter(([t]) => !STANDARD_LIFECYCLE.has(t)).sort((x, y) => y[1] - x[1] || cmp(x[0], y[0])).slice(0, 3).map(([t]) => q(t)).join(', ')})`);
   if (future.length) snapshot.push(`${future.map(q).join(', ')} ${future.length === 1 ? 'holds' : 'hold'} on its rows dates later than the row itself (values from the case's future copied onto every row)`);
 
   const outcomes: LogProfile['outcomes'] = [];
@@ -209,7 +211,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
         out.push(`Lifecycle: ${lifecycle.starts} events are start transitions counted as steps of their own (an execution begun and not completed in the log, or a log read with every transition as a step).`);
       }
       if (serviced.executions > 0) {
-        out.push(`Executions: ${serviced.executions} events carry the start of their execution (a start and complete paired, or a start column), so service times are measured for ${serviced.activities} activities (longest median: ${serviced.longest.map(([a, h]) => `${q(a)} ${hoursText(h)} h`).join(', ')}); waits between steps run from one completion to the next.`);
+        out.push(`Executions: ${serviced.executions} events carry the start of their execution (a start and complete paired, or a start column), so service times are measured for ${serviced.activities} activities (longest median: ${serviced.longest.map(([a, h]) => `${q(a)} ${hoursText(h)} h`).join(', ')}); waits between steps run from one step's completion to the next one's start.`);
       }
       if (snapshot.length) out.push(`Record updates: the log reads as snapshots of records rather than steps of work (${snapshot.join('; ')}): a repeat of one state is an update of the record, not rework and not a branch of a decision.`);
       if (leaks.size) out.push(`Attributes that may encode the ending, left out of decision rules: ${[...leaks].map(([a, why]) => `${q(a)} (${why})`).join('; ')}.`);
