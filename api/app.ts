@@ -43,6 +43,8 @@ export interface AppOptions {
   runSources?: boolean;
   /** Run retention passes (at start, then every PCG_RETENTION_INTERVAL_S; `pcg serve` does; default off). */
   runRetention?: boolean;
+  /** Start every work thread at once (`pcg serve` does); else each starts at its first task (tests). */
+  eagerThreads?: boolean;
   /** Defaults to <dataDir>/catalog.sqlite; closed with the app either way. */
   catalog?: Catalog;
   logger?: Logger;
@@ -88,10 +90,10 @@ export function createApp(options: AppOptions): PcgApp {
           // Each thread's stores fold cases within its part of the budget the registry's stores also keep.
           cachedCases: Math.ceil(config.cachedCases / config.buildThreads),
           cachedCaseTextBytes: Math.ceil((config.cachedCaseTextMiB * 2 ** 20) / config.buildThreads),
-        })
+        }, { eager: options.eagerThreads ?? false })
       : undefined;
   const ingest = ingestion({ states, run: queue.run, ...(threads ? { threads } : {}), maxEvents: config.limitEventsPerRequest, observe: (...args) => observe?.(...args) });
-  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, ingest, closing: closing.signal };
+  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, admit: (tenantId) => queue.admit(tenantId), ingest, closing: closing.signal };
   const globalKey = ensureGlobalKey(config, catalog);
   // The clusters of the configuration are the catalog's configured ones from now on (workers read them there).
   const clusters = catalog.clusters.syncConfigured(config.kafkaClusters);

@@ -21,6 +21,8 @@ export interface AppContext {
    * kind, never run on the request loop.
    */
   work: FairRun;
+  /** Throws 429 when the tenant's work queue is full: asked before a body is read (FairQueue.admit). */
+  admit(tenantId: string): void;
   /** The one ingestion path of requests (HTTP events, MCP's ingest_events): parsed and applied on a work thread (api/ingestion.ts). */
   ingest: Ingest;
   /** Aborted as the app starts to close, before anything it uses is: long-lived answers (graph streams) end on it. */

@@ -33,6 +33,8 @@ interface Item {
 
 interface Lane {
   key: string;
+  /** When this lane was last served (the queue's count of started tasks): the least recently served goes first. */
+  served: number;
   project: string;
   tenant: Tenant;
   items: Item[];
@@ -41,14 +43,18 @@ interface Lane {
 
 interface Tenant {
   id: string;
-  /** Lanes (project and kind) in the order the tenant's work is served among them, round-robin. */
+  /** Its lanes (project and kind) with work waiting or running. */
   lanes: Lane[];
-  next: number;
+  /** When this tenant was last served: the least recently served tenant with work that can start goes first. */
+  served: number;
   running: number;
   waiting: number;
 }
 
 const NEVER = new AbortController().signal;
+
+const full = (waiting: number) =>
+  new ApiError('rate_limited', `this tenant already has ${waiting} tasks waiting for a work thread (PCG_TENANT_QUEUE); retry shortly`, { 'retry-after': '1' });
 
 /** Projects whose thread is remembered. */
 const HOMES = 4096;
@@ -69,9 +75,8 @@ const HOMES = 4096;
  */
 export class FairQueue {
   private readonly tenants = new Map<string, Tenant>();
-  /** Tenants in serving order; `cursor` is where the next round starts. */
-  private order: Tenant[] = [];
-  private cursor = 0;
+  /** Tasks started so far: the clock of `served`. */
+  private started = 0;
   private readonly busy: boolean[];
   /**
    * The slot that last ran each project's work (the most recent few thousand projects): that thread holds the
@@ -97,20 +102,18 @@ export class FairQueue {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new DOMException('aborted', 'AbortError'));
     let t = this.tenants.get(tenant);
     if (!t) {
-      t = { id: tenant, lanes: [], next: 0, running: 0, waiting: 0 };
+      // A tenant new to the rotation (or back after it had nothing) goes first: it was served least recently.
+      t = { id: tenant, lanes: [], served: 0, running: 0, waiting: 0 };
       this.tenants.set(tenant, t);
-      this.order.push(t);
     }
     if (t.waiting >= this.options.perTenant) {
       this.refused += 1;
-      return Promise.reject(
-        new ApiError('rate_limited', `this tenant already has ${t.waiting} tasks waiting for a work thread (PCG_TENANT_QUEUE); retry shortly`, { 'retry-after': '1' }),
-      );
+      return Promise.reject(full(t.waiting));
     }
     const key = `${project}\u0000${kind === 'upload' ? 'ingest' : kind}`;
     let lane = t.lanes.find((l) => l.key === key);
     if (!lane) {
-      lane = { key, project, tenant: t, items: [], running: false };
+      lane = { key, served: 0, project, tenant: t, items: [], running: false };
       t.lanes.push(lane);
     }
     return new Promise<T>((resolve, reject) => {
@@ -132,6 +135,17 @@ export class FairQueue {
       this.pump();
     });
   };
+
+  /**
+   * Throws the 429 a task of the tenant would get now (its queue is full): asked before a request's body is read,
+   * so that a tenant past its share is refused without the server reading, copying and dropping megabytes.
+   */
+  admit(tenant: string): void {
+    const waiting = this.tenants.get(tenant)?.waiting ?? 0;
+    if (waiting < this.options.perTenant) return;
+    this.refused += 1;
+    throw full(waiting);
+  }
 
   /** Tasks waiting (not running) for one tenant, or for all. */
   waiting(tenant?: string): number {
@@ -164,31 +178,32 @@ export class FairQueue {
   /** Starts waiting work on free slots, a tenant at a time in turn. */
   private pump(): void {
     for (;;) {
-      const slot = this.busy.indexOf(false);
-      if (slot < 0 || this.order.length === 0) return;
+      if (this.busy.indexOf(false) < 0) return;
       const picked = this.pick();
       if (!picked) return;
       this.start(picked);
     }
   }
 
-  /** The next item to start: from the first tenant after the cursor that has a lane ready and a slot left to take. */
+  /**
+   * The next item to start, round-robin: of the tenants with a lane ready and a slot left to take, the one served
+   * least recently; of its ready lanes, likewise. (An index cursor over a list would serve a tenant twice in a row
+   * when another arrived just behind it.)
+   */
   private pick(): Item | undefined {
-    const n = this.order.length;
-    for (let i = 0; i < n; i++) {
-      const at = (this.cursor + i) % n;
-      const t = this.order[at]!;
+    let best: Lane | undefined;
+    for (const t of this.tenants.values()) {
       if (t.waiting === 0 || t.running >= this.perTenantRunning) continue;
-      const m = t.lanes.length;
-      for (let j = 0; j < m; j++) {
-        const lane = t.lanes[(t.next + j) % m]!;
-        if (lane.running || lane.items.length === 0) continue;
-        t.next = (t.next + j + 1) % m;
-        this.cursor = (at + 1) % n;
-        return lane.items.shift();
-      }
+      if (best && t.served >= best.tenant.served) continue;
+      let lane: Lane | undefined;
+      for (const l of t.lanes) if (!l.running && l.items.length > 0 && (!lane || l.served < lane.served)) lane = l;
+      if (lane) best = lane;
     }
-    return undefined;
+    if (!best) return undefined;
+    this.started += 1;
+    best.served = this.started;
+    best.tenant.served = this.started;
+    return best.items.shift();
   }
 
   private start(item: Item): void {
@@ -226,15 +241,8 @@ export class FairQueue {
     if (!lane.running && lane.items.length === 0) {
       const at = t.lanes.indexOf(lane);
       if (at >= 0) t.lanes.splice(at, 1);
-      if (t.next > at && at >= 0) t.next -= 1;
-      if (t.next >= t.lanes.length) t.next = 0;
     }
     if (t.waiting > 0 || t.running > 0 || t.lanes.length > 0) return;
-    this.tenants.delete(t.id);
-    const at = this.order.indexOf(t);
-    if (at < 0) return;
-    this.order.splice(at, 1);
-    if (this.cursor > at) this.cursor -= 1;
-    if (this.cursor >= this.order.length) this.cursor = 0;
+    if (this.tenants.get(t.id) === t) this.tenants.delete(t.id);
   }
 }

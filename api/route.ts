@@ -19,6 +19,11 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Asked with the path's parameters before the body is read: throws to refuse the request without reading it
+   * (the events route: a tenant whose work queue is full).
+   */
+  admit?(params: unknown): void;
   /** How the body arrives: JSON (default), a raw upload stream, or events (JSON array or NDJSON). */
   bodyKind?: 'json' | 'raw' | 'events';
   /** Success status (default 200); 204 answers no body. */
@@ -133,6 +138,12 @@ function addRoute(app: FastifyInstance, auth: Auth, def: RouteDef, share?: LoopS
     },
     preParsing: async (request, _reply, payload) => {
       checkBodyType(def, request);
+      if (def.admit) {
+        // Only for a caller the path is open to: another tenant's key learns nothing of this tenant's queue.
+        const params = check(def.params, lowerGuids(request.params), 'path');
+        authorize(auth, def, (request as FastifyRequest & { principal?: Principal }).principal, params);
+        def.admit(params);
+      }
       return payload;
     },
     handler: async (request, reply) => {

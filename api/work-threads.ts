@@ -29,13 +29,18 @@ export class WorkThreads {
   constructor(
     readonly size: number,
     data: WorkThreadData,
+    /**
+     * Start every thread now rather than at its first task (`pcg serve`): a thread takes about a second to start
+     * under load (loading the engine), which the first request sent to it would otherwise wait for.
+     */
+    options: { eager?: boolean } = {},
   ) {
     this.pools = Array.from(
       { length: size },
       () =>
         new Piscina({
           filename: new URL('./workers/work.mjs', import.meta.url).href,
-          minThreads: 0,
+          minThreads: options.eager ? 1 : 0,
           maxThreads: 1,
           // Forever: a thread's open stores are what make its next task on the same project cheap.
           idleTimeout: 2 ** 31 - 1,
