@@ -119,6 +119,9 @@ describe('the fair queue', () => {
     expect(refused).toBeInstanceOf(ApiError);
     expect([(refused as ApiError).status, (refused as ApiError).code, (refused as ApiError).headers['retry-after']]).toEqual([429, 'rate_limited', '1']);
     expect(queue.refused).toBe(1);
+    // Asked before a body is read: the same refusal, for the full tenant only.
+    expect(() => queue.admit('hog')).toThrow(ApiError);
+    expect(() => queue.admit('good')).not.toThrow();
     // The other tenant is served; a place freed in the hog's queue takes work again.
     void f.submit('g1', 'good');
     void f.submit('g2', 'good', 'q');
@@ -130,6 +133,7 @@ describe('the fair queue', () => {
     for (const name of ['g1', 'h1', 'g2', 'h2', 'g3', 'h4']) await f.end(name);
     await Promise.all(f.settled);
     expect([queue.running(), queue.waiting()]).toEqual([0, 0]);
+    expect(queue.refused).toBe(2);
   });
 
   it('takes an abandoned task out of the queue, and refuses waiting work when closed', async () => {

@@ -9,7 +9,7 @@ import { readIngestBody } from '../../api/ingest-body.js';
 import { DEFAULT_EVENT_LIMITS } from '../../engine/event.js';
 import { unwrap, type Applied, type WorkOutcome } from '../../api/work-thread.js';
 import { WorkThreads } from '../../api/work-threads.js';
-import { call, makeTenant, testApp, type TestApp } from './helpers.js';
+import { call, events, makeTenant, testApp, type TestApp } from './helpers.js';
 
 /**
  * Ingestion off the request loop (api/ingestion.ts, api/work-thread.ts): the body crosses to a work thread as the
@@ -147,4 +147,44 @@ describe('ingestion on the work threads', () => {
     const ok = await call(t.app, 'POST', url, w.admin, `\ufeff${JSON.stringify([{ caseId: 'c', activity: 'a', timestamp: 0 }])}`, json);
     expect([ok.status, ok.body.accepted, ok.body.dataVersion]).toEqual([200, 1, 1]);
   });
+
+  it("answers 429 with Retry-After to the tenant whose work queue is full, before reading its body, and serves the other", async () => {
+    // Two threads: a tenant holds at most one; one batch may wait per tenant.
+    const t = fresh({ buildThreads: 2, tenantQueue: 1 });
+    const a = await makeTenant(t.app, 'full');
+    const b = await makeTenant(t.app, 'other');
+    let release!: () => void;
+    let holding!: () => void;
+    const held = new Promise<void>((r) => (holding = r));
+    const blocker = t.context.work(a.tenantId, a.projectId, 'build', () => {
+      holding();
+      return new Promise<void>((r) => (release = r));
+    });
+    await held;
+    const urlA = `/api/${a.tenantId}/project/${a.projectId}/events`;
+    const waiting = call(t.app, 'POST', urlA, a.admin, events(2));
+    // Wait until the first batch is in the queue (the request's body read and its task queued), never for a time.
+    while (!(await queued(t, a.tenantId))) await new Promise((r) => setImmediate(r));
+    const refused = await call(t.app, 'POST', urlA, a.admin, events(2));
+    expect([refused.status, refused.body.error, refused.headers['retry-after']]).toEqual([429, 'rate_limited', '1']);
+    const other = await call(t.app, 'POST', `/api/${b.tenantId}/project/${b.projectId}/events`, b.admin, events(2));
+    expect([other.status, other.body.accepted]).toEqual([200, 6]);
+    // Another tenant's key on the full tenant's path is refused for its access, learning nothing of the queue.
+    const foreign = await call(t.app, 'POST', urlA, b.admin, events(1));
+    expect(foreign.status).toBe(403);
+    release();
+    await blocker;
+    const first = await waiting;
+    expect([first.status, first.body.accepted]).toEqual([200, 6]);
+  });
 });
+
+/** Whether the tenant has a task waiting in the app's queue (asked through admit: full at one waiting). */
+async function queued(t: TestApp, tenantId: string): Promise<boolean> {
+  try {
+    t.context.admit(tenantId);
+    return false;
+  } catch {
+    return true;
+  }
+}
