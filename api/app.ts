@@ -93,7 +93,7 @@ export function createApp(options: AppOptions): PcgApp {
         }, { eager: options.eagerThreads ?? false })
       : undefined;
   const ingest = ingestion({ states, run: queue.run, ...(threads ? { threads } : {}), maxEvents: config.limitEventsPerRequest, observe: (...args) => observe?.(...args) });
-  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, admit: (tenantId) => queue.admit(tenantId), ingest, closing: closing.signal };
+  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, queue, ingest, closing: closing.signal };
   const globalKey = ensureGlobalKey(config, catalog);
   // The clusters of the configuration are the catalog's configured ones from now on (workers read them there).
   const clusters = catalog.clusters.syncConfigured(config.kafkaClusters);

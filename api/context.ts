@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import { ApiError } from './errors.js';
 import type { ProjectRegistry } from '../engine/projects/index.js';
 import type { LoopShare } from './loop-share.js';
-import type { FairRun } from './fair-queue.js';
+import type { FairQueue, FairRun } from './fair-queue.js';
 import type { Ingest } from './ingestion.js';
 
 /** What every route module needs: built once by buildApp. */
@@ -21,8 +21,8 @@ export interface AppContext {
    * kind, never run on the request loop.
    */
   work: FairRun;
-  /** Throws 429 when the tenant's work queue is full: asked before a body is read (FairQueue.admit). */
-  admit(tenantId: string): void;
+  /** The queue behind `work`: `admit` refuses a full tenant before its body is read; its counts are metrics. */
+  queue: FairQueue;
   /** The one ingestion path of requests (HTTP events, MCP's ingest_events): parsed and applied on a work thread (api/ingestion.ts). */
   ingest: Ingest;
   /** Aborted as the app starts to close, before anything it uses is: long-lived answers (graph streams) end on it. */

@@ -113,7 +113,7 @@ export function projectRoutes(ctx: AppContext) {
       params: projectParams,
       bodyKind: 'events',
       // A tenant whose work queue is full is refused before its (up to 16 MiB) body is read.
-      admit: (params) => ctx.admit((params as { tenantId: string }).tenantId),
+      admit: (params) => ctx.queue.admit((params as { tenantId: string }).tenantId),
       // Documents the wire event; records are checked one by one by the store so that one bad event does not sink the batch.
       body: z
         .array(wireEventSchemaFor(ctx.states.limits))

@@ -182,7 +182,7 @@ describe('ingestion on the work threads', () => {
 /** Whether the tenant has a task waiting in the app's queue (asked through admit: full at one waiting). */
 async function queued(t: TestApp, tenantId: string): Promise<boolean> {
   try {
-    t.context.admit(tenantId);
+    t.context.queue.admit(tenantId);
     return false;
   } catch {
     return true;
