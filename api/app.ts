@@ -26,6 +26,9 @@ import { startSourceThread, type SourceThread } from './source-thread.js';
 import { tenantRoutes, userRoutes } from './routes/tenants.js';
 import { buildInProcess, CaseReads, Graphs, ProjectRegistry, type ApplyObserver } from '../engine/projects/index.js';
 import { documentPool } from './document-pool.js';
+import { FairQueue } from './fair-queue.js';
+import { ingestion } from './ingestion.js';
+import { WorkThreads } from './work-threads.js';
 import { retractOnThread } from './retract-thread.js';
 import { Health } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
@@ -40,6 +43,8 @@ export interface AppOptions {
   runSources?: boolean;
   /** Run retention passes (at start, then every PCG_RETENTION_INTERVAL_S; `pcg serve` does; default off). */
   runRetention?: boolean;
+  /** Start every work thread at once (`pcg serve` does); else each starts at its first task (tests). */
+  eagerThreads?: boolean;
   /** Defaults to <dataDir>/catalog.sqlite; closed with the app either way. */
   catalog?: Catalog;
   logger?: Logger;
@@ -75,7 +80,20 @@ export function createApp(options: AppOptions): PcgApp {
   // The event limits reach every store the registry opens: HTTP ingestion, dataset uploads and the demo feed all apply through it.
   const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20, limits: eventLimitsOf(config), observe: (...args) => observe?.(...args) });
   const closing = new AbortController();
-  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), closing: closing.signal };
+  // The request loop only routes: ingestion, builds and reads whose cost grows with a project run on the work
+  // threads, handed out fairly among tenants (api/fair-queue.ts).
+  const queue = new FairQueue({ slots: Math.max(1, config.buildThreads), perTenant: config.tenantQueue });
+  const threads =
+    config.buildThreads > 0
+      ? new WorkThreads(config.buildThreads, {
+          limits: eventLimitsOf(config),
+          // Each thread's stores fold cases within its part of the budget the registry's stores also keep.
+          cachedCases: Math.ceil(config.cachedCases / config.buildThreads),
+          cachedCaseTextBytes: Math.ceil((config.cachedCaseTextMiB * 2 ** 20) / config.buildThreads),
+        }, { eager: options.eagerThreads ?? false })
+      : undefined;
+  const ingest = ingestion({ states, run: queue.run, ...(threads ? { threads } : {}), maxEvents: config.limitEventsPerRequest, observe: (...args) => observe?.(...args) });
+  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, queue, ingest, closing: closing.signal };
   const globalKey = ensureGlobalKey(config, catalog);
   // The clusters of the configuration are the catalog's configured ones from now on (workers read them there).
   const clusters = catalog.clusters.syncConfigured(config.kafkaClusters);
@@ -115,7 +133,7 @@ export function createApp(options: AppOptions): PcgApp {
   if (options.runSources ?? false) sources = startSourceThread(config, states, logger, (...args) => observe?.(...args));
   // Versions written by other processes (pcg worker) or the source thread reach graph streams too.
   states.watch(250);
-  const pool = config.buildThreads > 0 ? documentPool({ threads: config.buildThreads, budgetMs: config.buildBudgetMs }) : undefined;
+  const pool = threads ? documentPool({ threads, queue, budgetMs: config.buildBudgetMs, tenantOf: (id) => catalog.projects.tenantOf(id) ?? '' }) : undefined;
   const builder = pool?.build ?? buildInProcess;
   const graphs = new Graphs(states, catalog.graphVersions, metrics ? metrics.timeBuilds(builder) : builder);
   const cases = new CaseReads(states, pool?.read);
@@ -162,7 +180,9 @@ export function createApp(options: AppOptions): PcgApp {
     await datasetImports.close();
     await resumed;
     await sources?.close();
+    queue.close();
     await pool?.close();
+    await threads?.close();
     states.close();
     catalog.close();
     metrics?.close();

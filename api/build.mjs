@@ -18,7 +18,7 @@ const entries = {
   'xes-part-thread': 'connectors/files/xes-part-thread.mjs',
   'consumer-thread': 'connectors/kafka/consumer-thread.mjs',
   'workers/sources': 'api/workers/sources.mjs',
-  'workers/build-document': 'api/workers/build-document.mjs',
+  'workers/work': 'api/workers/work.mjs',
   'workers/retract': 'api/workers/retract.mjs',
 };
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, eventLimits, type EventLimits } from '../engine/event.js';
@@ -53,8 +54,16 @@ export const configSchema = z.object({
   bodyLimitBytes: intIn(1024, 1 << 30).default(16 * 1024 * 1024),
   /** Raw dataset uploads. */
   uploadLimitBytes: intIn(1024, 64 * 1024 * 1024 * 1024).default(2 * 1024 * 1024 * 1024),
-  /** Worker threads that build graph documents off the request event loop (0: on it, only for comparison). */
-  buildThreads: intIn(0, 64).default(1),
+  /**
+   * Work threads (api/work-threads.ts): ingestion, document builds, case reads and document views run there, off the
+   * request loop, shared among tenants by the fair queue (0: all on the loop, only for comparison). Default: one per
+   * core the process may use, and at least two. The loop needs no core of its own now that it only routes (it
+   * parses no body and builds nothing), and with one thread a tenant's long task would hold every thread: with two
+   * or more, one tenant holds at most all but one.
+   */
+  buildThreads: intIn(0, 64).default(() => Math.max(2, availableParallelism())),
+  /** Tasks one tenant may have waiting for a work thread; one more is 429 `rate_limited` with Retry-After (api/fair-queue.ts). */
+  tenantQueue: intIn(1, 100_000).default(16),
   /** A document build taking longer than this is aborted (503). */
   buildBudgetMs: intIn(1000, 3_600_000).default(120_000),
   /** Project state files open at once (each holds three file descriptors); the least recently used is closed past it. */
@@ -129,6 +138,7 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   bodyLimitBytes: 'PCG_BODY_LIMIT_BYTES',
   uploadLimitBytes: 'PCG_UPLOAD_LIMIT_BYTES',
   buildThreads: 'PCG_BUILD_THREADS',
+  tenantQueue: 'PCG_TENANT_QUEUE',
   buildBudgetMs: 'PCG_BUILD_BUDGET_MS',
   sourceSecretKey: 'PCG_SOURCE_SECRET_KEY',
   maxOpenStores: 'PCG_MAX_OPEN_STORES',

@@ -4,6 +4,8 @@ import type { Config } from './config.js';
 import { ApiError } from './errors.js';
 import type { ProjectRegistry } from '../engine/projects/index.js';
 import type { LoopShare } from './loop-share.js';
+import type { FairQueue, FairRun } from './fair-queue.js';
+import type { Ingest } from './ingestion.js';
 
 /** What every route module needs: built once by buildApp. */
 export interface AppContext {
@@ -14,6 +16,15 @@ export interface AppContext {
   logger: Logger;
   /** Each tenant's share of the request event loop (api/loop-share.ts). */
   loopShare: LoopShare;
+  /**
+   * The fair queue of the work threads (api/fair-queue.ts): heavy work is handed there with its tenant, project and
+   * kind, never run on the request loop.
+   */
+  work: FairRun;
+  /** The queue behind `work`: `admit` refuses a full tenant before its body is read; its counts are metrics. */
+  queue: FairQueue;
+  /** The one ingestion path of requests (HTTP events, MCP's ingest_events): parsed and applied on a work thread (api/ingestion.ts). */
+  ingest: Ingest;
   /** Aborted as the app starts to close, before anything it uses is: long-lived answers (graph streams) end on it. */
   closing: AbortSignal;
 }

@@ -124,6 +124,25 @@ export function createMetrics(ctx: AppContext): Metrics {
     },
   });
   new Gauge({
+    name: 'pcg_work_tasks',
+    help: 'Tasks on the work threads (ingestion, builds, case reads, views) by state: running, or waiting in their tenant\'s fair queue',
+    labelNames: ['state'],
+    registers,
+    collect() {
+      this.set({ state: 'running' }, ctx.queue.running());
+      this.set({ state: 'waiting' }, ctx.queue.waiting());
+    },
+  });
+  new Counter({
+    name: 'pcg_work_refused_total',
+    help: 'Tasks refused with 429 because their tenant already had PCG_TENANT_QUEUE tasks waiting for a work thread',
+    registers,
+    collect() {
+      this.reset();
+      this.inc(ctx.queue.refused);
+    },
+  });
+  new Gauge({
     name: 'pcg_max_open_project_stores',
     help: 'The cap on open project state files (PCG_MAX_OPEN_STORES; least recently used closed first)',
     registers,

@@ -19,6 +19,11 @@ export interface RouteDef<P extends z.ZodType = z.ZodType, Q extends z.ZodType =
   params?: P;
   query?: Q;
   body?: B;
+  /**
+   * Asked with the path's parameters before the body is read: throws to refuse the request without reading it
+   * (the events route: a tenant whose work queue is full).
+   */
+  admit?(params: unknown): void;
   /** How the body arrives: JSON (default), a raw upload stream, or events (JSON array or NDJSON). */
   bodyKind?: 'json' | 'raw' | 'events';
   /** Success status (default 200); 204 answers no body. */
@@ -76,6 +81,8 @@ function rawBody(def: RouteDef, body: unknown, contentType: string): unknown {
     throw new ApiError('unsupported_media_type', 'send the file as application/octet-stream');
   }
   if (def.bodyKind !== 'raw' && isStream(body)) throw new ApiError('unsupported_media_type', 'this endpoint takes application/json');
+  // An events body arrives as bytes whatever its type; an empty JSON one is refused as Fastify's parser refused it.
+  if (def.bodyKind === 'events' && body instanceof Uint8Array && body.byteLength === 0 && JSON_TYPE.test(contentType)) throw new ApiError('validation_failed', 'the JSON body is empty');
   if (def.bodyKind !== 'raw' && body !== undefined && !JSON_TYPE.test(contentType) && !(def.bodyKind === 'events' && NDJSON.test(contentType))) {
     throw new ApiError('unsupported_media_type', def.bodyKind === 'events' ? 'this endpoint takes application/json or application/x-ndjson' : 'this endpoint takes application/json');
   }
@@ -109,41 +116,58 @@ export function lowerGuids(params: unknown): unknown {
 }
 
 export function registerRoutes(app: FastifyInstance, auth: Auth, defs: readonly RouteDef[], share?: LoopShare): void {
-  for (const def of defs) {
-    app.route({
-      method: def.method,
-      url: def.url,
-      ...(def.bodyKind === 'raw' ? { config: { raw: true } } : {}),
-      onRequest: async (request) => {
-        if (def.access !== 'public') (request as FastifyRequest & { principal?: Principal }).principal = auth.authenticate(request, def.access);
-      },
-      preParsing: async (request, _reply, payload) => {
-        checkBodyType(def, request);
-        return payload;
-      },
-      handler: async (request, reply) => {
-        const principal = (request as FastifyRequest & { principal?: Principal }).principal;
+  for (const def of defs) if (def.bodyKind !== 'events') addRoute(app, auth, def, share);
+  const events = defs.filter((d) => d.bodyKind === 'events');
+  if (events.length === 0) return;
+  // Events routes take their body as the bytes that came, whatever its type (refused below unless JSON or NDJSON):
+  // a 10 MB body parsed here held the request loop, so it is parsed on a work thread (api/ingestion.ts).
+  app.register(async (child) => {
+    child.removeAllContentTypeParsers();
+    child.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
+    for (const def of events) addRoute(child, auth, def, share);
+  });
+}
+
+function addRoute(app: FastifyInstance, auth: Auth, def: RouteDef, share?: LoopShare): void {
+  app.route({
+    method: def.method,
+    url: def.url,
+    ...(def.bodyKind === 'raw' ? { config: { raw: true } } : {}),
+    onRequest: async (request) => {
+      if (def.access !== 'public') (request as FastifyRequest & { principal?: Principal }).principal = auth.authenticate(request, def.access);
+    },
+    preParsing: async (request, _reply, payload) => {
+      checkBodyType(def, request);
+      if (def.admit) {
+        // Only for a caller the path is open to: another tenant's key learns nothing of this tenant's queue.
         const params = check(def.params, lowerGuids(request.params), 'path');
-        authorize(auth, def, principal, params);
-        // A route without query parameters refuses any: a typo never passes silently.
-        const query = check(def.query ?? noQuery, request.query, 'query');
-        const contentType = String(request.headers['content-type'] ?? '');
-        const body = def.bodyKind === 'raw' || def.bodyKind === 'events' ? rawBody(def, request.body, contentType) : check(def.body, rawBody(def, request.body, contentType), 'body');
-        // A tenant's handler waits for its turn when the tenant took more than its share of the loop lately; the
-        // synchronous part of the handler (up to its first await) is what it is charged.
-        const done = share && typeof def.access === 'object' ? await share.turn((params as { tenantId: string }).tenantId) : undefined;
-        const started = performance.now();
-        let running: unknown;
-        try {
-          running = def.handler({ params, query, body, principal, request, reply });
-        } finally {
-          done?.(performance.now() - started);
-        }
-        const result = await running;
-        if (reply.sent) return reply;
-        if (def.status === 204) return reply.code(204).send();
-        return reply.code(def.status ?? 200).send(result);
-      },
-    });
-  }
+        authorize(auth, def, (request as FastifyRequest & { principal?: Principal }).principal, params);
+        def.admit(params);
+      }
+      return payload;
+    },
+    handler: async (request, reply) => {
+      const principal = (request as FastifyRequest & { principal?: Principal }).principal;
+      const params = check(def.params, lowerGuids(request.params), 'path');
+      authorize(auth, def, principal, params);
+      // A route without query parameters refuses any: a typo never passes silently.
+      const query = check(def.query ?? noQuery, request.query, 'query');
+      const contentType = String(request.headers['content-type'] ?? '');
+      const body = def.bodyKind === 'raw' || def.bodyKind === 'events' ? rawBody(def, request.body, contentType) : check(def.body, rawBody(def, request.body, contentType), 'body');
+      // A tenant's handler waits for its turn when the tenant took more than its share of the loop lately; the
+      // synchronous part of the handler (up to its first await) is what it is charged.
+      const done = share && typeof def.access === 'object' ? await share.turn((params as { tenantId: string }).tenantId) : undefined;
+      const started = performance.now();
+      let running: unknown;
+      try {
+        running = def.handler({ params, query, body, principal, request, reply });
+      } finally {
+        done?.(performance.now() - started);
+      }
+      const result = await running;
+      if (reply.sent) return reply;
+      if (def.status === 204) return reply.code(204).send();
+      return reply.code(def.status ?? 200).send(result);
+    },
+  });
 }

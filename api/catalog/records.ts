@@ -86,6 +86,7 @@ export class Projects {
       get: db.prepare<[string, string], Project>(`SELECT ${projectCols} FROM project WHERE tenant_id = ? AND id = ?`),
       list: db.prepare<[string], Project>(`SELECT ${projectCols} FROM project WHERE tenant_id = ? ORDER BY created_at, id`),
       ofTenant: db.prepare<[string], { id: string }>('SELECT id FROM project WHERE tenant_id = ?'),
+      tenantOf: db.prepare<[string], { tenantId: string }>('SELECT tenant_id AS tenantId FROM project WHERE id = ?'),
       count: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM project WHERE tenant_id = ?'),
       update: db.prepare('UPDATE project SET name = ?, description = ?, retention_days = ?, updated_at = ? WHERE tenant_id = ? AND id = ?'),
       retention: db.prepare<[], { id: string; retention: number | null }>('SELECT id, retention_days AS retention FROM project ORDER BY created_at, id'),
@@ -100,6 +101,10 @@ export class Projects {
   }
   get(tenantId: string, id: string): Project | undefined {
     return this.q.get.get(tenantId, id);
+  }
+  /** The tenant a project belongs to (work on the threads is queued per tenant). */
+  tenantOf(id: string): string | undefined {
+    return this.q.tenantOf.get(id)?.tenantId;
   }
   list(tenantId: string): Project[] {
     return this.q.list.all(tenantId);
@@ -173,6 +178,9 @@ export class GraphVersions {
       ),
       bytes: db.prepare<[string], { n: number | null }>(`SELECT sum(${STORED_BYTES}) AS n FROM graph_version WHERE project_id = ?`),
       get: db.prepare<[string, number], { document: string; packed: Buffer | null }>('SELECT document, packed FROM graph_version WHERE project_id = ? AND data_version = ?'),
+      latest: db.prepare<[string], { dataVersion: number; document: string; packed: Buffer | null }>(
+        'SELECT data_version AS dataVersion, document, packed FROM graph_version WHERE project_id = ? ORDER BY data_version DESC LIMIT 1',
+      ),
       list: db.prepare<[string], GraphVersionInfo>(
         'SELECT data_version AS dataVersion, created_at AS createdAt FROM graph_version WHERE project_id = ? ORDER BY data_version',
       ),
@@ -193,6 +201,12 @@ export class GraphVersions {
     const row = this.q.get.get(projectId, dataVersion);
     if (!row) return undefined;
     return row.packed ? { gzip: row.packed } : { json: row.document };
+  }
+  /** The newest kept document of a project (served, marked stale, while a newer one builds). */
+  latest(projectId: string): ({ dataVersion: number } & KeptDocument) | undefined {
+    const row = this.q.latest.get(projectId);
+    if (!row) return undefined;
+    return row.packed ? { dataVersion: row.dataVersion, gzip: row.packed } : { dataVersion: row.dataVersion, json: row.document };
   }
   list(projectId: string): GraphVersionInfo[] {
     return this.q.list.all(projectId);

@@ -115,7 +115,7 @@ _SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
     const { trackRequests } = await import('../shutdown.js');
     let made: ReturnType<typeof createApp>;
     try {
-      made = createApp({ config, runSources: config.sources, runRetention: true });
+      made = createApp({ config, runSources: config.sources, runRetention: true, eagerThreads: true });
     } catch (error) {
       if (error instanceof CatalogTooNewError) return fail(`the catalog in ${config.dataDir}: ${error.message}; run a newer pcg`);
       return fail(`cannot start: ${(error as Error).message ?? String(error)}`, error);

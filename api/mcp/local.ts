@@ -6,6 +6,7 @@ import { retentionDaysOf, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { BlockAnswer, CasePage, CaseQuery, GraphAnswer, GraphViewAnswer, Identity, IngestAnswer, PcgBackend, ProjectInfo } from './backend.js';
 import { viewInProcess, type DocumentViewer } from './viewer.js';
+import type { Ingest } from '../ingestion.js';
 import { DEFAULT_MAX_CHARS, fitItems, offsetOf, type GraphViewRequest } from './views.js';
 
 export interface LocalParts {
@@ -14,6 +15,8 @@ export interface LocalParts {
   graphs: Graphs;
   /** Reads of every case (pages of cases, blocks): off the loop in `pcg serve`. */
   cases: CaseReads;
+  /** Where `ingest_events` applies its batch: a work thread in `pcg serve` (api/ingestion.ts); the registry in process by default. */
+  ingest?: Ingest;
   /** Where documents are parsed for the tools' views: a worker thread in `pcg serve`; in process by default. */
   views?: DocumentViewer;
   auth: Auth;
@@ -86,7 +89,7 @@ export class LocalBackend implements PcgBackend {
     const id = this.project(projectId, 'read');
     const served: ServedGraph[] = [];
     for (const v of versions) served.push(await this.served(id, v));
-    const result = await (this.parts.views ?? viewInProcess)(served, request);
+    const result = await (this.parts.views ?? viewInProcess)(served, request, id);
     return { projectId: id, dataVersions: served.map((s) => s.dataVersion), result };
   }
 
@@ -149,7 +152,9 @@ export class LocalBackend implements PcgBackend {
 
   async ingest(projectId: string, events: unknown[]): Promise<IngestAnswer> {
     const id = this.project(projectId, 'write');
-    const { applied: _applied, ...result } = this.parts.states.ingest(id, { records: events, rejected: [] });
+    const tenantId = this.caller().tenantId;
+    const applied = this.parts.ingest ? await this.parts.ingest(tenantId, id, { records: events }) : this.parts.states.ingest(id, { records: events, rejected: [] });
+    const { applied: _applied, ...result } = applied;
     return { projectId: id, ...result };
   }
 }

@@ -23,7 +23,7 @@ export function mountMcp(app: FastifyInstance, context: AppContext, graphs: Grap
   const { config, catalog, states, logger } = context;
   // The same key checks as the routes; a bucket of its own per key for MCP requests.
   const auth = new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond));
-  const parts = { catalog, states, graphs, cases, ...(views ? { views } : {}), auth, config };
+  const parts = { catalog, states, graphs, cases, ingest: context.ingest, ...(views ? { views } : {}), auth, config };
 
   app.route({
     method: 'POST',

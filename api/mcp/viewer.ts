@@ -11,7 +11,7 @@ import { viewOf, type GraphViewRequest } from './views.js';
  * project): `pcg serve` answers them on its worker threads
  * (api/document-pool.ts), `pcg mcp --data-dir` in process.
  */
-export type DocumentViewer = (documents: readonly ServedGraph[], request: GraphViewRequest) => Promise<Record<string, unknown>>;
+export type DocumentViewer = (documents: readonly ServedGraph[], request: GraphViewRequest, projectId?: string) => Promise<Record<string, unknown>>;
 
 export const viewInProcess: DocumentViewer = async (documents, request) =>
   viewOf(

@@ -60,6 +60,9 @@ export function takesGzip(header: string | undefined): boolean {
  */
 async function answer(request: FastifyRequest, reply: FastifyReply, served: ServedGraph) {
   reply.header('etag', served.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
+  // An older document while the current one builds (Graphs.current): the ETag and the document's source.data_version
+  // are the version it is, these headers say it is not the current one, and which is. The document itself is unchanged.
+  if (served.stale !== undefined) reply.header('x-pcg-stale', 'true').header('x-pcg-current-version', String(served.stale));
   if (matches(request.headers['if-none-match'], served.etag)) return reply.code(304).send();
   reply.code(200).header('content-type', 'application/json; charset=utf-8');
   if (served.gzip && takesGzip(request.headers['accept-encoding'])) {
@@ -73,8 +76,8 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
     const inv = ctx.catalog.investigations.get(tenantId, projectId, investigationId) ?? notFound('investigation');
     return scopeSchema.parse(inv.body.scope ?? {});
   };
-  const serve = async (tenantId: string, projectId: string, investigation: string | undefined) => {
-    if (investigation === undefined) return graphs.current(projectId);
+  const serve = async (tenantId: string, projectId: string, investigation: string | undefined, stale = false) => {
+    if (investigation === undefined) return graphs.current(projectId, { stale });
     return graphs.inScope(projectId, investigation, [scopeOf(tenantId, projectId, investigation)]);
   };
 
@@ -82,7 +85,8 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
     route({
       method: 'GET',
       url: '/api/:tenantId/project/:projectId/graph',
-      summary: 'The current process context graph document (ETag = data_version; If-None-Match answers 304)',
+      summary:
+        'The current process context graph document (ETag = data_version; If-None-Match answers 304). While the project\'s document builds, the newest kept one is answered at once with `X-Pcg-Stale: true` and `X-Pcg-Current-Version`',
       tag: 'graph',
       access: { tenant: 'read' },
       params: projectParams,
@@ -94,7 +98,8 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
           if (query.investigation !== undefined) notFound('versions of investigation graphs are not kept; graph version');
           return answer(request, reply, graphs.version(params.projectId, query.version) ?? notFound(`graph version ${query.version}`));
         }
-        return answer(request, reply, await serve(params.tenantId, params.projectId, lowerGuid(query.investigation)));
+        // A busy project answers its newest kept document at once, marked stale, while one new build runs.
+        return answer(request, reply, await serve(params.tenantId, params.projectId, lowerGuid(query.investigation), true));
       },
     }),
     route({

@@ -1,5 +1,6 @@
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { readNdjson, wireEventSchemaFor, type Rejection } from '../../engine/index.js';
+import { wireEventSchemaFor } from '../../engine/index.js';
 import type { Project } from '../catalog/index.js';
 import { limitName, retentionDaysOf } from '../config.js';
 import type { AppContext } from '../context.js';
@@ -18,12 +19,15 @@ export const ingestResultSchema = z
   })
   .meta({ id: 'IngestResult' });
 
-/** A JSON array (or one object) or NDJSON text, as records plus the lines that were not JSON. */
-export function eventsOf(body: unknown, ndjson: boolean): { records: unknown[]; locations?: string[]; rejected: Rejection[] } {
-  if (ndjson && typeof body === 'string') return readNdjson(body);
-  if (Array.isArray(body)) return { records: body, rejected: [] };
-  if (body !== null && typeof body === 'object') return { records: [body], rejected: [] };
-  throw new ApiError('validation_failed', 'body: expected a JSON array of events, one event object, or NDJSON');
+export { eventsOf } from '../ingest-body.js';
+
+/** Aborted when the client goes away before its answer: a batch still waiting for a work thread is then not applied. */
+function abandoned(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort(new ApiError('unavailable', 'the client left before its batch was applied'));
+  });
+  return gone.signal;
 }
 
 export function projectRoutes(ctx: AppContext) {
@@ -108,19 +112,20 @@ export function projectRoutes(ctx: AppContext) {
       access: { tenant: 'write' },
       params: projectParams,
       bodyKind: 'events',
+      // A tenant whose work queue is full is refused before its (up to 16 MiB) body is read.
+      admit: (params) => ctx.queue.admit((params as { tenantId: string }).tenantId),
       // Documents the wire event; records are checked one by one by the store so that one bad event does not sink the batch.
       body: z
         .array(wireEventSchemaFor(ctx.states.limits))
         .max(maxEvents)
         .describe(`wire events; invalid ones (an event over a PCG_LIMIT_* limit included) are rejected with their reason, the rest accepted; at most ${maxEvents} per request (${limitName('limitEventsPerRequest')})`),
       response: ingestResultSchema,
-      handler: ({ params, body, request }) => {
+      // The body arrives as its bytes (api/route.ts) and is parsed, checked and applied on a work thread (api/ingestion.ts).
+      handler: async ({ params, body, request, reply }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
-        const batch = eventsOf(body, /ndjson/i.test(String(request.headers['content-type'] ?? '')));
-        if (batch.records.length + batch.rejected.length > maxEvents) {
-          throw new ApiError('payload_too_large', `limit ${limitName('limitEventsPerRequest')}: a request may carry at most ${maxEvents} events (this one has ${batch.records.length + batch.rejected.length})`);
-        }
-        const result = ctx.states.ingest(params.projectId, batch);
+        const ndjson = /ndjson/i.test(String(request.headers['content-type'] ?? ''));
+        if (!(body instanceof Uint8Array)) throw new ApiError('validation_failed', 'body: expected a JSON array of events, one event object, or NDJSON');
+        const result = await ctx.ingest(params.tenantId, params.projectId, { body, ndjson }, abandoned(reply));
         const { applied: _applied, ...answer } = result;
         return answer;
       },

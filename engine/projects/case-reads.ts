@@ -17,6 +17,8 @@ export function readCases(state: ProjectState, scopes: readonly Scope[], query: 
 
 /** Where a query's cases are read: this process's state, or the project's files (by a reader on another thread). */
 export interface CaseSource {
+  /** Whose cases (a reader on another thread queues its work by project and tenant). */
+  projectId?: string;
   state(): ProjectState;
   files(): string[];
 }
@@ -40,6 +42,6 @@ export class CaseReads {
   run(projectId: string, scopes: readonly Scope[], query: CaseQuery): Promise<CaseAnswer> {
     // Opened here first: a project without events yet gets its file before another thread looks for it.
     const state = this.projects.state(projectId);
-    return this.reader({ state: () => state, files: () => this.projects.filesOf(projectId) }, scopes, query);
+    return this.reader({ projectId, state: () => state, files: () => this.projects.filesOf(projectId) }, scopes, query);
   }
 }

@@ -13,6 +13,8 @@ import { scopedSnapshot, type Scope } from './scope.js';
  * and a partition state written by another thread or process is cold after each of its writes.
  */
 export interface BuildSource {
+  /** Whose document (a builder on another thread queues its work by project and tenant). */
+  projectId?: string;
   snapshot(): ProjectSnapshot;
   files?(): string[];
   /** With files: the build is of this scoped view of them (scopedSnapshot), taken where the builder runs. */
@@ -49,11 +51,16 @@ export type KeptDocument = { gzip: Uint8Array; json?: undefined } | { json: stri
 /** Where served documents are kept by data version (the API keeps them in its catalog). */
 export interface GraphVersionStore {
   get(projectId: string, dataVersion: number): KeptDocument | undefined;
+  /** The newest kept document of the project, with its version (served stale while a newer one builds). */
+  latest?(projectId: string): ({ dataVersion: number } & KeptDocument) | undefined;
   put(projectId: string, dataVersion: number, json: string, gzip: Uint8Array): void;
 }
 
-/** A document as served: serialized once, then sent as is (compressed to clients that take gzip), with its version as ETag. */
-export type ServedGraph = { dataVersion: number; etag: string } & ({ json: string; gzip: Uint8Array } | KeptDocument);
+/**
+ * A document as served: serialized once, then sent as is (compressed to clients that take gzip), with its version as
+ * ETag. `stale` is the project's current data version when an older document is served while the current one builds.
+ */
+export type ServedGraph = { dataVersion: number; etag: string; stale?: number } & ({ json: string; gzip: Uint8Array } | KeptDocument);
 
 const gunzip = promisify(gunzipCallback);
 
@@ -71,31 +78,60 @@ const SCOPED_CACHE = 64;
  */
 export class Graphs {
   private readonly scoped = new Map<string, ServedGraph>();
-  /** Builds under way, so concurrent requests for one new version build it once. */
-  private readonly building = new Map<string, Promise<ServedGraph>>();
+  /** The full build under way per project (one at a time), so concurrent requests for one new version build it once. */
+  private readonly underway = new Map<string, { version: number; built: Promise<ServedGraph> }>();
   constructor(
     private readonly projects: ProjectRegistry,
     private readonly versions: GraphVersionStore,
     private readonly build: DocumentBuilder = buildInProcess,
   ) {}
 
-  async current(projectId: string): Promise<ServedGraph> {
-    const state = this.projects.state(projectId);
-    const version = state.dataVersion;
-    const kept = this.versions.get(projectId, version);
-    if (kept !== undefined) return { dataVersion: version, etag: `"${version}"`, ...kept };
-    const key = `${projectId}:${version}`;
-    let pending = this.building.get(key);
-    if (!pending) {
-      pending = (async () => {
-        // Held in memory, the counted state is a cheap snapshot here; else a builder on another thread reads the files.
-        const built = await this.build(state.warm ? { snapshot: () => state.snapshot() } : { snapshot: () => state.snapshot(), files: () => this.projects.filesOf(projectId) });
-        this.versions.put(projectId, built.dataVersion, built.json, built.gzip);
-        return { dataVersion: built.dataVersion, etag: `"${built.dataVersion}"`, json: built.json, gzip: built.gzip };
-      })().finally(() => this.building.delete(key));
-      this.building.set(key, pending);
+  /**
+   * The project's current document, built once per data version. One full build per project runs at a time: a
+   * request for a newer version than the one building waits for it, then builds its own. With `stale`, a request
+   * that finds the project busy (a build running or waiting for a thread) is answered at once with the newest kept
+   * document, marked with the current version in `stale`, while the one build goes on; the first build of a project
+   * is always waited for.
+   */
+  async current(projectId: string, options: { stale?: boolean } = {}): Promise<ServedGraph> {
+    for (;;) {
+      const state = this.projects.state(projectId);
+      const version = state.dataVersion;
+      const kept = this.versions.get(projectId, version);
+      if (kept !== undefined) return { dataVersion: version, etag: `"${version}"`, ...kept };
+      const under = this.underway.get(projectId);
+      if (!under) return this.startBuild(projectId, version, state.warm, () => state.snapshot());
+      if (under.version === version) return under.built;
+      if (options.stale) {
+        const older = this.versions.latest?.(projectId);
+        if (older !== undefined && older.dataVersion < version) return { ...older, etag: `"${older.dataVersion}"`, stale: version };
+        // Nothing kept yet: the build under way is the freshest answer there will be soon.
+        const built = await under.built;
+        return built.dataVersion < version ? { ...built, stale: version } : built;
+      }
+      await under.built.catch(() => undefined);
     }
-    return pending;
+  }
+
+  private startBuild(projectId: string, version: number, warm: boolean, snapshot: () => ProjectSnapshot): Promise<ServedGraph> {
+    const built = (async (): Promise<ServedGraph> => {
+      // Held in memory, the counted state is a cheap snapshot here; else a builder on another thread reads the files.
+      const doc = await this.build(warm ? { projectId, snapshot } : { projectId, snapshot, files: () => this.projects.filesOf(projectId) });
+      this.versions.put(projectId, doc.dataVersion, doc.json, doc.gzip);
+      return { dataVersion: doc.dataVersion, etag: `"${doc.dataVersion}"`, json: doc.json, gzip: doc.gzip };
+    })();
+    const entry = { version, built };
+    this.underway.set(projectId, entry);
+    const done = () => {
+      if (this.underway.get(projectId) === entry) this.underway.delete(projectId);
+    };
+    built.then(done, done);
+    return built;
+  }
+
+  /** Whether a full build of the project is running or waiting for a thread. */
+  building(projectId: string): boolean {
+    return this.underway.has(projectId);
   }
 
   version(projectId: string, dataVersion: number): ServedGraph | undefined {
@@ -114,7 +150,7 @@ export class Graphs {
     const hit = this.scoped.get(cacheKey);
     if (hit?.etag === etag) return hit;
     // A scoped snapshot replays every kept case's events, whatever is in memory: a builder on another thread reads them from the files.
-    const built = await this.build({ snapshot: () => scopedSnapshot(state, scopes), files: () => this.projects.filesOf(projectId), scopes });
+    const built = await this.build({ projectId, snapshot: () => scopedSnapshot(state, scopes), files: () => this.projects.filesOf(projectId), scopes });
     // The version the events were read at (a writer may have gone on since the version above was read).
     const served = { dataVersion: built.dataVersion, etag: `"${built.dataVersion}-${tag}"`, json: built.json, gzip: built.gzip };
     this.scoped.delete(cacheKey);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { ProjectStore, type ProjectSnapshot } from '../store/project-store.js';
+import { ProjectStore, type ApplyResult, type Batch, type Position, type ProjectSnapshot, type StoreOptions } from '../store/project-store.js';
+import type { PreparedBatch } from '../store/prepare.js';
 import type { CaseQuery } from './case-queries.js';
 import { readCases, type CaseAnswer } from './case-reads.js';
 import { scopedSnapshot, type Scope } from './scope.js';
@@ -7,15 +8,41 @@ import { mergedState, storeState, type ProjectState } from './state.js';
 
 /**
  * A project's state read from its files by a thread that does not own them (a
- * document build thread): the stores are opened here on first use and kept,
- * up to `maxOpen`, so their counted state stays in memory between builds while
- * nobody else writes them. Reads only; a file that is gone (the project was
- * deleted) is not made again.
+ * work thread of `pcg serve`): the stores are opened here on first use and
+ * kept, up to `maxOpen`, so their counted state stays in memory between builds
+ * while nobody else writes them. The same thread may also write a project's own
+ * store (`apply`: HTTP ingestion off the request loop); a store it writes keeps
+ * its key index, case folds and counted state warm for its next batch and its
+ * next build, as long as no other connection wrote between (the store checks
+ * the file's data version and drops what another writer made stale). A file
+ * that is gone (the project was deleted) is not made again.
  */
 export class StateFiles {
   private readonly open = new Map<string, ProjectStore>();
 
-  constructor(private readonly maxOpen = 16) {}
+  constructor(
+    private readonly maxOpen = 16,
+    /** How stores are opened here (limits and a fold budget for a thread that writes). */
+    private readonly options: StoreOptions = {},
+  ) {}
+
+  /**
+   * Applies a batch to a store file that exists, exactly once per position, in the store's one immediate
+   * transaction (engine/store/project-store.ts), and says how long the transaction took. Merges a batch makes
+   * due wait for `settle`, which the caller runs once the batch is answered.
+   */
+  apply(file: string, batch: Batch | PreparedBatch, position?: Position): { result: ApplyResult; seconds: number } {
+    const store = this.store(file);
+    const started = performance.now();
+    const result = store.apply(batch, position);
+    return { result, seconds: (performance.now() - started) / 1000 };
+  }
+
+  /** Runs the merges the store's batches left due, if it is open here (see ProjectStore.settle). */
+  settle(file: string): void {
+    const s = this.open.get(file);
+    if (s?.db.open) s.settle();
+  }
 
   /** The snapshot `ProjectRegistry.state` gives for these files (the own store, then the partition states). */
   snapshot(files: readonly string[]): ProjectSnapshot {
@@ -68,7 +95,7 @@ export class StateFiles {
       store.close({ discard: true });
       this.open.delete(old);
     }
-    s = ProjectStore.open(file);
+    s = ProjectStore.open(file, this.options);
     this.open.set(file, s);
     return s;
   }

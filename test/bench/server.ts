@@ -22,7 +22,9 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
   const base = `http://127.0.0.1:${port}`;
   const dir = mkdtempSync(join(tmpdir(), 'pcg-bench-'));
   const bin = fileURLToPath(new URL('../../api/bin.mjs', import.meta.url));
-  const server: ChildProcess = spawn(process.execPath, [bin, 'serve', '--data-dir', dir, '--port', String(port), '--log-level', 'warn'], {
+  // BENCH_SERVER_FLAGS: node flags for the server alone (say --cpu-prof --cpu-prof-dir=/tmp/prof), which NODE_OPTIONS does not take.
+  const flags = (process.env.BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
+  const server: ChildProcess = spawn(process.execPath, [...flags, bin, 'serve', '--data-dir', dir, '--port', String(port), '--log-level', 'warn'], {
     env: { ...process.env, PCG_GLOBAL_API_KEY: GLOBAL, PCG_RATE_LIMIT_BURST: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -37,6 +39,7 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
     if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
     return r.status === 204 ? undefined : r.json();
   };
+  let users = 0;
   for (let i = 0; ; i++) {
     try {
       await fetch(`${base}/api/Action/ping`);
@@ -55,7 +58,8 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ben
     api,
     async project(name) {
       const tenant = await api('POST', '/api/tenant', GLOBAL, { name: 'bench' });
-      const user = await api('POST', '/api/user', GLOBAL, { email: 'bench@example.com' });
+      // One user per project made: an email names one user.
+      const user = await api('POST', '/api/user', GLOBAL, { email: `bench-${++users}@example.com` });
       await api('POST', `/api/tenant/${tenant.id}/user`, GLOBAL, { userId: user.id, permissions: ['read', 'write'] });
       const { key } = await api('POST', `/api/tenant/${tenant.id}/apikey`, GLOBAL, { userId: user.id, name: 'bench' });
       const project = await api('POST', `/api/${tenant.id}/project`, key, { name });

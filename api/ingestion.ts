@@ -1,0 +1,62 @@
+import { EngineError, type ApplyResult } from '../engine/index.js';
+import type { ApplyObserver, ProjectRegistry } from '../engine/projects/index.js';
+import type { FairRun } from './fair-queue.js';
+import { readIngestBody } from './ingest-body.js';
+import { unwrap, type Applied, type IngestTask, type WorkOutcome } from './work-thread.js';
+import type { WorkThreads } from './work-threads.js';
+
+/** A batch as it reaches the server: a request body as it came (JSON or NDJSON bytes), or records already parsed (MCP's tool). */
+export type IngestInput = { body: Uint8Array | string; ndjson: boolean } | { records: unknown[] };
+
+/** Applies a tenant's batch to one of its projects; `signal` takes it out of the queue while it waits. */
+export type Ingest = (tenantId: string, projectId: string, input: IngestInput, signal?: AbortSignal) => Promise<ApplyResult>;
+
+export interface IngestionOptions {
+  states: ProjectRegistry;
+  /** The fair queue every batch waits in, per tenant and project. */
+  run: FairRun;
+  /** The work threads; without them (PCG_BUILD_THREADS=0, for comparison) batches are parsed and applied on the loop. */
+  threads?: WorkThreads;
+  /** PCG_LIMIT_EVENTS_PER_REQUEST. */
+  maxEvents: number;
+  observe?: ApplyObserver;
+}
+
+/**
+ * HTTP ingestion (and MCP's `ingest_events`) off the request loop. A body of
+ * 100,000 events (10 MB) took 4.5 s to parse, validate and apply, and every
+ * other tenant's request waited behind it. Now the body goes to a work thread
+ * as the bytes that came (api/work-thread.ts): the thread parses it, checks the
+ * records and applies the batch to the project's own store in the store's one
+ * immediate transaction (events, counter deltas and position together: exactly
+ * once per position, as on the loop), and answers the counts; this side only
+ * announces the new version and counts the batch. Batches wait in the fair
+ * queue (api/fair-queue.ts): per tenant, and per project in the tenant's `ingest`
+ * lane, which runs one batch at a time, so one project has one writer at a
+ * time. A project whose dataset is being taken back on another thread answers
+ * 503 (`state_busy`), as before.
+ */
+export function ingestion(options: IngestionOptions): Ingest {
+  const { states, run, threads, maxEvents, observe } = options;
+  return (tenantId, projectId, input, signal) => {
+    // Opened (made) here first: a project's first batch finds its file there, and a deleted project is never made again by a thread.
+    states.store(projectId);
+    return run(
+      tenantId,
+      projectId,
+      'ingest',
+      async (slot) => {
+        if (states.isAway(projectId)) throw new EngineError('state_busy', `project ${projectId} is taking back a dataset's events; write again shortly`);
+        if (!threads) return states.ingest(projectId, 'records' in input ? { records: input.records, rejected: [] } : readIngestBody(input.body, input.ndjson, maxEvents));
+        const file = states.fileOf(projectId);
+        const task: IngestTask = 'records' in input ? { file, records: input.records } : { file, body: input.body, ndjson: input.ndjson, maxEvents };
+        const { result, seconds } = unwrap(await threads.run<WorkOutcome<Applied>>(slot, { ingest: task }));
+        observe?.(projectId, 'project', result, seconds);
+        // Graph streams hear of the new version (the registry reads it from the file, once per version).
+        if (result.applied) states.announce(projectId);
+        return result;
+      },
+      signal,
+    );
+  };
+}

@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import { workerData } from 'node:worker_threads';
+import { EngineError, type ApplyResult, type Batch, type Position } from '../engine/index.js';
+import { builtDocument, StateFiles, type BuiltDocument, type CaseAnswer, type CaseQuery } from '../engine/projects/index.js';
+import type { Scope } from '../engine/projects/scope.js';
+import { FoldBudget } from '../engine/store/case-cache.js';
+import type { ProjectSnapshot } from '../engine/store/project-store.js';
+import { ApiError, type ApiErrorCode } from './errors.js';
+import { readIngestBody } from './ingest-body.js';
+import { answerViewTask, type ViewTask } from './mcp/viewer.js';
+import type { WorkThreadData } from './work-threads.js';
+
+/** A batch for a project's own store: the request's body as it came (parsed here), or records already parsed (MCP's tool). */
+export type IngestTask = { file: string; position?: Position } & ({ body: Uint8Array | string; ndjson: boolean; maxEvents: number } | { records: unknown[] });
+
+/** What a work thread is asked: apply a batch, build a document, answer a query over the cases, or view documents. */
+export type WorkTask =
+  | { ingest: IngestTask }
+  | { build: { snapshot: ProjectSnapshot } | { files: string[]; scopes?: readonly Scope[] } }
+  | { query: CaseQuery; files: string[]; scopes: readonly Scope[] }
+  | ViewTask;
+
+/** An error as it crosses back to the request loop (errors lose their class on the way): its kind, code and message. */
+export type WorkFailure =
+  | { kind: 'api'; code: ApiErrorCode; message: string; headers: Record<string, string> }
+  | { kind: 'engine'; code: EngineError['code']; message: string }
+  | { kind: 'sqlite'; code: string; message: string }
+  | { kind: 'gone'; message: string };
+
+export type WorkOutcome<T> = { ok: T } | { error: WorkFailure };
+
+/** An applied batch, with how long its transaction took (for the apply metric). */
+export interface Applied {
+  result: ApplyResult;
+  seconds: number;
+}
+
+const data = (workerData ?? {}) as Partial<WorkThreadData>;
+/**
+ * The project stores this thread has opened (reading and writing), kept between tasks: a store written here keeps
+ * its caches for the next batch and its counted state for the next build. Its folds are held to this thread's
+ * part of PCG_CACHED_CASES and PCG_CACHED_CASE_TEXT_MIB.
+ */
+const files = new StateFiles(16, {
+  ...(data.limits ? { limits: data.limits } : {}),
+  foldBudget: new FoldBudget(data.cachedCases ?? 100_000, data.cachedCaseTextBytes ?? 64 * 2 ** 20),
+  // Merges a batch makes due run after the batch is answered (settled below), as the registry does on the loop.
+  deferMerges: true,
+});
+
+/** Runs one task on this thread (api/workers/work.mjs hands them in). */
+export function runWork(task: WorkTask): WorkOutcome<unknown> | Promise<WorkOutcome<unknown>> {
+  try {
+    if ('ingest' in task) return { ok: ingest(task.ingest) };
+    if ('view' in task) {
+      const v = answerViewTask(task);
+      return 'error' in v ? { error: { kind: 'api', ...v.error, headers: {} } } : v;
+    }
+    if ('query' in task) return { ok: files.read(task.files, task.scopes ?? [], task.query) satisfies CaseAnswer };
+    const b = task.build;
+    const snapshot = 'snapshot' in b ? b.snapshot : b.scopes ? files.scopedSnapshot(b.files, b.scopes) : files.snapshot(b.files);
+    return { ok: builtDocument(snapshot) satisfies BuiltDocument };
+  } catch (error) {
+    return { error: failure(error) };
+  }
+}
+
+function ingest(task: IngestTask): Applied {
+  // A project deleted while its batch waited: its folder is not made again.
+  if (!existsSync(task.file)) throw Object.assign(new Error('the project is gone'), { gone: true });
+  const batch: Batch = 'records' in task ? { records: task.records } : readIngestBody(task.body, task.ndjson, task.maxEvents);
+  const applied = files.apply(task.file, batch, task.position);
+  // After the answer has left: the merge a batch made due never delays the batch's own request.
+  setImmediate(() => {
+    try {
+      files.settle(task.file);
+    } catch {
+      // A busy or closed file: the merge stays due, and the next batch tries again (or merges itself once overdue).
+    }
+  });
+  return applied;
+}
+
+function failure(error: unknown): WorkFailure {
+  if (error instanceof ApiError) return { kind: 'api', code: error.code, message: error.message, headers: error.headers };
+  if (error instanceof EngineError) return { kind: 'engine', code: error.code, message: error.message };
+  const e = error as Error & { code?: unknown; gone?: boolean };
+  if (e.gone) return { kind: 'gone', message: e.message };
+  if (typeof e.code === 'string' && e.code.startsWith('SQLITE_')) return { kind: 'sqlite', code: e.code, message: e.message };
+  throw error;
+}
+
+/** Back on the request loop: the value, or the error it stood for, in the class the error boundary maps. */
+export function unwrap<T>(outcome: WorkOutcome<T>): T {
+  if ('ok' in outcome) return outcome.ok;
+  const f = outcome.error;
+  if (f.kind === 'api') throw new ApiError(f.code, f.message, f.headers);
+  if (f.kind === 'engine') throw new EngineError(f.code, f.message);
+  if (f.kind === 'gone') throw new ApiError('not_found', 'project not found');
+  throw Object.assign(new Error(f.message), { code: f.code });
+}

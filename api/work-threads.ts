@@ -1,0 +1,65 @@
+import type { Transferable } from 'node:worker_threads';
+import { Piscina } from 'piscina';
+import { INGEST_HEAP, type EventLimits } from '../engine/index.js';
+
+/** What every work thread is started with (api/work-thread.ts reads it). */
+export interface WorkThreadData {
+  /** The event limits of the configuration: batches applied on the thread are held to them. */
+  limits: EventLimits;
+  /** Case folds the stores this thread writes may cache together, and the bytes of given-up folds kept as text. */
+  cachedCases: number;
+  cachedCaseTextBytes: number;
+}
+
+/**
+ * The work threads (api/workers/work.mjs): one piscina of one thread per slot
+ * of the fair queue (api/fair-queue.ts), so a task goes to the thread its slot
+ * names. One pool of N threads would hand a task to whichever is free, and a
+ * project's writes would hop between threads, each time reading its key index,
+ * case folds and counted state back from the file; addressed by slot, a
+ * project's work returns to the thread that holds them (the queue remembers
+ * where each project last ran). Piscina still starts a thread on first use,
+ * restarts one that a budget aborted (the task's thread is terminated: a read
+ * cannot be cut short otherwise) and passes buffers across. Threads stay up
+ * once started: their open stores are the caches.
+ */
+export class WorkThreads {
+  private readonly pools: Piscina[];
+
+  constructor(
+    readonly size: number,
+    data: WorkThreadData,
+    /**
+     * Start every thread now rather than at its first task (`pcg serve`): a thread takes about a second to start
+     * under load (loading the engine), which the first request sent to it would otherwise wait for.
+     */
+    options: { eager?: boolean } = {},
+  ) {
+    this.pools = Array.from(
+      { length: size },
+      () =>
+        new Piscina({
+          filename: new URL('./workers/work.mjs', import.meta.url).href,
+          minThreads: options.eager ? 1 : 0,
+          maxThreads: 1,
+          // Forever: a thread's open stores are what make its next task on the same project cheap.
+          idleTimeout: 2 ** 31 - 1,
+          // At most one task: the fair queue hands each slot one at a time.
+          maxQueue: 'auto',
+          workerData: data,
+          // Ingestion and builds make tens of MB of short-lived objects per batch (engine/heap.ts).
+          resourceLimits: INGEST_HEAP,
+        }),
+    );
+  }
+
+  /** Runs a task on the thread of `slot`; an abort terminates the thread (a new one starts for the next task). */
+  run<T>(slot: number, task: object, options: { signal?: AbortSignal; transferList?: Transferable[] } = {}): Promise<T> {
+    const pool = this.pools[slot % this.size]!;
+    return pool.run(task, { ...(options.signal ? { signal: options.signal } : {}), ...(options.transferList ? { transferList: options.transferList as never } : {}) }) as Promise<T>;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.pools.map((p) => p.destroy()));
+  }
+}
