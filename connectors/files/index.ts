@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setImmediate as turn } from 'node:timers/promises';
 import { isPrepared, type Batch, type PreparedBatch } from '../../engine/index.js';
 import type { IngestTarget } from '../../engine/projects/index.js';
 import { openLogOnThread, worthAThread } from './reader-thread.js';
@@ -270,6 +271,9 @@ export async function importSource(store: IngestTarget, source: OpenedLog, optio
     run.signal?.throwIfAborted();
     const result = store.apply(batch, { source: positionSource, partition: 0, offset });
     run.onProgress?.(offset);
+    // A turn of the event loop between batches: batches a reader thread has ready come back through promises
+    // already resolved, and without it a whole import ran in one turn, every other request (and a SIGTERM) waiting.
+    await turn();
     if (!result.applied) {
       summary.already_imported += items;
       continue;
