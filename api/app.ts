@@ -30,6 +30,7 @@ import { FairQueue } from './fair-queue.js';
 import { ingestion } from './ingestion.js';
 import { WorkThreads } from './work-threads.js';
 import { retractOnThread } from './retract-thread.js';
+import { uploadChecks } from './upload-checks.js';
 import { Health } from './health.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
@@ -61,6 +62,11 @@ export interface PcgApp {
   metrics: Metrics | undefined;
   /** Present when retention passes run (api/retention.ts). */
   retention: RetentionRunner | undefined;
+  /**
+   * Stops the dataset checks and imports in flight at once (their requests get 503; an import resumes at the next
+   * start): `pcg serve` calls it as it is told to stop, before the grace it gives other requests.
+   */
+  stopImports(): void;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -150,8 +156,10 @@ export function createApp(options: AppOptions): PcgApp {
       return state === 'running' ? true : `the source thread ${says[state]}`;
     });
   }
+  // Uploads are checked on threads of their own, under a time and heap budget (api/upload-checks.ts).
+  const checks = uploadChecks({ threads: config.checkThreads, budgetMs: config.checkBudgetMs, heapMiB: config.readHeapMiB });
   // Dataset imports a stopped server left are resumed (or rolled back) once the app is up.
-  const datasetImports = new DatasetImports(context, retractOnThread);
+  const datasetImports = new DatasetImports(context, checks, retractOnThread);
   const routes: RouteDef[] = [
     ...pingRoutes(context),
     ...healthRoutes(config, health, metrics),
@@ -178,6 +186,7 @@ export function createApp(options: AppOptions): PcgApp {
   app.addHook('onClose', async () => {
     await retention?.close();
     await datasetImports.close();
+    await checks.close();
     await resumed;
     await sources?.close();
     queue.close();
@@ -187,7 +196,7 @@ export function createApp(options: AppOptions): PcgApp {
     catalog.close();
     metrics?.close();
   });
-  return { app, context, globalKey, routes, health, metrics, retention };
+  return { app, context, globalKey, routes, health, metrics, retention, stopImports: () => datasetImports.stop() };
 }
 
 /** The Fastify instance alone, for callers that need nothing else. */

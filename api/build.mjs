@@ -20,6 +20,7 @@ const entries = {
   'workers/sources': 'api/workers/sources.mjs',
   'workers/work': 'api/workers/work.mjs',
   'workers/retract': 'api/workers/retract.mjs',
+  'workers/check-upload': 'api/workers/check-upload.mjs',
 };
 
 const noTsx = {

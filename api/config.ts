@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, eventLimits, type EventLimits } from '../engine/event.js';
+import { DEFAULT_INPUT_LIMITS, INPUT_LIMIT_NAMES, type InputLimits } from '../connectors/files/limits.js';
 import { configuredClusterSchema, DEFAULT_CLUSTERS } from '../connectors/kafka/index.js';
 
 /**
@@ -110,6 +111,25 @@ export const configSchema = z.object({
   limitAttributeValueBytes: intIn(16, 1 << 30).default(DEFAULT_EVENT_LIMITS.attributeValueBytes),
   /** Attributes of one event. */
   limitAttributesPerEvent: intIn(0, 1_000_000).default(DEFAULT_EVENT_LIMITS.attributesPerEvent),
+  /** Object references of one event. */
+  limitObjectsPerEvent: intIn(0, 10_000_000).default(DEFAULT_EVENT_LIMITS.objectsPerEvent),
+  /** Object types of one project (of each of its state files): an event bringing one more is a dead letter. */
+  limitObjectTypesPerProject: intIn(0, 10_000_000).default(DEFAULT_EVENT_LIMITS.objectTypesPerProject),
+  // Inputs: what reading one uploaded file may cost (connectors/files/limits.ts); a file over one is refused whole.
+  /** UTF-8 bytes of an NDJSON line, a CSV record or an XML token of XES: a longer one fails the file (413). */
+  lineLimitBytes: intIn(1024, 1 << 30).default(DEFAULT_INPUT_LIMITS.lineBytes),
+  /** Bytes of content a file may decompress to (413). */
+  decompressedLimitBytes: intIn(1024, 2 ** 50).default(DEFAULT_INPUT_LIMITS.decompressedBytes),
+  /** Content bytes per compressed byte of a gzip file past its first 64 MiB of content (413); 0: no bound. */
+  decompressedRatioLimit: intIn(0, 1_000_000).default(DEFAULT_INPUT_LIMITS.decompressedRatio),
+  /** Relations of an OCEL log: as read, and as its flattened events carry them (422). */
+  limitOcelRelations: intIn(1, 2_000_000_000).default(DEFAULT_INPUT_LIMITS.ocelRelations),
+  /** MiB of heap of a thread reading an upload (its check, its import's reader): a file needing more is refused (422). */
+  readHeapMiB: intIn(64, 1 << 20).default(DEFAULT_INPUT_LIMITS.heapMiB),
+  /** Time an upload's check (read whole on a thread before anything is applied) may take (422 past it). */
+  checkBudgetMs: intIn(1, 86_400_000).default(600_000),
+  /** Threads checking uploads, off the request event loop. */
+  checkThreads: intIn(1, 64).default(2),
   /** Events (lines of NDJSON included) in one ingestion request: more is 413. */
   limitEventsPerRequest: intIn(1, 10_000_000).default(100_000),
   /** Projects of one tenant: one more is 422 limit_exceeded. */
@@ -156,6 +176,15 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   limitActivityBytes: EVENT_LIMIT_NAMES.activityBytes,
   limitAttributeValueBytes: EVENT_LIMIT_NAMES.attributeValueBytes,
   limitAttributesPerEvent: EVENT_LIMIT_NAMES.attributesPerEvent,
+  limitObjectsPerEvent: EVENT_LIMIT_NAMES.objectsPerEvent,
+  limitObjectTypesPerProject: EVENT_LIMIT_NAMES.objectTypesPerProject,
+  lineLimitBytes: INPUT_LIMIT_NAMES.lineBytes,
+  decompressedLimitBytes: INPUT_LIMIT_NAMES.decompressedBytes,
+  decompressedRatioLimit: INPUT_LIMIT_NAMES.decompressedRatio,
+  limitOcelRelations: INPUT_LIMIT_NAMES.ocelRelations,
+  readHeapMiB: INPUT_LIMIT_NAMES.heapMiB,
+  checkBudgetMs: 'PCG_CHECK_BUDGET_MS',
+  checkThreads: 'PCG_CHECK_THREADS',
   limitEventsPerRequest: 'PCG_LIMIT_EVENTS_PER_REQUEST',
   limitProjectsPerTenant: 'PCG_LIMIT_PROJECTS_PER_TENANT',
   limitSourcesPerProject: 'PCG_LIMIT_SOURCES_PER_PROJECT',
@@ -166,19 +195,41 @@ export const configEnv: Record<keyof ConfigInput, string> = {
 /** The setting's name, for messages that name a limit ("limit PCG_LIMIT_PROJECTS_PER_TENANT: …"). */
 export const limitName = (key: keyof ConfigInput): string => configEnv[key];
 
+type EventLimitKey = 'limitIdBytes' | 'limitActivityBytes' | 'limitAttributeValueBytes' | 'limitAttributesPerEvent' | 'limitObjectsPerEvent' | 'limitObjectTypesPerProject';
+
 /** The engine's bounds on one event, from the configuration (frozen; handed to every project registry). */
-export function eventLimitsOf(config: Pick<Config, 'limitIdBytes' | 'limitActivityBytes' | 'limitAttributeValueBytes' | 'limitAttributesPerEvent'>): EventLimits {
+export function eventLimitsOf(config: Pick<Config, EventLimitKey>): EventLimits {
   return eventLimits({
     idBytes: config.limitIdBytes,
     activityBytes: config.limitActivityBytes,
     attributeValueBytes: config.limitAttributeValueBytes,
     attributesPerEvent: config.limitAttributesPerEvent,
+    objectsPerEvent: config.limitObjectsPerEvent,
+    objectTypesPerProject: config.limitObjectTypesPerProject,
+  });
+}
+
+/** The bounds on reading an uploaded file, from the configuration (frozen). */
+export function inputLimitsOf(config: Pick<Config, 'lineLimitBytes' | 'decompressedLimitBytes' | 'decompressedRatioLimit' | 'limitOcelRelations' | 'readHeapMiB'>): InputLimits {
+  return Object.freeze({
+    lineBytes: config.lineLimitBytes,
+    decompressedBytes: config.decompressedLimitBytes,
+    decompressedRatio: config.decompressedRatioLimit,
+    ocelRelations: config.limitOcelRelations,
+    heapMiB: config.readHeapMiB,
   });
 }
 
 export class ConfigError extends Error {}
 
-const eventLimitKeys = { limitIdBytes: true, limitActivityBytes: true, limitAttributeValueBytes: true, limitAttributesPerEvent: true } as const;
+const eventLimitKeys = {
+  limitIdBytes: true,
+  limitActivityBytes: true,
+  limitAttributeValueBytes: true,
+  limitAttributesPerEvent: true,
+  limitObjectsPerEvent: true,
+  limitObjectTypesPerProject: true,
+} as const satisfies Record<EventLimitKey, true>;
 
 /** The event limits alone from the environment (`pcg worker`, which reads no other setting of the server). */
 export function readEventLimits(env: NodeJS.ProcessEnv = process.env): EventLimits {

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { checkLog, importLog, type FileDamage, type ImportOptions } from '../connectors/files/index.js';
+import { importLog, type FileDamage, type ImportOptions, type InputLimits, type ReadLimits } from '../connectors/files/index.js';
+import { THREAD_MIN_BYTES, worthAThread } from '../connectors/files/reader-thread.js';
 import type { ProjectRecord } from './catalog/index.js';
+import { eventLimitsOf, inputLimitsOf } from './config.js';
 import type { AppContext } from './context.js';
 import { ApiError } from './errors.js';
+import type { UploadChecks } from './upload-checks.js';
 import type { SourceRetractor } from '../engine/projects/index.js';
 
 /**
@@ -29,6 +32,9 @@ export interface DatasetBody {
   bytes: number;
   /** Records and rejections the check pass read: the import's total, for its progress. */
   items?: number;
+  /** What the check pass found the file to be, and its bytes of content: whether its import reads on a thread of its own. */
+  format?: string;
+  contentBytes?: number;
   summary: Record<string, unknown>;
   /** The project's reading facts (READING_META) just before this dataset's import set them: given back when it goes and no other dataset set them since. */
   before?: ReadingMeta;
@@ -45,6 +51,8 @@ export const datasetSource = (datasetId: string): string => `dataset:${datasetId
 
 /** An import stopped from outside (the server stopping, the project deleted): nothing to roll back. */
 class Interrupted extends ApiError {}
+
+const stoppingNow = () => new Interrupted('unavailable', 'the server is stopping; the import resumes when it starts again');
 
 /** Uploads are written under this prefix until checked; a restart removes those left behind. */
 const STAGED = '.upload-';
@@ -70,11 +78,25 @@ export class DatasetImports {
   /** Projects with an import running in this process, by dataset id. */
   private readonly importingIn = new Map<string, string>();
 
-  /** `retractor`: where a deleted or failed dataset's events are taken back (a thread in `pcg serve`); in process without. */
+  /** Checks of uploads running now (waited for by close). */
+  private readonly checking = new Set<Promise<unknown>>();
+
+  /** The bounds on reading an upload, from the configuration. */
+  private readonly inputLimits: InputLimits;
+  private readonly readLimits: ReadLimits;
+
+  /**
+   * `checks`: the threads uploads are checked on (api/upload-checks.ts); `retractor`: where a deleted or failed
+   * dataset's events are taken back (a thread in `pcg serve`); in process without.
+   */
   constructor(
     private readonly ctx: AppContext,
+    private readonly checks: UploadChecks,
     private readonly retractor?: SourceRetractor,
-  ) {}
+  ) {
+    this.inputLimits = inputLimitsOf(ctx.config);
+    this.readLimits = Object.freeze({ ...this.inputLimits, ...eventLimitsOf(ctx.config) });
+  }
 
   /**
    * Takes a dataset's events back from its project. On the retractor's thread when there is one: the
@@ -105,19 +127,37 @@ export class DatasetImports {
    * and so is a damaged one (a .gz cut short, XML ending inside an element, a torn last line)
    * unless `partial` is `keep`; then the damage is returned, to be shown in the summary.
    */
-  async check(staged: string, options: ImportOptions, partial: 'keep' | undefined, shown: string): Promise<{ damage: FileDamage | undefined; items: number }> {
-    const { damage, records, rejected } = await checkLog(staged, options);
+  async check(
+    staged: string,
+    options: ImportOptions,
+    partial: 'keep' | undefined,
+    shown: string,
+  ): Promise<{ damage: FileDamage | undefined; items: number; format: string; contentBytes: number }> {
+    const stopped = new AbortController();
+    const onStop = () => stopped.abort(new Interrupted('unavailable', 'the server is stopping; nothing was imported: upload the file again once it is back'));
+    if (this.stopping.signal.aborted) onStop();
+    this.stopping.signal.addEventListener('abort', onStop);
+    const running = this.checks.check({ path: staged, options, limits: this.readLimits }, stopped.signal);
+    this.checking.add(running);
+    let checked;
+    try {
+      checked = await running;
+    } finally {
+      this.checking.delete(running);
+      this.stopping.signal.removeEventListener('abort', onStop);
+    }
+    const { damage, records, rejected, format, contentBytes } = checked;
     if (damage && partial !== 'keep') {
       throw new ApiError(
         'validation_failed',
         `the file is damaged at ${damage.location}: ${hidePath(damage.reason, [staged], shown)}; nothing was imported (add partial=keep to the query to import its complete events)`,
       );
     }
-    return { damage, items: records + rejected };
+    return { damage, items: records + rejected, format, contentBytes };
   }
 
   /** The dataset's record, importing, with the staged file moved to the dataset's name: from here on a restart resumes it. */
-  create(tenantId: string, projectId: string, name: string, staged: string, body: Pick<DatasetBody, 'options' | 'bytes' | 'partial' | 'damage' | 'items'>): ProjectRecord {
+  create(tenantId: string, projectId: string, name: string, staged: string, body: Pick<DatasetBody, 'options' | 'bytes' | 'partial' | 'damage' | 'items' | 'format' | 'contentBytes'>): ProjectRecord {
     const { datasets } = this.ctx.catalog;
     const before = this.readingOf(projectId);
     const made = datasets.create(tenantId, projectId, null, name, { ...body, state: 'importing', summary: {}, before });
@@ -153,7 +193,7 @@ export class DatasetImports {
     const body = record.body as unknown as DatasetBody;
     const source = body.source ?? datasetSource(id);
     const stop = new AbortController();
-    const onStop = () => stop.abort(new Interrupted('unavailable', 'the server is stopping; the import resumes when it starts again'));
+    const onStop = () => stop.abort(stoppingNow());
     const onDeleted = () => stop.abort(new Interrupted('not_found', 'project not found'));
     const deleted = `${projectId}:deleted`;
     if (this.stopping.signal.aborted) onStop();
@@ -162,10 +202,15 @@ export class DatasetImports {
     try {
       const total = body.items ?? 0;
       this.progress.set(id, { items: 0, total });
-      const read = await importLog(this.ctx.states.target(projectId), this.fileOf(projectId, id), body.options as ImportOptions, {
+      const file = this.fileOf(projectId, id);
+      const read = await importLog(this.ctx.states.target(projectId), file, body.options as ImportOptions, {
         source,
         signal: stop.signal,
         onProgress: (items) => this.progress.set(id, { items, total: Math.max(total, items) }),
+        limits: this.inputLimits,
+        // OCEL is read whole at open, in one synchronous call: never on the request loop. Nor a file whose content
+        // is large whatever its size on disk (a gzip trailer states its size modulo 4 GiB).
+        thread: (body.format ?? '').startsWith('ocel') || (body.contentBytes ?? 0) >= THREAD_MIN_BYTES || worthAThread(file),
       });
       const store = this.ctx.states.store(projectId);
       const summary = {
@@ -299,20 +344,35 @@ export class DatasetImports {
     }
   }
 
-  /** Stops the imports running here between two batches (they resume at the next start) and waits for them. */
+  /**
+   * Stops the checks and imports running here, at once: a check's thread is ended (its upload is answered 503 and
+   * its staged file removed, nothing applied), an import stops between two batches, or its reader thread is ended
+   * wherever it stands (the request gets 503; the dataset stays importing, and the next start resumes it from its
+   * stored position, as after a crash). `pcg serve` calls it as soon as it is told to stop.
+   */
+  stop(): void {
+    if (!this.stopping.signal.aborted) this.stopping.abort();
+  }
+
+  /** Stops what runs here (stop) and waits for it. */
   async close(): Promise<void> {
-    this.stopping.abort();
-    await Promise.allSettled([...this.running.values()]);
+    this.stop();
+    await Promise.allSettled([...this.running.values(), ...this.checking]);
   }
 }
 
-/** A reader's error about the file as a 400 that names the upload, never a path on the server; other errors as they are. */
+/**
+ * A reader's error about the file as a 4xx that names the upload, never a path on the server; other errors as they
+ * are. A file over a size limit (content_too_large) is 413, over another limit (limit_exceeded) 422, naming the
+ * setting; any other refusal 400.
+ */
 export function fileError(error: unknown, paths: string[], shown: string): unknown {
   if (error instanceof ApiError) return error;
   const e = error as { name?: string; code?: string; message?: string };
   // The readers' error classes (FileImportError, OcelError, XmlError, EngineError) describe the file, not the server.
   if (['FileImportError', 'OcelError', 'XmlError'].includes(e.name ?? '') || e.code === 'invalid_argument' || e.code === 'invalid_event') {
-    return new ApiError('validation_failed', `the file could not be imported (${e.code}): ${hidePath(String(e.message), paths, shown)}`);
+    const status = e.code === 'content_too_large' ? 'payload_too_large' : e.code === 'limit_exceeded' ? 'limit_exceeded' : 'validation_failed';
+    return new ApiError(status, `the file could not be imported (${e.code}): ${hidePath(String(e.message), paths, shown)}; nothing was imported`);
   }
   return error;
 }

@@ -7,6 +7,9 @@ import { parseIsoMillis } from './time.js';
  * them): an event over one is refused like any invalid event, with a reason
  * naming the limit. The API sets them from its configuration (PCG_LIMIT_*);
  * the names below are those settings' names, so a reason says which to raise.
+ * One bound is on what events bring into a project rather than on one event
+ * (its object types): it travels with the others because it must reach every
+ * store the same way, and the store checks it (engine/store/object-types.ts).
  */
 export interface EventLimits {
   /** UTF-8 bytes of an id or a name: caseId, eventId, resource, an object's id, type and qualifier, an attribute's name. */
@@ -17,9 +20,24 @@ export interface EventLimits {
   readonly attributeValueBytes: number;
   /** Attributes of one event. */
   readonly attributesPerEvent: number;
+  /**
+   * Object references of one event. Every reference is stored with the event and counted (the pair of its activity
+   * and the object's type), and a file flattened on a case notion copies an event's objects onto each of its cases:
+   * an event of 300,000 objects made a 26 s document of 50,000 object types.
+   */
+  readonly objectsPerEvent: number;
+  /** Object types of one project (of each of its stores): an event bringing a type past it is refused, the types before it stay. */
+  readonly objectTypesPerProject: number;
 }
 
-export const DEFAULT_EVENT_LIMITS: EventLimits = Object.freeze({ idBytes: 512, activityBytes: 1024, attributeValueBytes: 64 * 1024, attributesPerEvent: 1000 });
+export const DEFAULT_EVENT_LIMITS: EventLimits = Object.freeze({
+  idBytes: 512,
+  activityBytes: 1024,
+  attributeValueBytes: 64 * 1024,
+  attributesPerEvent: 1000,
+  objectsPerEvent: 1000,
+  objectTypesPerProject: 1000,
+});
 
 /** No bounds at all: for events that were accepted once already (a scoped view replays stored events). */
 export const UNBOUNDED_EVENT_LIMITS: EventLimits = Object.freeze({
@@ -27,6 +45,8 @@ export const UNBOUNDED_EVENT_LIMITS: EventLimits = Object.freeze({
   activityBytes: Number.MAX_SAFE_INTEGER,
   attributeValueBytes: Number.MAX_SAFE_INTEGER,
   attributesPerEvent: Number.MAX_SAFE_INTEGER,
+  objectsPerEvent: Number.MAX_SAFE_INTEGER,
+  objectTypesPerProject: Number.MAX_SAFE_INTEGER,
 });
 
 /** The setting that sets each limit (named in every refusal). */
@@ -35,6 +55,8 @@ export const EVENT_LIMIT_NAMES: Readonly<Record<keyof EventLimits, string>> = Ob
   activityBytes: 'PCG_LIMIT_ACTIVITY_BYTES',
   attributeValueBytes: 'PCG_LIMIT_ATTRIBUTE_VALUE_BYTES',
   attributesPerEvent: 'PCG_LIMIT_ATTRIBUTES_PER_EVENT',
+  objectsPerEvent: 'PCG_LIMIT_OBJECTS_PER_EVENT',
+  objectTypesPerProject: 'PCG_LIMIT_OBJECT_TYPES_PER_PROJECT',
 });
 
 /** Limits with the defaults filled in, frozen (checked: each a non-negative integer). */
@@ -55,8 +77,11 @@ export function withinBytes(s: string, max: number): boolean {
   return s.length * 3 <= max || Buffer.byteLength(s, 'utf8') <= max;
 }
 
-const limitMessage = (limit: keyof EventLimits, what: string, max: number, has: string) =>
-  `limit ${EVENT_LIMIT_NAMES[limit]}: ${what} may have at most ${max} ${limit === 'attributesPerEvent' ? 'attributes' : 'bytes'} (this one has ${has})`;
+const UNITS: Partial<Record<keyof EventLimits, string>> = { attributesPerEvent: 'attributes', objectsPerEvent: 'objects', objectTypesPerProject: 'object types' };
+
+/** The reason of a refusal over a limit, naming its setting: `limit PCG_…: <what> may have at most <max> <unit> (this one has <has>)`. */
+export const limitMessage = (limit: keyof EventLimits, what: string, max: number, has: string) =>
+  `limit ${EVENT_LIMIT_NAMES[limit]}: ${what} may have at most ${max} ${UNITS[limit] ?? 'bytes'} (this one has ${has})`;
 
 /**
  * Text no event may hold, anywhere: U+0000 (the tally's keys join names with it, engine/tally.ts, so a
@@ -135,6 +160,13 @@ function buildWireEventSchema(limits: EventLimits) {
     }
     return input;
   }, z.record(z.string(), value));
+  // Counted before the list is parsed, as attributes are: 300,000 references are refused without reading them.
+  const objects = z.preprocess((input, ctx) => {
+    if (Array.isArray(input) && input.length > limits.objectsPerEvent) {
+      ctx.addIssue({ code: 'custom', message: limitMessage('objectsPerEvent', 'an event', limits.objectsPerEvent, String(input.length)) });
+    }
+    return input;
+  }, z.array(objectRef));
   return z.strictObject({
     caseId: id(nonBlank(), 'a case id'),
     activity: boundedText(nonBlank(), 'activityBytes', 'an activity name', limits.activityBytes),
@@ -142,7 +174,7 @@ function buildWireEventSchema(limits: EventLimits) {
     eventId: id(nonBlank(), 'an event id').optional(),
     resource: id(z.string(), 'a resource').optional(),
     attributes: attributes.optional(),
-    objects: z.array(objectRef).optional(),
+    objects: objects.optional(),
   });
 }
 
@@ -261,7 +293,7 @@ function quickParse(input: unknown, limits: EventLimits = DEFAULT_EVENT_LIMITS):
     fields.attributes = attributes as Record<string, AttributeValue>;
   }
   if (objects !== undefined) {
-    if (!Array.isArray(objects)) return undefined;
+    if (!Array.isArray(objects) || objects.length > limits.objectsPerEvent) return undefined;
     for (const o of objects as unknown[]) {
       if (!isRecord(o) || typeof o.id !== 'string' || !o.id || typeof o.type !== 'string' || !o.type) return undefined;
       if (o.qualifier !== undefined && typeof o.qualifier !== 'string') return undefined;

@@ -39,8 +39,12 @@ Kafka: sources read only the clusters PCG_KAFKA_CLUSTERS declares (a JSON list;
 default local = 127.0.0.1:9092, granted to nobody but --demo's tenant) or the
 global key declares at /admin/kafka-clusters, each granted to its tenants.
 Limits (PCG_LIMIT_ID_BYTES, _ACTIVITY_BYTES, _ATTRIBUTE_VALUE_BYTES,
-_ATTRIBUTES_PER_EVENT, _EVENTS_PER_REQUEST, _PROJECTS_PER_TENANT,
-_SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
+_ATTRIBUTES_PER_EVENT, _OBJECTS_PER_EVENT, _OBJECT_TYPES_PER_PROJECT,
+_EVENTS_PER_REQUEST, _PROJECTS_PER_TENANT, _SOURCES_PER_PROJECT,
+_GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES, _OCEL_RELATIONS) and the bounds on
+reading an upload (PCG_LINE_LIMIT_BYTES, PCG_DECOMPRESSED_LIMIT_BYTES,
+PCG_DECOMPRESSED_RATIO_LIMIT, PCG_CHECK_BUDGET_MS, PCG_READ_HEAP_MIB): see the
+README.
 `,
   options: {
     'data-dir': { type: 'string' },
@@ -167,8 +171,11 @@ _SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
     const signal = await stopSignal;
     const started = Date.now();
     io.out(`pcg serve: ${signal}: shutting down (${signal} again forces the exit)\n`);
-    // 1. Not ready any more; no new connections; the requests in flight are answered (within the grace).
+    // 1. Not ready any more; dataset checks and imports stop at once (their uploads are answered 503: a check is
+    //    repeated by uploading again, an import resumes at the next start; waiting the grace for a long one would
+    //    only delay the stop); no new connections; the other requests in flight are answered (within the grace).
     shuttingDown = true;
+    made.stopImports();
     const drained = await requests.drain(config.shutdownGraceMs);
     if (drained.left > 0) io.err(`pcg serve: ${drained.left} request(s) still running after ${config.shutdownGraceMs} ms (PCG_SHUTDOWN_GRACE_MS); closing them\n`);
     // 2. The demo feed stops; the app closes graph streams, the source thread (its batch in flight

@@ -82,7 +82,7 @@ function limited(max: number): Transform & { seen: number } {
  * Datasets: a log file uploaded as the raw body, kept under the project's folder, checked whole,
  * and imported into its state as one unit under its own source (see api/datasets.ts).
  */
-export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new DatasetImports(ctx)) {
+export function datasetRoutes(ctx: AppContext, jobs: DatasetImports) {
   const { datasets } = ctx.catalog;
   return [
     route({
@@ -105,14 +105,13 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new Datase
         // 1. Staged: the bytes on disk, then the whole file read once; nothing is applied of a file that fails here.
         const staged = jobs.stagingFile(projectId);
         let bytes: number;
-        let damage;
-        let items: number;
+        let checked;
         const out = createWriteStream(staged);
         try {
           const counter = limited(ctx.config.uploadLimitBytes);
           await pipeline(body as Readable, counter, out);
           bytes = counter.seen;
-          ({ damage, items } = await jobs.check(staged, options, partial, shown));
+          checked = await jobs.check(staged, options, partial, shown);
         } catch (error) {
           // A failed pipeline does not wait for the file to finish opening: removed before, it would appear after.
           if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
@@ -120,7 +119,8 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports = new Datase
           throw fileError(error, [staged], shown);
         }
         // 2. The record (importing) before the first batch; 3. the batches under its own source; 4. ready, with its own counts.
-        const record = jobs.create(tenantId, projectId, shown, staged, { options, bytes, items, ...(partial ? { partial } : {}), ...(damage ? { damage } : {}) });
+        const { damage, items, format, contentBytes } = checked;
+        const record = jobs.create(tenantId, projectId, shown, staged, { options, bytes, items, format, contentBytes, ...(partial ? { partial } : {}), ...(damage ? { damage } : {}) });
         try {
           return view(await jobs.import(record));
         } catch (error) {

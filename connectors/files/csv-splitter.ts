@@ -1,9 +1,22 @@
+import { withinBytes } from '../../engine/event.js';
+
 /**
  * RFC 4180 records from text chunks: quoted fields may hold the delimiter,
  * doubled quotes and newlines; CRLF and LF both end a record. Lenient where
  * real exports are sloppy (a quote inside an unquoted field is kept as text).
  */
 export type RowHandler = (fields: string[], line: number) => void;
+
+/** A record longer than the splitter's bound (its first line's number). */
+export class RecordTooLong extends Error {
+  constructor(
+    readonly line: number,
+    readonly maxBytes: number,
+  ) {
+    super(`the record at line ${line} is longer than ${maxBytes} bytes`);
+    this.name = 'RecordTooLong';
+  }
+}
 
 export class CsvSplitter {
   private buf = '';
@@ -12,9 +25,15 @@ export class CsvSplitter {
   private line = 1;
   private readonly delim: string;
 
+  /**
+   * `maxRecordBytes`: a record (its quoted line ends included) may have at most this many UTF-8 bytes; a longer one
+   * throws RecordTooLong. The unfinished record is held and scanned again with each chunk, so this bound is what keeps
+   * a record that never ends (a line of hundreds of MB, a stray quote at the top) from costing the square of its size.
+   */
   constructor(
     delimiter: string,
     private readonly onRow: RowHandler,
+    private readonly maxRecordBytes = Number.POSITIVE_INFINITY,
   ) {
     this.delim = delimiter;
   }
@@ -26,6 +45,8 @@ export class CsvSplitter {
     this.pos = 0;
     this.quoteAt = -1;
     this.run(false);
+    // What is left is one unfinished record: more UTF-16 units than the bound is more bytes too.
+    if (this.buf.length - this.pos > this.maxRecordBytes) throw new RecordTooLong(this.line, this.maxRecordBytes);
   }
 
   /** Returns the line of an unterminated quoted field at the end, if any (its text is in `rest`). */
@@ -65,6 +86,7 @@ export class CsvSplitter {
       if (quote > nl) {
         let end = nl;
         if (end > this.pos && buf.charCodeAt(end - 1) === 13) end -= 1;
+        if (end - this.pos > this.maxRecordBytes / 3 && !withinBytes(buf.slice(this.pos, end), this.maxRecordBytes)) throw new RecordTooLong(this.line, this.maxRecordBytes);
         const fields = buf.slice(this.pos, end).split(this.delim);
         const line = this.line;
         this.pos = nl + 1;
@@ -114,6 +136,7 @@ export class CsvSplitter {
         continue;
       }
       const line = this.line;
+      if (stop - this.pos > this.maxRecordBytes / 3 && !withinBytes(buf.slice(this.pos, stop), this.maxRecordBytes)) throw new RecordTooLong(line, this.maxRecordBytes);
       this.line += lines + 1;
       this.pos = stop + 1;
       this.onRow(fields, line);

@@ -1,9 +1,10 @@
 import type { AttributeValue, Batch } from '../../engine/index.js';
 import { Batcher, ordinalId } from './batcher.js';
 import { findColumns } from './csv-columns.js';
-import { CsvSplitter, sniffDelimiter } from './csv-splitter.js';
+import { CsvSplitter, RecordTooLong, sniffDelimiter } from './csv-splitter.js';
 import { FileImportError } from './errors.js';
 import { textChunks, type Input } from './input.js';
+import { INPUT_LIMIT_NAMES } from './limits.js';
 import { parseTimestamp, type ZoneReader } from './timestamp.js';
 import type { FileDamage, ImportOptions } from './types.js';
 
@@ -26,6 +27,8 @@ export interface CsvOptions
   lean?: boolean;
   /** Told where the file is damaged: a cut-off .gz, an unterminated quote at the end, a last line cut off. */
   damaged?: (damage: FileDamage) => void;
+  /** UTF-8 bytes of one record (PCG_LINE_LIMIT_BYTES): a longer one fails the file. */
+  maxRecordBytes?: number;
 }
 
 export interface CsvMapping {
@@ -132,11 +135,19 @@ export async function* csvBatches(input: Input, mapping: CsvMapping, options: Cs
     if (attributes) record.attributes = attributes;
     batcher.record(record, location);
   };
-  const splitter = new CsvSplitter(mapping.delimiter, onRow);
-  for await (const text of textChunks(input)) {
-    splitter.write(text);
-    lastChar = text[text.length - 1]!;
-    yield* rows.take();
+  const splitter = new CsvSplitter(mapping.delimiter, onRow, options.maxRecordBytes);
+  try {
+    for await (const text of textChunks(input)) {
+      splitter.write(text);
+      lastChar = text[text.length - 1]!;
+      yield* rows.take();
+    }
+  } catch (error) {
+    if (!(error instanceof RecordTooLong)) throw error;
+    throw new FileImportError(
+      'content_too_large',
+      `limit ${INPUT_LIMIT_NAMES.lineBytes}: a CSV record may have at most ${error.maxBytes} bytes (the one at line ${error.line} has more; an unclosed quote makes the rest of the file one record)`,
+    );
   }
   if (input.truncated) {
     // The content stops where the .gz was cut: a last line without its end is not an event, whatever it reads as.

@@ -18,6 +18,9 @@ export const fileErrorCodes = {
   ocel_unknown_case_notion: 'the case notion is not an object type of the log',
   ocel_no_objects: 'the log has no object types to take cases from',
   ocel_bad_option: 'an import option does not fit (time zone, say)',
+  ocel_unsafe_sqlite: 'an OCEL table of the SQLite file is not a plain table (a view, a virtual table, a computed column) or the file has triggers',
+  content_too_large: 'the content is larger than a limit allows: decompressed, or one line or token (the message names the setting)',
+  limit_exceeded: 'reading the file would pass a limit: relations or object types of an OCEL log, a reading thread\'s time or memory (the message names the setting)',
 } as const;
 
 export type FileErrorCode = keyof typeof fileErrorCodes;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setImmediate as turn } from 'node:timers/promises';
 import { isPrepared, type Batch, type PreparedBatch } from '../../engine/index.js';
 import type { IngestTarget } from '../../engine/projects/index.js';
 import { openLogOnThread, worthAThread } from './reader-thread.js';
@@ -9,6 +10,7 @@ import { FileImportError } from './errors.js';
 import { noPairing } from './lifecycle.js';
 import { openInput } from './input.js';
 import { inspectSource, type InspectSummary } from './inspect.js';
+import { DEFAULT_INPUT_LIMITS, DEFAULT_READ_LIMITS, type InputLimits, type ReadLimits } from './limits.js';
 import { ndjsonBatches } from './ndjson.js';
 import { checkOptions } from './options.js';
 import { zoneReader } from './timestamp.js';
@@ -19,13 +21,14 @@ import { readXesInParts } from './xes-parts.js';
 export { FileImportError, fileErrorCodes, type FileErrorCode } from './errors.js';
 export { lightCheck, type InspectSummary } from './inspect.js';
 export { importOptionsSchema } from './options.js';
+export { DEFAULT_INPUT_LIMITS, DEFAULT_READ_LIMITS, INPUT_LIMIT_NAMES, RATIO_FLOOR_BYTES, readLimits, type InputLimits, type ReadLimits } from './limits.js';
 export { parseTimestamp, zoneReader } from './timestamp.js';
 export { XmlError, XmlTokenizer, decodeEntities, type XmlHandler } from './xml-tokenizer.js';
 export type { FileDamage, ImportOptions, LogSource } from './types.js';
 export { LIFECYCLE_MODES, type LifecycleMode } from './types.js';
 
 interface OcelModule {
-  openOcel(path: string, options: ImportOptions): Promise<LogSource>;
+  openOcel(path: string, options: ImportOptions, limits?: ReadLimits): Promise<LogSource>;
   detectOcel: OcelDetector;
 }
 
@@ -44,21 +47,23 @@ async function ocelModule(): Promise<OcelModule | undefined> {
  * content; options map columns, pick lifecycle handling and a classifier.
  * Errors about the whole file (empty, binary, no case column…) throw a
  * FileImportError here or on the first batch; errors about single events
- * travel in the batches as rejections.
+ * travel in the batches as rejections. `limits` bound what reading it may
+ * cost (limits.ts; a file over one fails with a FileImportError naming it),
+ * and `signal` stops a reading on this thread within a chunk.
  */
-export async function openLog(path: string, options: ImportOptions = {}): Promise<LogSource> {
-  return openSource(path, options, false);
+export async function openLog(path: string, options: ImportOptions = {}, limits: ReadLimits = DEFAULT_READ_LIMITS, signal?: AbortSignal): Promise<LogSource> {
+  return openSource(path, options, false, limits, signal);
 }
 
 /** `lean` leaves out attributes, which only the store keeps: inspect reads faster without them. */
-async function openSource(path: string, options: ImportOptions, lean: boolean): Promise<LogSource> {
+async function openSource(path: string, options: ImportOptions, lean: boolean, limits: ReadLimits = DEFAULT_READ_LIMITS, signal?: AbortSignal): Promise<LogSource> {
   const o = checkOptions(options);
-  const input = await openInput(path, { digest: !lean });
+  const input = await openInput(path, { digest: !lean, limits, ...(signal ? { signal } : {}) });
   const ocel = (o.format ?? '').startsWith('ocel') || (!o.format && mayBeOcel(input.head)) ? await ocelModule() : undefined;
   const format = o.format ?? detectFormat(input, ocel?.detectOcel);
   if (format.startsWith('ocel')) {
     if (!ocel) throw new FileImportError('format_unavailable', `${path} is ${format}, but the OCEL readers are not installed`);
-    return ocel.openOcel(path, { ...o, format });
+    return ocel.openOcel(path, { ...o, format }, limits);
   }
   const batchSize = batchSizeOf(o.batchSize);
   const zone = zoneReader(o.timezone);
@@ -80,9 +85,10 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
       sourceId,
       batches() {
         facts = { classifiers: {}, filtered: 0, pairing: noPairing() };
-        return xesBatches(input, xesOptionsOf(o, idPrefix, lean), facts);
+        return xesBatches(input, xesOptionsOf(o, idPrefix, lean, limits.lineBytes), facts);
       },
       damage: () => facts.damage,
+      contentBytes: () => input.contentRead,
       readInParts: (limits, run) => readXesInParts(input, o, idPrefix, limits, run),
       extra: () => ({
         lifecycle: o.lifecycle ?? 'pair',
@@ -106,9 +112,10 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
       sourceId,
       batches: () => {
         damage = undefined;
-        return csvBatches(input, mapping, { ...o, batchSize, idPrefix, zone, lean, damaged });
+        return csvBatches(input, mapping, { ...o, batchSize, idPrefix, zone, lean, damaged, maxRecordBytes: limits.lineBytes });
       },
       damage: () => damage,
+      contentBytes: () => input.contentRead,
       extra: () => ({
         delimiter: mapping.delimiter,
         columns: {
@@ -129,10 +136,11 @@ async function openSource(path: string, options: ImportOptions, lean: boolean): 
     sourceId,
     batches: () => {
       damage = undefined;
-      return ndjsonBatches(input, batchSize, damaged);
+      return ndjsonBatches(input, batchSize, damaged, limits.lineBytes);
     },
     extra: () => ({}),
     damage: () => damage,
+    contentBytes: () => input.contentRead,
   };
 }
 
@@ -151,23 +159,28 @@ export interface LogCheck {
   rejected: number;
   /** Where the file stops early or breaks, if it does. */
   damage: FileDamage | undefined;
+  /** Bytes of content read (decompressed). */
+  contentBytes: number;
 }
 
 /**
  * Reads a whole log once without storing anything. Whole-file problems (empty, binary, a
  * corrupt .gz, no case column…) throw as they would on import, so a caller that checks first
  * applies nothing of a file that would fail half-way; damage that import would survive (a
- * cut-off .gz, XML ending inside an element, a torn last line) is reported.
+ * cut-off .gz, XML ending inside an element, a torn last line) is reported. A file over one of
+ * `limits` throws as its import would. (`pcg serve` runs this on a thread under a time and memory
+ * budget: api/upload-checks.ts.)
  */
-export async function checkLog(path: string, options: ImportOptions = {}): Promise<LogCheck> {
-  const source = await openSource(path, options, true);
+export async function checkLog(path: string, options: ImportOptions = {}, limits: ReadLimits = DEFAULT_READ_LIMITS, signal?: AbortSignal): Promise<LogCheck> {
+  const source = await openSource(path, options, true, limits, signal);
   let records = 0;
   let rejected = 0;
   for await (const batch of source.batches()) {
+    signal?.throwIfAborted();
     records += batch.records.length;
     rejected += batch.rejected?.length ?? 0;
   }
-  return { format: source.format, records, rejected, damage: source.damage?.() };
+  return { format: source.format, records, rejected, damage: source.damage?.(), contentBytes: source.contentBytes?.() ?? 0 };
 }
 
 /** How an import is run: under which source its batches are positioned, and a signal that stops it between batches. */
@@ -182,6 +195,8 @@ export interface ImportRun {
   thread?: boolean;
   /** Told after each batch how many items (records and rejections) of the file are applied or were already. */
   onProgress?: (items: number) => void;
+  /** Bounds on reading the file (default DEFAULT_INPUT_LIMITS); its events meet the store's own limits. */
+  limits?: InputLimits;
 }
 
 export interface ImportSummary {
@@ -224,7 +239,8 @@ export function describeSource(target: Pick<IngestTarget, 'setMeta'>, source: Pi
 export async function importLog(store: IngestTarget, path: string, options: ImportOptions = {}, run: ImportRun = {}): Promise<ImportSummary> {
   run.signal?.throwIfAborted();
   const thread = run.thread ?? worthAThread(path);
-  const source = thread ? await openLogOnThread(path, options, store.limits) : await openLog(path, options);
+  const limits: ReadLimits = { ...DEFAULT_INPUT_LIMITS, ...run.limits, ...store.limits };
+  const source = thread ? await openLogOnThread(path, options, limits, run.signal) : await openLog(path, options, limits, run.signal);
   return importSource(store, source, options, run);
 }
 
@@ -255,6 +271,9 @@ export async function importSource(store: IngestTarget, source: OpenedLog, optio
     run.signal?.throwIfAborted();
     const result = store.apply(batch, { source: positionSource, partition: 0, offset });
     run.onProgress?.(offset);
+    // A turn of the event loop between batches: batches a reader thread has ready come back through promises
+    // already resolved, and without it a whole import ran in one turn, every other request (and a SIGTERM) waiting.
+    await turn();
     if (!result.applied) {
       summary.already_imported += items;
       continue;

@@ -1,17 +1,31 @@
-import { NdjsonReader, type Batch, type NdjsonPart } from '../../engine/index.js';
+import { LineTooLong, NdjsonReader, type Batch, type NdjsonPart } from '../../engine/index.js';
 import { Batcher } from './batcher.js';
+import { FileImportError } from './errors.js';
 import { textChunks, type Input } from './input.js';
+import { INPUT_LIMIT_NAMES } from './limits.js';
 import type { FileDamage } from './types.js';
 
 /**
  * NDJSON of the wire event format: each line one event, passed on as it is
  * (the store validates it like any stream's event). A line that is not JSON
- * is rejected with its number; blank lines are skipped.
+ * is rejected with its number; blank lines are skipped. A line longer than
+ * `maxLineBytes` (PCG_LINE_LIMIT_BYTES) fails the file, as soon as it passes
+ * the bound: no event is that large (the event limits bound each part), and
+ * holding it whole is what a line of hundreds of MB costs.
  */
-export async function* ndjsonBatches(input: Input, batchSize: number, damaged?: (damage: FileDamage) => void): AsyncGenerator<Batch> {
+export async function* ndjsonBatches(input: Input, batchSize: number, damaged?: (damage: FileDamage) => void, maxLineBytes = Number.POSITIVE_INFINITY): AsyncGenerator<Batch> {
+  try {
+    yield* readLines(input, batchSize, damaged, maxLineBytes);
+  } catch (error) {
+    if (!(error instanceof LineTooLong)) throw error;
+    throw new FileImportError('content_too_large', `limit ${INPUT_LIMIT_NAMES.lineBytes}: a line may have at most ${error.maxBytes} bytes (line ${error.line} has more)`);
+  }
+}
+
+async function* readLines(input: Input, batchSize: number, damaged: ((damage: FileDamage) => void) | undefined, maxLineBytes: number): AsyncGenerator<Batch> {
   const batcher = new Batcher(batchSize);
   // The line reader HTTP bodies use too; rejections keep their place among the records by line number.
-  const reader = new NdjsonReader();
+  const reader = new NdjsonReader(maxLineBytes);
   const take = (part: NdjsonPart) => {
     const lineOf = (location: string) => Number(location.slice(5));
     let r = 0;

@@ -1,7 +1,8 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { MessageChannel, Worker, workerData, type MessagePort } from 'node:worker_threads';
-import { fromPortable, INGEST_HEAP, prepareBatch, toPortable, type EventLimits, type PortableBatch, type PreparedBatch } from '../../engine/index.js';
+import { fromPortable, INGEST_HEAP, prepareBatch, toPortable, type PortableBatch, type PreparedBatch } from '../../engine/index.js';
 import { FileImportError, type FileErrorCode } from './errors.js';
+import { INPUT_LIMIT_NAMES, type ReadLimits } from './limits.js';
 import type { ImportOptions, LogSource } from './types.js';
 
 /**
@@ -63,13 +64,19 @@ function gzippedSize(path: string): number {
   }
 }
 
-/** Opens `path` on a reader thread; rejects as openLog would (a FileImportError with its code) when the file cannot be read. */
-export async function openLogOnThread(path: string, options: ImportOptions, limits: EventLimits): Promise<PreparedLog> {
+/**
+ * Opens `path` on a reader thread; rejects as openLog would (a FileImportError with its code) when the file cannot be
+ * read. The thread's heap is held to `limits.heapMiB` (a thread past it dies, and the read fails naming the limit);
+ * `signal` ends the thread at once, wherever it is (an OCEL file is read whole before its first batch), and the read
+ * fails with the signal's reason.
+ */
+export async function openLogOnThread(path: string, options: ImportOptions, limits: ReadLimits, signal?: AbortSignal): Promise<PreparedLog> {
+  signal?.throwIfAborted();
   const { port1: port, port2 } = new MessageChannel();
   const worker = new Worker(new URL('./reader-thread.mjs', import.meta.url), {
     workerData: { path, options, limits: { ...limits }, port: port2 },
     transferList: [port2],
-    resourceLimits: INGEST_HEAP,
+    resourceLimits: { ...INGEST_HEAP, maxOldGenerationSizeMb: limits.heapMiB },
   });
   // A queue of what the thread sent, and whoever waits for the next message.
   const queue: FromReader[] = [];
@@ -81,7 +88,7 @@ export async function openLogOnThread(path: string, options: ImportOptions, limi
   };
   port.on('message', push);
   worker.on('error', (error) => {
-    failure = error;
+    failure = (error as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' ? outOfHeap(limits.heapMiB) : error;
     wake?.();
   });
   worker.on('exit', (code) => {
@@ -98,9 +105,16 @@ export async function openLogOnThread(path: string, options: ImportOptions, limi
     }
   };
   const stop = () => {
+    signal?.removeEventListener('abort', onAbort);
     port.close();
     void worker.terminate();
   };
+  const onAbort = () => {
+    failure ??= signal!.reason as Error;
+    stop();
+    wake?.();
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
   const opened = await next().catch((error: unknown) => {
     stop();
     throw error;
@@ -127,6 +141,10 @@ export async function openLogOnThread(path: string, options: ImportOptions, limi
   };
 }
 
+/** A reading thread that ran out of heap: the file needs more than PCG_READ_HEAP_MIB to read. */
+export const outOfHeap = (mib: number): FileImportError =>
+  new FileImportError('limit_exceeded', `limit ${INPUT_LIMIT_NAMES.heapMiB}: reading the file needs more than ${mib} MiB of heap`);
+
 function readerError(m: FromReader): Error {
   if (m.type === 'error') return m.code ? new FileImportError(m.code, m.message) : new Error(m.message);
   return new Error(`the reader thread sent ${m.type} out of turn`);
@@ -134,7 +152,7 @@ function readerError(m: FromReader): Error {
 
 /** The thread's side (reader-thread.mjs calls it): reads the log, prepares each batch, sends it when the writer has room. */
 export async function runReader(): Promise<void> {
-  const { path, options, limits, port } = workerData as { path: string; options: ImportOptions; limits: EventLimits; port: MessagePort };
+  const { path, options, limits, port } = workerData as { path: string; options: ImportOptions; limits: ReadLimits; port: MessagePort };
   let credit = AHEAD;
   let wake: (() => void) | undefined;
   port.on('message', () => {
@@ -144,7 +162,7 @@ export async function runReader(): Promise<void> {
   const send = (m: FromReader) => port.postMessage(m);
   try {
     const { openLog } = await import('./index.js');
-    const source = await openLog(path, options);
+    const source = await openLog(path, options, limits);
     send({ type: 'open', facts: { format: source.format, caseNotion: source.caseNotion, caseNotionReason: source.caseNotionReason, eventsWithoutCase: source.eventsWithoutCase, objectTypeActivities: source.objectTypeActivities, sourceId: source.sourceId } });
     for await (const batch of source.batches()) {
       const prepared = prepareBatch(batch, limits);

@@ -57,6 +57,8 @@ export interface LogSource {
   batches(): AsyncGenerator<Batch>;
   /** Extra facts for `pcg inspect` (OCEL: object types and relations with counts). */
   extra(): Record<string, unknown>;
+  /** Bytes of content (decompressed) read so far: the whole file's once batches() has been read to the end. */
+  contentBytes?(): number;
   /**
    * Where the content stops early or breaks, once batches() has been read to the end: a .gz whose
    * stream ends early, XML that ends inside an element, a last line cut off. (Its complete events

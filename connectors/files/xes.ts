@@ -2,6 +2,7 @@ import type { AttributeValue, Batch } from '../../engine/index.js';
 import { Batcher, batchSizeOf, ordinalId } from './batcher.js';
 import { FileImportError } from './errors.js';
 import type { Input } from './input.js';
+import { DEFAULT_INPUT_LIMITS, INPUT_LIMIT_NAMES } from './limits.js';
 import { parseTimestamp, zoneReader, type ZoneReader } from './timestamp.js';
 import type { ImportOptions } from './types.js';
 import { attrOf, isAttributeTag, splitKeys, typedValue } from './xes-values.js';
@@ -29,11 +30,13 @@ export interface XesOptions {
   zone: ZoneReader;
   /** Leave out attributes nothing but the store needs (for inspect). */
   lean?: boolean;
+  /** Bytes of an unfinished XML token (a tag, a run of text) the reader may hold (PCG_LINE_LIMIT_BYTES). */
+  maxTokenBytes?: number;
 }
 
 /** The XES reading of checked import options; the same on every thread that reads the file (xes-part.ts). */
-export function xesOptionsOf(o: ImportOptions, idPrefix: string, lean = false): XesOptions {
-  return { lifecycle: o.lifecycle ?? 'pair', classifier: o.classifier, batchSize: batchSizeOf(o.batchSize), idPrefix, zone: zoneReader(o.timezone), lean };
+export function xesOptionsOf(o: ImportOptions, idPrefix: string, lean = false, maxTokenBytes = DEFAULT_INPUT_LIMITS.lineBytes): XesOptions {
+  return { lifecycle: o.lifecycle ?? 'pair', classifier: o.classifier, batchSize: batchSizeOf(o.batchSize), idPrefix, zone: zoneReader(o.timezone), lean, maxTokenBytes };
 }
 
 export interface XesFacts {
@@ -56,6 +59,13 @@ export async function* xesBatches(input: Input, options: XesOptions, facts: XesF
   try {
     for await (const chunk of input.chunks()) {
       reader.write(chunk);
+      // The tokenizer holds an unfinished token and scans it again with the next chunk: bounded, that stays linear.
+      if (reader.held() > (options.maxTokenBytes ?? Infinity)) {
+        throw new FileImportError(
+          'content_too_large',
+          `limit ${INPUT_LIMIT_NAMES.lineBytes}: an XML tag or run of text may have at most ${options.maxTokenBytes} bytes (the one at line ${reader.line()} has more)`,
+        );
+      }
       yield* reader.take();
     }
     if (input.truncated) throw new XmlError('the compressed file ends early (truncated .gz)', reader.line());
@@ -137,6 +147,11 @@ export class XesReader {
 
   line(): number {
     return this.tokenizer.line();
+  }
+
+  /** Bytes held back for the next chunk: the unfinished token. */
+  held(): number {
+    return this.tokenizer.held();
   }
 
   /** Batches completed so far. */

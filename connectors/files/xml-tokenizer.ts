@@ -67,6 +67,11 @@ export class XmlTokenizer {
   private tail: Buffer | undefined;
   private started = false;
 
+  /** Bytes given to writeBytes and held back: the unfinished token (a tag, a run of text) the next chunk continues. */
+  held(): number {
+    return this.tail?.length ?? 0;
+  }
+
   /** Nothing held back: every byte given so far has been tokenized. */
   idle(): boolean {
     return this.tail === undefined && this.pos >= this.buf.length;

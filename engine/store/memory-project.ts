@@ -6,6 +6,7 @@ import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
 import { DigestSum, EMPTY_DIGEST, sumDigests } from './digest.js';
 import { isPrepared, prepareBatch, type PreparedBatch } from './prepare.js';
+import { admitObjectTypes } from './object-types.js';
 import type { ApplyResult, Batch, Position, ProjectSnapshot } from './types.js';
 
 const REJECTIONS_SHOWN = 20;
@@ -36,6 +37,8 @@ export class MemoryProject {
   private readonly events = new Map<string, Event>();
   private readonly meta = new Map<string, string>();
   private readonly objectTypes = new Map<string, string>();
+  /** The object types taken (PCG_LIMIT_OBJECT_TYPES_PER_PROJECT). */
+  private readonly types = new Set<string>();
   private readonly relations = new Set<string>();
   private readonly caseIds = new Set<string>();
   private readonly positions = new Map<string, number>();
@@ -65,7 +68,9 @@ export class MemoryProject {
     result.applied = true;
     this.tally = undefined;
     // The store's rules, from the same prepared form (bodies are not kept here, so not packed).
-    const prepared = isPrepared(batch) ? batch : prepareBatch(batch, this.limits, false);
+    const given = isPrepared(batch) ? batch : prepareBatch(batch, this.limits, false);
+    // The store's bound on object types, by the same rule.
+    const prepared = admitObjectTypes(given, () => this.types, this.limits.objectTypesPerProject);
     result.duplicates += prepared.duplicates;
     for (const r of prepared.rejected) {
       if (result.rejections.length < REJECTIONS_SHOWN) result.rejections.push({ location: r.location, reason: r.reason });

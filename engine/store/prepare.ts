@@ -13,6 +13,8 @@ export interface PreparedBatch {
   readonly prepared: true;
   /** Valid events, one per key (the smallest digest of the batch's bodies under it), in the order their keys first came. */
   readonly events: readonly Event[];
+  /** Where each event's record came from (its line, element or offset), for a refusal the store makes later (object types). */
+  readonly locations: readonly string[];
   /** Each event's stored body (packBody), computed with it. */
   readonly bodies: readonly string[];
   /** Records refused by the reader or by validation, in the batch's order: each becomes a dead letter. */
@@ -33,7 +35,7 @@ export interface PreparedBatch {
  */
 export function prepareBatch(batch: Batch, limits: EventLimits, withBodies = true): PreparedBatch {
   const rejected: Rejection[] = batch.rejected ? [...batch.rejected] : [];
-  const incoming = new Map<string, Event>();
+  const incoming = new Map<string, { event: Event; at: number }>();
   let duplicates = 0;
   const { records } = batch;
   for (let i = 0; i < records.length; i++) {
@@ -47,7 +49,7 @@ export function prepareBatch(batch: Batch, limits: EventLimits, withBodies = tru
     const e = checked.event;
     const seen = incoming.get(e.key);
     if (seen) duplicates += 1;
-    if (!seen || e.digest < seen.digest) incoming.set(e.key, e);
+    if (!seen || e.digest < seen.event.digest) incoming.set(e.key, { event: e, at: i });
   }
   // Object records and relations (an OCEL file's) hold ids too: one over the id limit is refused as an event would be.
   const max = limits.idBytes;
@@ -58,10 +60,16 @@ export function prepareBatch(batch: Batch, limits: EventLimits, withBodies = tru
   };
   const objects = (batch.objects ?? []).filter((o, i) => within(`object ${i + 1}`, 'an object id or type', o, o.id, o.type));
   const relations = (batch.objectRelations ?? []).filter((r, i) => within(`object relation ${i + 1}`, 'each id and qualifier of an object relation', r, r.fromId, r.toId, r.qualifier));
-  const events = [...incoming.values()];
+  const events: Event[] = [];
+  const locations: string[] = [];
+  for (const { event, at } of incoming.values()) {
+    events.push(event);
+    locations.push(batch.locations?.[at] ?? `record ${at + 1}`);
+  }
   return {
     prepared: true,
     events,
+    locations,
     bodies: withBodies ? events.map(packBody) : [],
     rejected,
     duplicates,

@@ -15,6 +15,7 @@ import { DigestSum, EMPTY_DIGEST } from './digest.js';
 import { EventLog, type BatchChanges } from './event-log.js';
 import { unpackRow } from './trace-codec.js';
 import { isPrepared, prepareBatch, type PreparedBatch } from './prepare.js';
+import { admitObjectTypes } from './object-types.js';
 import { deleteDeadLetters, FoldTable, oldestDeadLetters, pruneCases, type DeadLetterSelection, type PruneStep } from './retention.js';
 
 export type { ApplyResult, Batch, DeadLetter, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, Remapped, ReplayResult, StoreOptions } from './types.js';
@@ -53,6 +54,8 @@ export class ProjectStore {
   readonly limits: EventLimits;
   private tally: Tally | undefined;
   private tallyVersion = -1;
+  /** The object types the file holds (read at the first batch with objects; a copy, dropped with the others). */
+  private objectTypes: Set<string> | undefined;
   private readonly q;
 
   static open(file: string, options: StoreOptions = {}): ProjectStore {
@@ -228,7 +231,7 @@ export class ProjectStore {
    * thread) with its position: everything in one immediate transaction.
    */
   apply(batch: Batch | PreparedBatch, position?: Position, deadLetterSource?: string): ApplyResult {
-    const prepared = isPrepared(batch) ? batch : prepareBatch(batch, this.limits);
+    let prepared = isPrepared(batch) ? batch : prepareBatch(batch, this.limits);
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
     let delta: Counters | undefined;
     let folds = new Map<string, CaseFold>();
@@ -250,6 +253,8 @@ export class ProjectStore {
           this.q.setPosition.run(position.source, position.partition, position.offset);
         }
         result.applied = true;
+        // Against the stored types, so inside the transaction: a refusal here is a dead letter like any other.
+        prepared = admitObjectTypes(prepared, () => (this.objectTypes ??= this.storedObjectTypes()), this.limits.objectTypesPerProject);
         this.deadLetter(prepared, deadLetterSource ?? position?.source ?? 'direct', result);
         const changes = this.log.write(prepared.events, prepared.bodies, this.getMeta('log_digest') ?? EMPTY_DIGEST, position?.source);
         result.accepted += changes.accepted;
@@ -306,6 +311,7 @@ export class ProjectStore {
 
   /** The case cache and key index are copies of the file; after a failure or another writer's change they are rebuilt from it. */
   private forgetCopies(): void {
+    this.objectTypes = undefined;
     this.cache.clear();
     this.log.forget();
     this.staleKeys = 0;
@@ -394,14 +400,27 @@ export class ProjectStore {
     if (!end || changes.addedMax > Number(end)) this.q.setMeta.run('period_end', String(changes.addedMax));
   }
 
+  /** The object types stored (a scan of the object table, once per connection and after another writer's change). */
+  private storedObjectTypes(): Set<string> {
+    return new Set(this.db.prepare<[], { type: string }>('SELECT DISTINCT type FROM object').all().map((r) => r.type));
+  }
+
   private putObjects(prepared: PreparedBatch): boolean {
     let changed = 0;
-    for (const o of prepared.objects) changed += this.q.putObject.run(o.id, o.type).changes;
+    // Each id once per batch (the first type wins, as INSERT OR IGNORE keeps it): a flattened OCEL event carries all its
+    // objects onto each of its cases, so most references of a batch repeat one another.
+    const put = new Set<string>();
+    const putObject = (id: string, type: string) => {
+      if (put.has(id)) return;
+      put.add(id);
+      changed += this.q.putObject.run(id, type).changes;
+    };
+    for (const o of prepared.objects) putObject(o.id, o.type);
     // Indexed loops: most events have no objects, and for…of makes an iterator for each even then.
     const { events } = prepared;
     for (let i = 0; i < events.length; i++) {
       const objects = events[i]!.objects;
-      for (let j = 0; j < objects.length; j++) changed += this.q.putObject.run(objects[j]!.id, objects[j]!.type).changes;
+      for (let j = 0; j < objects.length; j++) putObject(objects[j]!.id, objects[j]!.type);
     }
     for (const r of prepared.relations) changed += this.q.putRelation.run(r.fromId, r.toId, r.qualifier).changes;
     return changed > 0;

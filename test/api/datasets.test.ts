@@ -246,7 +246,8 @@ describe('datasets a stopped server left', () => {
       // A dataset whose deletion was under way, and two imports cut short after one batch, one of which then loses its file.
       const gone = await call(first.app, 'POST', `${url}/dataset?name=gone.csv`, w.admin, readFileSync(small), octet);
       first.context.catalog.datasets.update(w.tenantId, w.projectId, gone.body.id, { body: { ...first.context.catalog.datasets.get(w.tenantId, w.projectId, gone.body.id)!.body, state: 'deleting' } });
-      const jobs = new DatasetImports(first.context);
+      // Only its files and records are used here: no upload is checked through it.
+      const jobs = new DatasetImports(first.context, { check: () => Promise.reject(new Error('not checked here')), close: async () => {} });
       const cutShort = async (file: string) => {
         const staged = jobs.stagingFile(w.projectId);
         copyFileSync(file, staged);

@@ -23,7 +23,23 @@ describe('limits: configuration', () => {
       sources: defaults.limitSourcesPerProject,
       versions: defaults.limitGraphVersions,
       versionBytes: defaults.limitGraphVersionsBytes,
-    }).toEqual({ id: 512, activity: 1024, value: 65536, attributes: 1000, events: 100_000, projects: 1000, sources: 20, versions: 500, versionBytes: 256 * 1024 * 1024 });
+      objects: defaults.limitObjectsPerEvent,
+      objectTypes: defaults.limitObjectTypesPerProject,
+      ocelRelations: defaults.limitOcelRelations,
+    }).toEqual({
+      id: 512,
+      activity: 1024,
+      value: 65536,
+      attributes: 1000,
+      events: 100_000,
+      projects: 1000,
+      sources: 20,
+      versions: 500,
+      versionBytes: 256 * 1024 * 1024,
+      objects: 1000,
+      objectTypes: 1000,
+      ocelRelations: 20_000_000,
+    });
     const names = Object.entries(configEnv).filter(([k]) => k.startsWith('limit'));
     expect(names.map(([, v]) => v).sort()).toEqual([
       'PCG_LIMIT_ACTIVITY_BYTES',
@@ -33,6 +49,9 @@ describe('limits: configuration', () => {
       'PCG_LIMIT_GRAPH_VERSIONS',
       'PCG_LIMIT_GRAPH_VERSIONS_BYTES',
       'PCG_LIMIT_ID_BYTES',
+      'PCG_LIMIT_OBJECTS_PER_EVENT',
+      'PCG_LIMIT_OBJECT_TYPES_PER_PROJECT',
+      'PCG_LIMIT_OCEL_RELATIONS',
       'PCG_LIMIT_PROJECTS_PER_TENANT',
       'PCG_LIMIT_SOURCES_PER_PROJECT',
     ]);
@@ -41,8 +60,22 @@ describe('limits: configuration', () => {
     for (const [key, name] of names) expect(set[key as keyof typeof set], name).toBe(Number(env[name]));
     const limits = eventLimitsOf(set);
     expect(Object.isFrozen(limits)).toBe(true);
-    expect(limits).toEqual({ idBytes: set.limitIdBytes, activityBytes: set.limitActivityBytes, attributeValueBytes: set.limitAttributeValueBytes, attributesPerEvent: set.limitAttributesPerEvent });
-    expect(readEventLimits({ PCG_LIMIT_ACTIVITY_BYTES: '64', PCG_PORT: 'not read here' })).toEqual({ idBytes: 512, activityBytes: 64, attributeValueBytes: 65536, attributesPerEvent: 1000 });
+    expect(limits).toEqual({
+      idBytes: set.limitIdBytes,
+      activityBytes: set.limitActivityBytes,
+      attributeValueBytes: set.limitAttributeValueBytes,
+      attributesPerEvent: set.limitAttributesPerEvent,
+      objectsPerEvent: set.limitObjectsPerEvent,
+      objectTypesPerProject: set.limitObjectTypesPerProject,
+    });
+    expect(readEventLimits({ PCG_LIMIT_ACTIVITY_BYTES: '64', PCG_LIMIT_OBJECTS_PER_EVENT: '7', PCG_PORT: 'not read here' })).toEqual({
+      idBytes: 512,
+      activityBytes: 64,
+      attributeValueBytes: 65536,
+      attributesPerEvent: 1000,
+      objectsPerEvent: 7,
+      objectTypesPerProject: 1000,
+    });
   });
 
   it('names the variable of a bad value', () => {

@@ -95,7 +95,7 @@ describe('checkEvent', () => {
 
 describe('event limits', () => {
   // Small limits, so that fuzzed inputs cross them (multi-byte characters included: the limits count UTF-8 bytes).
-  const small = eventLimits({ idBytes: 4, activityBytes: 6, attributeValueBytes: 3, attributesPerEvent: 2 });
+  const small = eventLimits({ idBytes: 4, activityBytes: 6, attributeValueBytes: 3, attributesPerEvent: 2, objectsPerEvent: 1 });
   const wide = fc.oneof(fc.constantFrom('', 'a', 'abc', 'abcd', 'abcde', 'abcdef', 'abcdefg', 'é', 'éé', 'ééé', '日本', '😀', 'a😀', ' '), fc.string({ maxLength: 8, unit: 'binary' }));
   // Mostly within the limits, so that one field at a time crosses one.
   const text = fc.oneof({ arbitrary: fc.constantFrom('a', 'ab'), weight: 5 }, { arbitrary: wide, weight: 1 });
@@ -146,8 +146,8 @@ describe('event limits', () => {
     expect(refused({ ...base, attributes: { region: 1 } })).toBe('attributes: limit PCG_LIMIT_ID_BYTES: an attribute name may have at most 4 bytes (this one has 6)');
   });
 
-  it('holds the defaults: 512-byte ids, 1024-byte activity names, 64 KiB values, 1000 attributes', () => {
-    expect(DEFAULT_EVENT_LIMITS).toEqual({ idBytes: 512, activityBytes: 1024, attributeValueBytes: 65536, attributesPerEvent: 1000 });
+  it('holds the defaults: 512-byte ids, 1024-byte activity names, 64 KiB values, 1000 attributes, 1000 objects, 1000 object types', () => {
+    expect(DEFAULT_EVENT_LIMITS).toEqual({ idBytes: 512, activityBytes: 1024, attributeValueBytes: 65536, attributesPerEvent: 1000, objectsPerEvent: 1000, objectTypesPerProject: 1000 });
     expect(Object.isFrozen(DEFAULT_EVENT_LIMITS)).toBe(true);
     expect(checkEvent({ ...base, caseId: 'c'.repeat(512), activity: 'a'.repeat(1024), attributes: { v: 'v'.repeat(65536) } }).ok).toBe(true);
     expect(refused({ ...base, caseId: 'c'.repeat(513) }, DEFAULT_EVENT_LIMITS)).toMatch(/limit PCG_LIMIT_ID_BYTES/);
@@ -155,6 +155,23 @@ describe('event limits', () => {
     expect(refused({ ...base, attributes: { v: 'v'.repeat(65537) } }, DEFAULT_EVENT_LIMITS)).toMatch(/limit PCG_LIMIT_ATTRIBUTE_VALUE_BYTES/);
     const many = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`a${i}`, i]));
     expect(refused({ ...base, attributes: many }, DEFAULT_EVENT_LIMITS)).toMatch(/limit PCG_LIMIT_ATTRIBUTES_PER_EVENT: an event may have at most 1000 attributes \(this one has 1001\)/);
+    const objects = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `o${i}`, type: `t${i % 7}` }));
+    expect(checkEvent({ ...base, objects: objects(1000) }).ok).toBe(true);
+    expect(refused({ ...base, objects: objects(1001) }, DEFAULT_EVENT_LIMITS)).toBe('objects: limit PCG_LIMIT_OBJECTS_PER_EVENT: an event may have at most 1000 objects (this one has 1001)');
+  });
+
+  it('refuses an event of 300,000 objects by counting them, and agrees with the schema on objects per event', () => {
+    const limits = eventLimits({ objectsPerEvent: 2 });
+    const objects = Array.from({ length: 300_000 }, (_, i) => ({ id: `o${i}`, type: `t${i % 50_000}` }));
+    const started = performance.now();
+    expect(refused({ ...base, objects }, DEFAULT_EVENT_LIMITS)).toMatch(/this one has 300000\)$/);
+    // Counted, not parsed one by one (about 10 ms).
+    expect(performance.now() - started).toBeLessThan(1500);
+    for (const n of [0, 1, 2, 3]) {
+      const input = { ...base, objects: objects.slice(0, n) };
+      expect(checkEvent(input, limits)).toEqual(checkEventWithSchema(input, limits));
+    }
+    expect(refused({ ...base, objects: objects.slice(0, 3) }, limits)).toBe('objects: limit PCG_LIMIT_OBJECTS_PER_EVENT: an event may have at most 2 objects (this one has 3)');
   });
 
   it('refuses a 10 MB activity name and 200k attributes quickly', () => {
@@ -173,6 +190,8 @@ describe('event limits', () => {
     expect(eventLimits({ activityBytes: 50 })).toEqual({ ...DEFAULT_EVENT_LIMITS, activityBytes: 50 });
     expect(() => eventLimits({ idBytes: -1 })).toThrow(/PCG_LIMIT_ID_BYTES/);
     expect(() => eventLimits({ attributesPerEvent: 1.5 })).toThrow(/PCG_LIMIT_ATTRIBUTES_PER_EVENT/);
+    expect(() => eventLimits({ objectsPerEvent: -2 })).toThrow(/PCG_LIMIT_OBJECTS_PER_EVENT/);
+    expect(() => eventLimits({ objectTypesPerProject: Number.NaN })).toThrow(/PCG_LIMIT_OBJECT_TYPES_PER_PROJECT/);
   });
 });
 

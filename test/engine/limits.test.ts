@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventLimits } from '../../engine/index.js';
+import { eventLimits, ProjectStore } from '../../engine/index.js';
+import { MemoryProject } from '../../engine/store/memory-project.js';
 import { ProjectRegistry, scopedSnapshot } from '../../engine/projects/index.js';
 import { freshStore } from './helpers.js';
 
@@ -90,6 +91,62 @@ describe('event limits in the store', () => {
   });
 });
 
+describe('object limits in the store (PCG_LIMIT_OBJECTS_PER_EVENT, PCG_LIMIT_OBJECT_TYPES_PER_PROJECT)', () => {
+  const limits = eventLimits({ objectsPerEvent: 3, objectTypesPerProject: 3 });
+  const at = (caseId: string, timestamp: number, ...types: string[]) => ({
+    caseId,
+    activity: 'a',
+    timestamp,
+    objects: types.map((type, i) => ({ id: `${caseId}-${type}-${i}`, type })),
+  });
+
+  it('refuses an event over the objects it may carry, by counting them', () => {
+    const store = freshStore({ limits });
+    const r = store.apply({ records: [at('c1', 0, 'order'), at('c2', 1, 'order', 'item', 'item', 'item')] });
+    expect(r).toMatchObject({ accepted: 1, rejected: 1 });
+    expect(r.rejections).toEqual([{ location: 'record 2', reason: 'objects: limit PCG_LIMIT_OBJECTS_PER_EVENT: an event may have at most 3 objects (this one has 4)' }]);
+  });
+
+  it('refuses an event bringing a type past the project bound, keeping the types before it, across batches and connections', () => {
+    const store = freshStore({ limits });
+    const first = store.apply({ records: [at('c1', 0, 'order', 'item'), at('c2', 1, 'order', 'box', 'truck'), at('c3', 2, 'order', 'box')] });
+    expect(first).toMatchObject({ accepted: 2, rejected: 1 });
+    expect(first.rejections).toEqual([
+      { location: 'record 2', reason: 'objects: limit PCG_LIMIT_OBJECT_TYPES_PER_PROJECT: a project may have at most 3 object types (it has 2; this one brings 2 more)' },
+    ]);
+    expect([...store.snapshot().objectCounts.keys()]).toEqual(['box', 'item', 'order']);
+    // Known types still come in; a new one does not, in this batch or through another connection.
+    const second = store.apply({ records: [at('c4', 3, 'item'), at('c5', 4, 'pallet')] });
+    expect(second).toMatchObject({ accepted: 1, rejected: 1 });
+    const again = ProjectStore.open(store.db.name, { limits });
+    try {
+      expect(again.apply({ records: [at('c6', 5, 'crate')], objects: [{ id: 'x', type: 'vessel' }, { id: 'y', type: 'box' }] })).toMatchObject({ accepted: 0, rejected: 2 });
+      expect(again.deadLetters().map((d) => d.location)).toEqual(['record 2', 'record 2', 'object 1', 'record 1']);
+      // The refused event's dead letter holds it in the wire form, to be replayed once the limit is raised.
+      expect(JSON.parse(again.deadLetters()[0]!.payload)).toMatchObject({ caseId: 'c2', objects: [{ type: 'box' }, { type: 'order' }, { type: 'truck' }] });
+    } finally {
+      again.close();
+    }
+    expect(store.snapshot().objectCounts.size).toBe(3);
+    expect([...store.snapshot().tally.objectTypes.keys()].map((k) => k.split('\u0000')[1]).sort()).toEqual(['box', 'item', 'order']);
+  });
+
+  it('holds a memory project (pcg graph FILE) to the same rule, with the same snapshot as the store', () => {
+    const batches = [
+      { records: [at('c1', 0, 'order', 'item'), at('c2', 1, 'order', 'box', 'truck'), at('c3', 2, 'order', 'box')] },
+      { records: [at('c4', 3, 'item'), at('c5', 4, 'pallet')], objects: [{ id: 'v', type: 'vessel' }] },
+    ];
+    const store = freshStore({ limits });
+    const memory = new MemoryProject(limits);
+    for (const b of batches) expect(memory.apply(b)).toEqual(store.apply(b));
+    const { logDigest: _a, ...fromStore } = store.snapshot();
+    const { logDigest: _b, ...fromMemory } = memory.snapshot();
+    expect(fromMemory.objectCounts).toEqual(fromStore.objectCounts);
+    expect(fromMemory.tally).toEqual(fromStore.tally);
+    expect(fromMemory.rejected).toBe(3);
+  });
+});
+
 describe('event limits in the registry', () => {
   const dirs: string[] = [];
   const registries: ProjectRegistry[] = [];
@@ -117,7 +174,7 @@ describe('event limits in the registry', () => {
     expect(registry.part('p1', 's1', 0).limits).toBe(limits);
     expect(registry.target('p1').apply({ records: [long] }).rejected).toBe(1);
     // Without limits given, the engine's defaults hold.
-    expect(fresh().store('p2').limits).toEqual({ idBytes: 512, activityBytes: 1024, attributeValueBytes: 65536, attributesPerEvent: 1000 });
+    expect(fresh().store('p2').limits).toEqual({ idBytes: 512, activityBytes: 1024, attributeValueBytes: 65536, attributesPerEvent: 1000, objectsPerEvent: 1000, objectTypesPerProject: 1000 });
   });
 
   it('a scoped view keeps events accepted under looser limits than the defaults', () => {

@@ -1,4 +1,4 @@
-import { cmp, type ObjectRef, type ObjectRelation, type Rejection, type WireEvent } from '../../../engine/index.js';
+import { cmp, limitMessage, type ObjectRef, type ObjectRelation, type Rejection, type WireEvent } from '../../../engine/index.js';
 import type { OcelLog } from './model.js';
 
 export interface ObjectTypeFacts {
@@ -128,9 +128,17 @@ export function logFacts(log: OcelLog): LogFacts {
  * Event ids carry the event's zero-padded rank in that order first, so events
  * at the same time keep the log's order inside a case (the engine orders ties
  * by id, as pm4py's stable sort keeps them), then the OCEL id, then the object
- * id when one event lands in several cases.
+ * id when one event lands in several cases. An OCEL event with more objects
+ * than `objectsPerEvent` is refused once, as itself, rather than as each of
+ * the events it would make (each of them refused for the same objects).
  */
-export function flatten(log: OcelLog, facts: LogFacts, caseNotion: { type: string; reason: string }, readTime: (raw: string | number) => number): Flattening {
+export function flatten(
+  log: OcelLog,
+  facts: LogFacts,
+  caseNotion: { type: string; reason: string },
+  readTime: (raw: string | number) => number,
+  objectsPerEvent = Number.POSITIVE_INFINITY,
+): Flattening {
   const width = Math.max(10, String(facts.events.length).length);
   const records: WireEvent[] = [];
   const locations: string[] = [];
@@ -151,6 +159,10 @@ export function flatten(log: OcelLog, facts: LogFacts, caseNotion: { type: strin
   timed.sort((a, b) => a.time - b.time);
   timed.forEach(({ e, time }, i) => {
     const objects = facts.related.get(e.id) ?? [];
+    if (objects.length > objectsPerEvent) {
+      rejected.push({ location: `event ${e.id}`, reason: `objects: ${limitMessage('objectsPerEvent', 'an event', objectsPerEvent, String(objects.length))}`, payload: JSON.stringify(e) });
+      return;
+    }
     const cases = [...new Set(objects.filter((o) => o.type === caseNotion.type).map((o) => o.id))].sort(cmp);
     if (cases.length === 0) {
       withoutCase++;
