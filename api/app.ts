@@ -4,9 +4,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { Auth } from './auth.js';
 import { Catalog } from './catalog/index.js';
-import { eventLimitsOf, type Config } from './config.js';
+import { statfsSync } from 'node:fs';
+import { eventLimitsOf, limitName, type Config } from './config.js';
+import { openDescriptors, readFileLimit, storeBudget, type FileLimit } from './descriptors.js';
+import { TenantUsage } from './usage.js';
+import { usageThread, type UseMeter } from './usage-thread.js';
 import type { AppContext } from './context.js';
-import { clientError, frameworkError, installErrorBoundary } from './errors.js';
+import { ApiError, clientError, frameworkError, installErrorBoundary } from './errors.js';
+import { guardConnections, serverOptions, type ConnectionGuard } from './connections.js';
 import { ensureGlobalKey, type GlobalKeySource } from './global-key.js';
 import { docsRoutes } from './docs.js';
 import { webRoutes } from './web/serve.js';
@@ -43,6 +48,12 @@ export interface AppOptions {
   /** Defaults to <dataDir>/catalog.sqlite; closed with the app either way. */
   catalog?: Catalog;
   logger?: Logger;
+  /** The process's limit on open files (default: read from /proc/self/limits; null: none known). Tests inject one. */
+  fileLimit?: FileLimit | null;
+  /** Free space of the data directory's file system (default fs.statfsSync). Tests inject a full disk. */
+  statfs?: (dir: string) => { bavail: number; bsize: number };
+  /** Where projects' stored use is counted (default a thread of its own: api/usage-thread.ts). */
+  meter?: UseMeter;
 }
 
 export interface PcgApp {
@@ -56,6 +67,8 @@ export interface PcgApp {
   metrics: Metrics | undefined;
   /** Present when retention passes run (api/retention.ts). */
   retention: RetentionRunner | undefined;
+  /** Open sockets per client address (api/connections.ts). */
+  connections: ConnectionGuard;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -64,6 +77,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createApp(options: AppOptions): PcgApp {
   const { config } = options;
   const logger = options.logger ?? pino({ level: config.logLevel });
+  // Before anything is opened: a cap on open stores that the descriptor limit cannot hold is lowered, or refused.
+  const budget = storeBudget(config, options.fileLimit === undefined ? readFileLimit() : (options.fileLimit ?? undefined), openDescriptors() ?? 0);
+  if (budget.warning) logger.warn({ maxOpenStores: budget.maxOpenStores, configured: config.maxOpenStores }, budget.warning);
   const catalog =
     options.catalog ??
     Catalog.open(join(config.dataDir, 'catalog.sqlite'), {
@@ -73,9 +89,20 @@ export function createApp(options: AppOptions): PcgApp {
   // Metrics (made below, once the context exists) observe every applied batch.
   let observe: ApplyObserver | undefined;
   // The event limits reach every store the registry opens: HTTP ingestion, dataset uploads and the demo feed all apply through it.
-  const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20, limits: eventLimitsOf(config), observe: (...args) => observe?.(...args) });
+  const states = new ProjectRegistry(config.dataDir, {
+    maxOpen: budget.maxOpenStores,
+    cachedCases: config.cachedCases,
+    cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20,
+    limits: eventLimitsOf(config),
+    observe: (projectId, store, result, seconds) => {
+      usage.observe(projectId, store, result);
+      observe?.(projectId, store, result, seconds);
+    },
+  });
   const closing = new AbortController();
-  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), closing: closing.signal };
+  const meter = options.meter ? { measure: options.meter, close: async () => {} } : usageThread();
+  const usage = new TenantUsage({ catalog, states, config, logger }, meter.measure);
+  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), closing: closing.signal, usage };
   const globalKey = ensureGlobalKey(config, catalog);
   // The clusters of the configuration are the catalog's configured ones from now on (workers read them there).
   const clusters = catalog.clusters.syncConfigured(config.kafkaClusters);
@@ -94,11 +121,21 @@ export function createApp(options: AppOptions): PcgApp {
     // Router failures and requests Node rejects before routing leave in the error format too.
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
+    // Header, body, request and idle timeouts (api/connections.ts).
+    ...serverOptions(config),
+    // HEAD is answered on every GET route (the graph stream's answers its headers and ends: routes/graph.ts).
+    exposeHeadRoutes: true,
   });
+  const connections = guardConnections(app, config, logger);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // No response is sniffed as another type; set on the raw response so hijacked streams (SSE, MCP) carry it too.
     reply.raw.setHeader('x-content-type-options', 'nosniff');
+    // HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal was a bare 400 outside the error format.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      reply.header('connection', 'close');
+      throw new ApiError('missing_headers', 'the Host header is required');
+    }
   });
   app.addContentTypeParser(['application/x-ndjson', 'application/ndjson'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
   // Uploads arrive as a stream and are written to disk as they come (see routes/datasets.ts).
@@ -112,7 +149,12 @@ export function createApp(options: AppOptions): PcgApp {
   }
 
   let sources: SourceThread | undefined;
-  if (options.runSources ?? false) sources = startSourceThread(config, states, logger, (...args) => observe?.(...args));
+  if (options.runSources ?? false) {
+    sources = startSourceThread(config, states, logger, (projectId, store, result, seconds) => {
+      usage.observe(projectId, store, result);
+      observe?.(projectId, store, result, seconds);
+    });
+  }
   // Versions written by other processes (pcg worker) or the source thread reach graph streams too.
   states.watch(250);
   const pool = config.buildThreads > 0 ? documentPool({ threads: config.buildThreads, budgetMs: config.buildBudgetMs }) : undefined;
@@ -124,6 +166,15 @@ export function createApp(options: AppOptions): PcgApp {
     catalog.db.prepare('SELECT count(*) FROM tenant').get();
     return true;
   });
+  // A full disk fails every tenant's writes: not ready while the data directory's file system has less than the floor free.
+  const statfs = options.statfs ?? statfsSync;
+  if (config.minFreeDiskBytes > 0) {
+    health.add('disk', () => {
+      const { bavail, bsize } = statfs(config.dataDir);
+      const free = bavail * bsize;
+      return free >= config.minFreeDiskBytes ? true : `the data directory's file system has ${free} bytes free, under ${limitName('minFreeDiskBytes')} (${config.minFreeDiskBytes})`;
+    });
+  }
   if (sources) {
     const thread = sources;
     const says = { starting: 'is starting', stopping: 'is stopping', stopped: 'has stopped', failed: 'has failed' } as const;
@@ -163,11 +214,12 @@ export function createApp(options: AppOptions): PcgApp {
     await resumed;
     await sources?.close();
     await pool?.close();
+    await meter.close();
     states.close();
     catalog.close();
     metrics?.close();
   });
-  return { app, context, globalKey, routes, health, metrics, retention };
+  return { app, context, globalKey, routes, health, metrics, retention, connections };
 }
 
 /** The Fastify instance alone, for callers that need nothing else. */

@@ -20,6 +20,7 @@ const entries = {
   'workers/sources': 'api/workers/sources.mjs',
   'workers/build-document': 'api/workers/build-document.mjs',
   'workers/retract': 'api/workers/retract.mjs',
+  'workers/usage': 'api/workers/usage.mjs',
 };
 
 const noTsx = {

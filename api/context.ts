@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { ApiError } from './errors.js';
 import type { ProjectRegistry } from '../engine/projects/index.js';
 import type { LoopShare } from './loop-share.js';
+import type { TenantUsage } from './usage.js';
 
 /** What every route module needs: built once by buildApp. */
 export interface AppContext {
@@ -16,6 +17,8 @@ export interface AppContext {
   loopShare: LoopShare;
   /** Aborted as the app starts to close, before anything it uses is: long-lived answers (graph streams) end on it. */
   closing: AbortSignal;
+  /** What each tenant keeps, against its quotas (api/usage.ts). */
+  usage: TenantUsage;
 }
 
 export function notFound(what: string): never {

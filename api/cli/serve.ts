@@ -40,7 +40,15 @@ default local = 127.0.0.1:9092, granted to nobody but --demo's tenant) or the
 global key declares at /admin/kafka-clusters, each granted to its tenants.
 Limits (PCG_LIMIT_ID_BYTES, _ACTIVITY_BYTES, _ATTRIBUTE_VALUE_BYTES,
 _ATTRIBUTES_PER_EVENT, _EVENTS_PER_REQUEST, _PROJECTS_PER_TENANT,
-_SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES): see the README.
+_SOURCES_PER_PROJECT, _GRAPH_VERSIONS, _GRAPH_VERSIONS_BYTES,
+_BLOCKS_PER_NOTEBOOK), quotas per tenant (PCG_QUOTA_EVENTS_PER_TENANT,
+_DEAD_LETTERS_PER_TENANT, _DEAD_LETTER_BYTES_PER_TENANT, _RECORDS_PER_TENANT),
+connections (PCG_HEADERS_TIMEOUT_MS, PCG_BODY_TIMEOUT_MS, PCG_REQUEST_TIMEOUT_MS,
+PCG_IDLE_TIMEOUT_MS, PCG_CONNECTIONS_PER_ADDRESS, PCG_MAX_CONNECTIONS), pages
+(PCG_PAGE_SIZE, PCG_PAGE_SIZE_MAX), PCG_MCP_MAX_BATCH and the readiness disk
+floor (PCG_MIN_FREE_DISK_BYTES): see the README. At start the cap on open
+stores is checked against the limit on open files: lowered to fit, with a
+warning, or refused when not even 8 fit.
 `,
   options: {
     'data-dir': { type: 'string' },

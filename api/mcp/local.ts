@@ -4,6 +4,7 @@ import type { Auth, Principal } from '../auth.js';
 import type { Catalog, Permission } from '../catalog/index.js';
 import { retentionDaysOf, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
+import type { TenantUsage } from '../usage.js';
 import type { BlockAnswer, CasePage, CaseQuery, GraphAnswer, GraphViewAnswer, Identity, IngestAnswer, PcgBackend, ProjectInfo } from './backend.js';
 import { viewInProcess, type DocumentViewer } from './viewer.js';
 import { DEFAULT_MAX_CHARS, fitItems, offsetOf, type GraphViewRequest } from './views.js';
@@ -19,6 +20,8 @@ export interface LocalParts {
   auth: Auth;
   /** The server's default retention, shown for projects that set none (as the HTTP API answers). */
   config: Pick<Config, 'retentionDays'>;
+  /** The tenants' quotas, held by `ingest_events` as by the HTTP API (in `pcg serve`; `pcg mcp --data-dir` has none). */
+  usage?: TenantUsage;
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -149,6 +152,7 @@ export class LocalBackend implements PcgBackend {
 
   async ingest(projectId: string, events: unknown[]): Promise<IngestAnswer> {
     const id = this.project(projectId, 'write');
+    await this.parts.usage?.check(this.caller().tenantId, events.length);
     const { applied: _applied, ...result } = this.parts.states.ingest(id, { records: events, rejected: [] });
     return { projectId: id, ...result };
   }

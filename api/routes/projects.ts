@@ -6,7 +6,8 @@ import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { description, listOf, name, projectParams, projectSchema, retentionDays, tenantParams } from '../schemas.js';
+import { byCreation, CREATED, mapPage, pageOf, pageOfList, pageQuery } from '../paging.js';
+import { description, name, projectParams, projectSchema, retentionDays, tenantParams } from '../schemas.js';
 
 export const ingestResultSchema = z
   .object({
@@ -55,14 +56,16 @@ export function projectRoutes(ctx: AppContext) {
     route({
       method: 'GET',
       url: '/api/:tenantId/project',
-      summary: 'List the projects this key can see',
+      summary: 'List the projects this key can see, a page at a time',
       tag: 'projects',
       access: { tenant: 'read' },
       params: tenantParams,
-      response: listOf(projectSchema),
-      handler: ({ params, principal }) => {
+      query: pageQuery(ctx.config),
+      response: pageOf(projectSchema),
+      handler: ({ params, query, principal }) => {
         const scope = principal?.kind === 'tenant' ? principal.projectIds : null;
-        return { items: projects.list(params.tenantId).filter((p) => !scope || scope.includes(p.id)).map(withVersion) };
+        // Each project shown reads its data version (its store is opened): the page's projects only.
+        return mapPage(pageOfList(projects.list(params.tenantId).filter((p) => !scope || scope.includes(p.id)), query, CREATED, byCreation), withVersion);
       },
     }),
     route({
@@ -114,12 +117,14 @@ export function projectRoutes(ctx: AppContext) {
         .max(maxEvents)
         .describe(`wire events; invalid ones (an event over a PCG_LIMIT_* limit included) are rejected with their reason, the rest accepted; at most ${maxEvents} per request (${limitName('limitEventsPerRequest')})`),
       response: ingestResultSchema,
-      handler: ({ params, body, request }) => {
+      handler: async ({ params, body, request }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
         const batch = eventsOf(body, /ndjson/i.test(String(request.headers['content-type'] ?? '')));
         if (batch.records.length + batch.rejected.length > maxEvents) {
           throw new ApiError('payload_too_large', `limit ${limitName('limitEventsPerRequest')}: a request may carry at most ${maxEvents} events (this one has ${batch.records.length + batch.rejected.length})`);
         }
+        // The tenant's quotas (PCG_QUOTA_*): its projects' events, dead letters and their bytes.
+        await ctx.usage.check(params.tenantId, batch.records.length);
         const result = ctx.states.ingest(params.projectId, batch);
         const { applied: _applied, ...answer } = result;
         return answer;

@@ -23,12 +23,14 @@ describe('limits: configuration', () => {
       sources: defaults.limitSourcesPerProject,
       versions: defaults.limitGraphVersions,
       versionBytes: defaults.limitGraphVersionsBytes,
-    }).toEqual({ id: 512, activity: 1024, value: 65536, attributes: 1000, events: 100_000, projects: 1000, sources: 20, versions: 500, versionBytes: 256 * 1024 * 1024 });
+      blocks: defaults.limitBlocksPerNotebook,
+    }).toEqual({ id: 512, activity: 1024, value: 65536, attributes: 1000, events: 100_000, projects: 1000, sources: 20, versions: 500, versionBytes: 256 * 1024 * 1024, blocks: 100 });
     const names = Object.entries(configEnv).filter(([k]) => k.startsWith('limit'));
     expect(names.map(([, v]) => v).sort()).toEqual([
       'PCG_LIMIT_ACTIVITY_BYTES',
       'PCG_LIMIT_ATTRIBUTES_PER_EVENT',
       'PCG_LIMIT_ATTRIBUTE_VALUE_BYTES',
+      'PCG_LIMIT_BLOCKS_PER_NOTEBOOK',
       'PCG_LIMIT_EVENTS_PER_REQUEST',
       'PCG_LIMIT_GRAPH_VERSIONS',
       'PCG_LIMIT_GRAPH_VERSIONS_BYTES',
