@@ -4,9 +4,14 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { Auth } from './auth.js';
 import { Catalog } from './catalog/index.js';
-import { eventLimitsOf, type Config } from './config.js';
+import { statfsSync } from 'node:fs';
+import { eventLimitsOf, limitName, type Config } from './config.js';
+import { openDescriptors, readFileLimit, storeBudget, type FileLimit } from './descriptors.js';
+import { TenantUsage } from './usage.js';
+import { usageThread, type UseMeter } from './usage-thread.js';
 import type { AppContext } from './context.js';
-import { clientError, frameworkError, installErrorBoundary } from './errors.js';
+import { ApiError, clientError, frameworkError, installErrorBoundary } from './errors.js';
+import { guardConnections, serverOptions, type ConnectionGuard } from './connections.js';
 import { ensureGlobalKey, type GlobalKeySource } from './global-key.js';
 import { docsRoutes } from './docs.js';
 import { webRoutes } from './web/serve.js';
@@ -49,6 +54,12 @@ export interface AppOptions {
   /** Defaults to <dataDir>/catalog.sqlite; closed with the app either way. */
   catalog?: Catalog;
   logger?: Logger;
+  /** The process's limit on open files (default: read from /proc/self/limits; null: none known). Tests inject one. */
+  fileLimit?: FileLimit | null;
+  /** Free space of the data directory's file system (default fs.statfsSync). Tests inject a full disk. */
+  statfs?: (dir: string) => { bavail: number; bsize: number };
+  /** Where projects' stored use is counted (default a thread of its own: api/usage-thread.ts). */
+  meter?: UseMeter;
 }
 
 export interface PcgApp {
@@ -67,6 +78,8 @@ export interface PcgApp {
    * start): `pcg serve` calls it as it is told to stop, before the grace it gives other requests.
    */
   stopImports(): void;
+  /** Open sockets per client address (api/connections.ts). */
+  connections: ConnectionGuard;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -75,6 +88,9 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 export function createApp(options: AppOptions): PcgApp {
   const { config } = options;
   const logger = options.logger ?? pino({ level: config.logLevel });
+  // Before anything is opened: a cap on open stores that the descriptor limit cannot hold is lowered, or refused.
+  const budget = storeBudget(config, options.fileLimit === undefined ? readFileLimit() : (options.fileLimit ?? undefined), openDescriptors() ?? 0);
+  if (budget.warning) logger.warn({ maxOpenStores: budget.maxOpenStores, configured: config.maxOpenStores }, budget.warning);
   const catalog =
     options.catalog ??
     Catalog.open(join(config.dataDir, 'catalog.sqlite'), {
@@ -84,7 +100,16 @@ export function createApp(options: AppOptions): PcgApp {
   // Metrics (made below, once the context exists) observe every applied batch.
   let observe: ApplyObserver | undefined;
   // The event limits reach every store the registry opens: HTTP ingestion, dataset uploads and the demo feed all apply through it.
-  const states = new ProjectRegistry(config.dataDir, { maxOpen: config.maxOpenStores, cachedCases: config.cachedCases, cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20, limits: eventLimitsOf(config), observe: (...args) => observe?.(...args) });
+  const states = new ProjectRegistry(config.dataDir, {
+    maxOpen: budget.maxOpenStores,
+    cachedCases: config.cachedCases,
+    cachedCaseTextBytes: config.cachedCaseTextMiB * 2 ** 20,
+    limits: eventLimitsOf(config),
+    observe: (projectId, store, result, seconds) => {
+      usage.observe(projectId, store, result);
+      observe?.(projectId, store, result, seconds);
+    },
+  });
   const closing = new AbortController();
   // The request loop only routes: ingestion, builds and reads whose cost grows with a project run on the work
   // threads, handed out fairly among tenants (api/fair-queue.ts).
@@ -98,8 +123,21 @@ export function createApp(options: AppOptions): PcgApp {
           cachedCaseTextBytes: Math.ceil((config.cachedCaseTextMiB * 2 ** 20) / config.buildThreads),
         }, { eager: options.eagerThreads ?? false })
       : undefined;
-  const ingest = ingestion({ states, run: queue.run, ...(threads ? { threads } : {}), maxEvents: config.limitEventsPerRequest, observe: (...args) => observe?.(...args) });
-  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, queue, ingest, closing: closing.signal };
+  const meter = options.meter ? { measure: options.meter, close: async () => {} } : usageThread();
+  const usage = new TenantUsage({ catalog, states, config, logger }, meter.measure);
+  const ingest = ingestion({
+    states,
+    run: queue.run,
+    ...(threads ? { threads } : {}),
+    maxEvents: config.limitEventsPerRequest,
+    quota: usage,
+    // A batch applied on a work thread is counted as the registry counts one applied on the loop.
+    observe: (projectId, store, result, seconds) => {
+      usage.observe(projectId, store, result);
+      observe?.(projectId, store, result, seconds);
+    },
+  });
+  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, queue, ingest, closing: closing.signal, usage };
   const globalKey = ensureGlobalKey(config, catalog);
   // The clusters of the configuration are the catalog's configured ones from now on (workers read them there).
   const clusters = catalog.clusters.syncConfigured(config.kafkaClusters);
@@ -118,11 +156,21 @@ export function createApp(options: AppOptions): PcgApp {
     // Router failures and requests Node rejects before routing leave in the error format too.
     frameworkErrors: frameworkError,
     clientErrorHandler: clientError,
+    // Header, body, request and idle timeouts (api/connections.ts).
+    ...serverOptions(config),
+    // HEAD is answered on every GET route (the graph stream's answers its headers and ends: routes/graph.ts).
+    exposeHeadRoutes: true,
   });
+  const connections = guardConnections(app, config, logger);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // No response is sniffed as another type; set on the raw response so hijacked streams (SSE, MCP) carry it too.
     reply.raw.setHeader('x-content-type-options', 'nosniff');
+    // HTTP/1.1 requires Host (RFC 9112, 3.2); Node's own refusal was a bare 400 outside the error format.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      reply.header('connection', 'close');
+      throw new ApiError('missing_headers', 'the Host header is required');
+    }
   });
   app.addContentTypeParser(['application/x-ndjson', 'application/ndjson'], { parseAs: 'string' }, (_req, body, done) => done(null, body));
   // Uploads arrive as a stream and are written to disk as they come (see routes/datasets.ts).
@@ -136,7 +184,12 @@ export function createApp(options: AppOptions): PcgApp {
   }
 
   let sources: SourceThread | undefined;
-  if (options.runSources ?? false) sources = startSourceThread(config, states, logger, (...args) => observe?.(...args));
+  if (options.runSources ?? false) {
+    sources = startSourceThread(config, states, logger, (projectId, store, result, seconds) => {
+      usage.observe(projectId, store, result);
+      observe?.(projectId, store, result, seconds);
+    });
+  }
   // Versions written by other processes (pcg worker) or the source thread reach graph streams too.
   states.watch(250);
   const pool = threads ? documentPool({ threads, queue, budgetMs: config.buildBudgetMs, tenantOf: (id) => catalog.projects.tenantOf(id) ?? '' }) : undefined;
@@ -148,6 +201,15 @@ export function createApp(options: AppOptions): PcgApp {
     catalog.db.prepare('SELECT count(*) FROM tenant').get();
     return true;
   });
+  // A full disk fails every tenant's writes: not ready while the data directory's file system has less than the floor free.
+  const statfs = options.statfs ?? statfsSync;
+  if (config.minFreeDiskBytes > 0) {
+    health.add('disk', () => {
+      const { bavail, bsize } = statfs(config.dataDir);
+      const free = bavail * bsize;
+      return free >= config.minFreeDiskBytes ? true : `the data directory's file system has ${free} bytes free, under ${limitName('minFreeDiskBytes')} (${config.minFreeDiskBytes})`;
+    });
+  }
   if (sources) {
     const thread = sources;
     const says = { starting: 'is starting', stopping: 'is stopping', stopped: 'has stopped', failed: 'has failed' } as const;
@@ -192,11 +254,12 @@ export function createApp(options: AppOptions): PcgApp {
     queue.close();
     await pool?.close();
     await threads?.close();
+    await meter.close();
     states.close();
     catalog.close();
     metrics?.close();
   });
-  return { app, context, globalKey, routes, health, metrics, retention, stopImports: () => datasetImports.stop() };
+  return { app, context, globalKey, routes, health, metrics, retention, connections, stopImports: () => datasetImports.stop() };
 }
 
 /** The Fastify instance alone, for callers that need nothing else. */

@@ -21,6 +21,7 @@ const entries = {
   'workers/work': 'api/workers/work.mjs',
   'workers/retract': 'api/workers/retract.mjs',
   'workers/check-upload': 'api/workers/check-upload.mjs',
+  'workers/usage': 'api/workers/usage.mjs',
 };
 
 const noTsx = {

@@ -40,7 +40,7 @@ const kafkaClusters = z
     return parsed.data;
   });
 
-export const configSchema = z.object({
+const settings = z.object({
   dataDir: z.string().min(1).default('./data').transform((d) => resolve(d)),
   host: z.string().min(1).default('127.0.0.1'),
   port: intIn(0, 65535).default(8080),
@@ -67,7 +67,7 @@ export const configSchema = z.object({
   tenantQueue: intIn(1, 100_000).default(16),
   /** A document build taking longer than this is aborted (503). */
   buildBudgetMs: intIn(1000, 3_600_000).default(120_000),
-  /** Project state files open at once (each holds three file descriptors); the least recently used is closed past it. */
+  /** Project state files open at once (each holds four file descriptors: api/descriptors.ts); the least recently used is closed past it. Lowered at start to fit the descriptor limit. */
   maxOpenStores: intIn(8, 100_000).default(256),
   /** Case folds all open project stores may cache together (each store keeps at most 100k): memory bounded whatever the number of busy projects. */
   cachedCases: intIn(0, 100_000_000).default(300_000),
@@ -140,7 +140,45 @@ export const configSchema = z.object({
   limitGraphVersions: intIn(1, 1_000_000).default(500),
   /** Bytes of the graph documents kept per project: the oldest go first; a larger document alone is served but not kept. */
   limitGraphVersionsBytes: intIn(1024, 2 ** 40).default(256 * 1024 * 1024),
+  /** Blocks of one notebook: one more is 422 limit_exceeded, and a notebook past it (made before) is not run. */
+  limitBlocksPerNotebook: intIn(1, 100_000).default(100),
+  // Quotas per tenant (PCG_QUOTA_*; 0: none): what a tenant keeps, over all its projects (api/usage.ts). A write past one is 422.
+  /** Events a tenant's projects keep (rows of their stores; pruned events no longer count). */
+  quotaEvents: intIn(0, 2 ** 50).default(50_000_000),
+  /** Dead letters a tenant's projects keep. */
+  quotaDeadLetters: intIn(0, 2 ** 50).default(1_000_000),
+  /** Stored bytes of those dead letters (the refused record and the message's own bytes, each at most 64 KiB). */
+  quotaDeadLetterBytes: intIn(0, 2 ** 50).default(1024 * 1024 * 1024),
+  /** Catalog records of a tenant: investigations, notebooks, blocks and dashboards together. */
+  quotaRecords: intIn(0, 100_000_000).default(10_000),
+  // Lists (api/paging.ts): every list answers a page, `limit` items at most, and the cursor of the next.
+  /** Items of a page when the request gives no `limit`. */
+  pageSize: intIn(1, 100_000).default(100),
+  /** The largest `limit` a request may ask. */
+  pageSizeMax: intIn(1, 100_000).default(1000),
+  /** JSON-RPC messages of one MCP batch: more is 413; each message costs a rate-limit token. */
+  mcpMaxBatch: intIn(1, 10_000).default(20),
+  // Connections (api/connections.ts): slow or idle clients lose their socket, and one address holds a bounded number.
+  /** A request's headers must have arrived this long after its first byte (else 408 and the socket closes). */
+  headersTimeoutMs: intIn(50, 600_000).default(10_000),
+  /** A request's body (dataset uploads excepted) must have arrived this long after its headers (else 408 and the socket closes). */
+  bodyTimeoutMs: intIn(50, 3_600_000).default(30_000),
+  /** No request, uploads included, may take longer than this to arrive, headers and body (node's requestTimeout). */
+  requestTimeoutMs: intIn(50, 86_400_000).default(3_600_000),
+  /** A socket on which neither side sent a byte this long while the server waits for the client is closed (graph streams and requests being answered are not idle). */
+  idleTimeoutMs: intIn(50, 3_600_000).default(60_000),
+  /** Connections open at once from one client address; a new one past it is closed at once (0: no cap; behind a proxy every client has its address). */
+  connectionsPerAddress: intIn(0, 1_000_000).default(64),
+  /** Connections open at once, all clients together: a new one past it is closed at once. Part of the descriptor budget (api/descriptors.ts). */
+  maxConnections: intIn(1, 1_000_000).default(256),
+  /** Free bytes of the data directory's file system under which `GET /health/ready` answers 503 (0: not checked). */
+  minFreeDiskBytes: intIn(0, 2 ** 50).default(1024 * 1024 * 1024),
 });
+
+export const configSchema = settings
+  // Node refuses a header timeout longer than the whole request's.
+  .refine((c) => c.headersTimeoutMs <= c.requestTimeoutMs, { path: ['headersTimeoutMs'], message: 'must be at most PCG_REQUEST_TIMEOUT_MS' })
+  .refine((c) => c.pageSize <= c.pageSizeMax, { path: ['pageSize'], message: 'must be at most PCG_PAGE_SIZE_MAX' });
 
 export type Config = Readonly<z.output<typeof configSchema>>;
 export type ConfigInput = z.input<typeof configSchema>;
@@ -190,6 +228,21 @@ export const configEnv: Record<keyof ConfigInput, string> = {
   limitSourcesPerProject: 'PCG_LIMIT_SOURCES_PER_PROJECT',
   limitGraphVersions: 'PCG_LIMIT_GRAPH_VERSIONS',
   limitGraphVersionsBytes: 'PCG_LIMIT_GRAPH_VERSIONS_BYTES',
+  limitBlocksPerNotebook: 'PCG_LIMIT_BLOCKS_PER_NOTEBOOK',
+  quotaEvents: 'PCG_QUOTA_EVENTS_PER_TENANT',
+  quotaDeadLetters: 'PCG_QUOTA_DEAD_LETTERS_PER_TENANT',
+  quotaDeadLetterBytes: 'PCG_QUOTA_DEAD_LETTER_BYTES_PER_TENANT',
+  quotaRecords: 'PCG_QUOTA_RECORDS_PER_TENANT',
+  pageSize: 'PCG_PAGE_SIZE',
+  pageSizeMax: 'PCG_PAGE_SIZE_MAX',
+  mcpMaxBatch: 'PCG_MCP_MAX_BATCH',
+  headersTimeoutMs: 'PCG_HEADERS_TIMEOUT_MS',
+  bodyTimeoutMs: 'PCG_BODY_TIMEOUT_MS',
+  requestTimeoutMs: 'PCG_REQUEST_TIMEOUT_MS',
+  idleTimeoutMs: 'PCG_IDLE_TIMEOUT_MS',
+  connectionsPerAddress: 'PCG_CONNECTIONS_PER_ADDRESS',
+  maxConnections: 'PCG_MAX_CONNECTIONS',
+  minFreeDiskBytes: 'PCG_MIN_FREE_DISK_BYTES',
 };
 
 /** The setting's name, for messages that name a limit ("limit PCG_LIMIT_PROJECTS_PER_TENANT: …"). */
@@ -238,7 +291,7 @@ export function readEventLimits(env: NodeJS.ProcessEnv = process.env): EventLimi
     const value = env[configEnv[key]];
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  const parsed = configSchema.pick(eventLimitKeys).safeParse(raw);
+  const parsed = settings.pick(eventLimitKeys).safeParse(raw);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error.issues));
   return eventLimitsOf(parsed.data);
 }
@@ -253,7 +306,7 @@ export function readRetentionConfig(env: NodeJS.ProcessEnv = process.env): Reten
     const value = env[configEnv[key]];
     if (value !== undefined && value !== '') raw[key] = value;
   }
-  const parsed = configSchema.pick(retentionKeys).safeParse(raw);
+  const parsed = settings.pick(retentionKeys).safeParse(raw);
   if (!parsed.success) throw new ConfigError(describeIssues(parsed.error.issues));
   return Object.freeze(parsed.data);
 }

@@ -6,6 +6,7 @@ import type { ProjectRegistry } from '../engine/projects/index.js';
 import type { LoopShare } from './loop-share.js';
 import type { FairQueue, FairRun } from './fair-queue.js';
 import type { Ingest } from './ingestion.js';
+import type { TenantUsage } from './usage.js';
 
 /** What every route module needs: built once by buildApp. */
 export interface AppContext {
@@ -27,6 +28,8 @@ export interface AppContext {
   ingest: Ingest;
   /** Aborted as the app starts to close, before anything it uses is: long-lived answers (graph streams) end on it. */
   closing: AbortSignal;
+  /** What each tenant keeps, against its quotas (api/usage.ts). */
+  usage: TenantUsage;
 }
 
 export function notFound(what: string): never {

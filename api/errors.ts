@@ -17,6 +17,7 @@ export const apiErrorCodes = {
   forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
   limit_exceeded: 422,
@@ -105,18 +106,42 @@ export function frameworkError(error: unknown, request: FastifyRequest, reply: F
   return sendError(reply, request, toApiError(error));
 }
 
+const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large' };
+
+/**
+ * An answer in the error format written straight to a socket no request owns (Node refused the request
+ * before routing, or it took too long to arrive), then the socket is closed: a client that stopped
+ * sending must not keep its descriptor. Nothing is written when a response already began on it.
+ */
+export function answerSocket(socket: import('node:net').Socket, status: number, code: ApiErrorCode, message: string): void {
+  const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const id = randomUUID();
+  const body = JSON.stringify(errorBody(code, message, id));
+  socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`);
+  // Ended, not destroyed at once: bytes the client sent that were not read would make the close a reset, which
+  // can take the answer with it. But a client that never closes its half does not keep the descriptor either.
+  const linger = setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  socket.once('close', () => clearTimeout(linger));
+}
+
+/** How long a socket answered and ended here waits for its client to close before it is destroyed. */
+export const LINGER_MS = 2000;
+
 /**
  * Fastify's `clientErrorHandler`: requests Node rejects before any route (headers over the limit,
- * a malformed request line) still get the error format, with a fresh request id.
+ * a malformed request line, headers or a whole request slower than its timeout) still get the error
+ * format, with a fresh request id.
  */
 export function clientError(error: Error & { code?: string }, socket: import('node:net').Socket): void {
-  if (!socket.writable) return;
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const id = randomUUID();
-  const body = JSON.stringify(errorBody(tooLarge ? 'payload_too_large' : 'validation_failed', tooLarge ? 'the request headers are larger than allowed' : 'the request is malformed', id));
-  socket.end(
-    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\nconnection: close\r\n\r\n${body}`,
-  );
+  if (socket.destroyed) return;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') return answerSocket(socket, 408, 'request_timeout', 'the request did not arrive in time');
+  if (error.code === 'HPE_HEADER_OVERFLOW') return answerSocket(socket, 431, 'payload_too_large', 'the request headers are larger than allowed');
+  if (error.code === 'ECONNRESET') return void socket.destroy();
+  answerSocket(socket, 400, 'validation_failed', 'the request is malformed');
 }
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {

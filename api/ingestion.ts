@@ -20,6 +20,13 @@ export interface IngestionOptions {
   /** PCG_LIMIT_EVENTS_PER_REQUEST. */
   maxEvents: number;
   observe?: ApplyObserver;
+  /** The tenants' event quotas (api/usage.ts): `room` before the body is parsed, `check` with a count to refuse in the quota's words. */
+  quota?: Quota;
+}
+
+export interface Quota {
+  room(tenantId: string): Promise<number>;
+  check(tenantId: string, events: number): Promise<void>;
 }
 
 /**
@@ -37,8 +44,13 @@ export interface IngestionOptions {
  * 503 (`state_busy`), as before.
  */
 export function ingestion(options: IngestionOptions): Ingest {
-  const { states, run, threads, maxEvents, observe } = options;
-  return (tenantId, projectId, input, signal) => {
+  const { states, run, threads, maxEvents, observe, quota } = options;
+  return async (tenantId, projectId, input, signal) => {
+    // The quotas (PCG_QUOTA_*): records already parsed are counted here; a body's events are counted where it is
+    // parsed, against the room its tenant's quota leaves, and a body past it asks the quota again with its count
+    // (which refuses in the quota's words, or, measured afresh, lets it through).
+    if ('records' in input) await quota?.check(tenantId, input.records.length);
+    const room = 'records' in input || !quota ? Number.POSITIVE_INFINITY : await quota.room(tenantId);
     // Opened (made) here first: a project's first batch finds its file there, and a deleted project is never made again by a thread.
     states.store(projectId);
     return run(
@@ -47,10 +59,26 @@ export function ingestion(options: IngestionOptions): Ingest {
       'ingest',
       async (slot) => {
         if (states.isAway(projectId)) throw new EngineError('state_busy', `project ${projectId} is taking back a dataset's events; write again shortly`);
-        if (!threads) return states.ingest(projectId, 'records' in input ? { records: input.records, rejected: [] } : readIngestBody(input.body, input.ndjson, maxEvents));
+        if (!threads) {
+          const batch = 'records' in input ? { records: input.records, rejected: [] } : readIngestBody(input.body, input.ndjson, maxEvents);
+          if (batch.records.length > room) await quota?.check(tenantId, batch.records.length);
+          return states.ingest(projectId, batch);
+        }
         const file = states.fileOf(projectId);
-        const task: IngestTask = 'records' in input ? { file, records: input.records } : { file, body: input.body, ndjson: input.ndjson, maxEvents };
-        const { result, seconds } = unwrap(await threads.run<WorkOutcome<Applied>>(slot, { ingest: task }));
+        const apply = async (room: number) => {
+          const task: IngestTask = 'records' in input ? { file, records: input.records } : { file, body: input.body, ndjson: input.ndjson, maxEvents, room };
+          return unwrap(await threads.run<WorkOutcome<Applied>>(slot, { ingest: task }));
+        };
+        let applied: Applied;
+        try {
+          applied = await apply(room);
+        } catch (error) {
+          const over = (error as { overQuota?: number }).overQuota;
+          if (over === undefined) throw error;
+          await quota?.check(tenantId, over);
+          applied = await apply(Number.POSITIVE_INFINITY);
+        }
+        const { result, seconds } = applied;
         observe?.(projectId, 'project', result, seconds);
         // Graph streams hear of the new version (the registry reads it from the file, once per version).
         if (result.applied) states.announce(projectId);

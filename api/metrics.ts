@@ -144,10 +144,10 @@ export function createMetrics(ctx: AppContext): Metrics {
   });
   new Gauge({
     name: 'pcg_max_open_project_stores',
-    help: 'The cap on open project state files (PCG_MAX_OPEN_STORES; least recently used closed first)',
+    help: 'The cap on open project state files (PCG_MAX_OPEN_STORES, or lower to fit the descriptor limit; least recently used closed first)',
     registers,
     collect() {
-      this.set(ctx.config.maxOpenStores);
+      this.set(ctx.states.maxOpen);
     },
   });
 

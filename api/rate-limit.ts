@@ -16,8 +16,8 @@ export class RateLimiter {
     private readonly clock: () => number = Date.now,
   ) {}
 
-  /** Undefined when allowed, otherwise the seconds to wait. */
-  take(key: string): number | undefined {
+  /** Takes `cost` tokens (a request, or each call of an MCP batch) at once, or none: undefined when allowed, otherwise the seconds to wait. */
+  take(key: string, cost = 1): number | undefined {
     if (this.burst <= 0) return undefined;
     const t = this.clock();
     if (this.buckets.size >= this.sweepAbove) this.sweep(t);
@@ -25,11 +25,11 @@ export class RateLimiter {
     b.tokens = Math.min(this.burst, b.tokens + ((t - b.at) / 1000) * this.perSecond);
     b.at = t;
     this.buckets.set(key, b);
-    if (b.tokens >= 1) {
-      b.tokens -= 1;
+    if (b.tokens >= cost) {
+      b.tokens -= cost;
       return undefined;
     }
-    return this.perSecond > 0 ? Math.ceil((1 - b.tokens) / this.perSecond) : 60;
+    return this.perSecond > 0 ? Math.ceil((cost - b.tokens) / this.perSecond) : 60;
   }
 
   /** Buckets held (for tests). */

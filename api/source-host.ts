@@ -16,6 +16,8 @@ export interface SourceHostOptions {
   observe?: ApplyObserver;
   /** How often the catalog is read for new, paused and deleted sources (default 1 s). */
   pollMs?: number;
+  /** Partition states open at once (default the registry's): `pcg serve` hands its own cap, checked against the descriptor limit. */
+  maxOpen?: number;
 }
 
 export interface SourceHost {
@@ -34,7 +36,11 @@ export interface SourceHost {
 export function hostSources(options: SourceHostOptions): SourceHost {
   const file = join(options.dataDir, 'catalog.sqlite');
   const catalog = Catalog.open(file, options.sourceSecretKey ? { secrets: new SecretBox(options.sourceSecretKey) } : {});
-  const registry = new ProjectRegistry(options.dataDir, { limits: eventLimits(options.limits ?? {}), ...(options.observe ? { observe: options.observe } : {}) });
+  const registry = new ProjectRegistry(options.dataDir, {
+    limits: eventLimits(options.limits ?? {}),
+    ...(options.observe ? { observe: options.observe } : {}),
+    ...(options.maxOpen ? { maxOpen: options.maxOpen } : {}),
+  });
   const workerId = `${hostname()}:${process.pid}${threadId ? `:${threadId}` : ''}`;
   // Consuming, mapping and validating on a thread of its own while this one writes: the second core for streams.
   const consumers = new ConsumerThread(registry, options.log);

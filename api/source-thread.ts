@@ -22,7 +22,8 @@ const STOP_MS = 15_000;
  */
 export function startSourceThread(config: Config, registry: ProjectRegistry, logger: Logger, observe?: ApplyObserver): SourceThread {
   const worker = new Worker(new URL('./workers/sources.mjs', import.meta.url), {
-    workerData: { dataDir: config.dataDir, sourceSecretKey: config.sourceSecretKey, limits: { ...eventLimitsOf(config) } },
+    // The request thread's cap on open stores (api/descriptors.ts budgets both registries' stores).
+    workerData: { dataDir: config.dataDir, sourceSecretKey: config.sourceSecretKey, limits: { ...eventLimitsOf(config) }, maxOpen: registry.maxOpen },
     resourceLimits: INGEST_HEAP,
   });
   const pending = new Set<string>();

@@ -11,7 +11,10 @@ import { answerViewTask, type ViewTask } from './mcp/viewer.js';
 import type { WorkThreadData } from './work-threads.js';
 
 /** A batch for a project's own store: the request's body as it came (parsed here), or records already parsed (MCP's tool). */
-export type IngestTask = { file: string; position?: Position } & ({ body: Uint8Array | string; ndjson: boolean; maxEvents: number } | { records: unknown[] });
+export type IngestTask = { file: string; position?: Position } & (
+  | { body: Uint8Array | string; ndjson: boolean; maxEvents: number; /** Events the tenant's quota leaves room for: more are not applied. */ room: number }
+  | { records: unknown[] }
+);
 
 /** What a work thread is asked: apply a batch, build a document, answer a query over the cases, or view documents. */
 export type WorkTask =
@@ -25,7 +28,9 @@ export type WorkFailure =
   | { kind: 'api'; code: ApiErrorCode; message: string; headers: Record<string, string> }
   | { kind: 'engine'; code: EngineError['code']; message: string }
   | { kind: 'sqlite'; code: string; message: string }
-  | { kind: 'gone'; message: string };
+  | { kind: 'gone'; message: string }
+  /** A body with more events than its tenant's quota left room for: nothing applied; the loop asks the quota again. */
+  | { kind: 'quota'; events: number; message: string };
 
 export type WorkOutcome<T> = { ok: T } | { error: WorkFailure };
 
@@ -69,6 +74,7 @@ function ingest(task: IngestTask): Applied {
   // A project deleted while its batch waited: its folder is not made again.
   if (!existsSync(task.file)) throw Object.assign(new Error('the project is gone'), { gone: true });
   const batch: Batch = 'records' in task ? { records: task.records } : readIngestBody(task.body, task.ndjson, task.maxEvents);
+  if ('room' in task && batch.records.length > task.room) throw new OverQuota(batch.records.length);
   const applied = files.apply(task.file, batch, task.position);
   // After the answer has left: the merge a batch made due never delays the batch's own request.
   setImmediate(() => {
@@ -81,7 +87,14 @@ function ingest(task: IngestTask): Applied {
   return applied;
 }
 
+class OverQuota extends Error {
+  constructor(readonly events: number) {
+    super(`${events} events pass the tenant's quota`);
+  }
+}
+
 function failure(error: unknown): WorkFailure {
+  if (error instanceof OverQuota) return { kind: 'quota', events: error.events, message: error.message };
   if (error instanceof ApiError) return { kind: 'api', code: error.code, message: error.message, headers: error.headers };
   if (error instanceof EngineError) return { kind: 'engine', code: error.code, message: error.message };
   const e = error as Error & { code?: unknown; gone?: boolean };
@@ -97,5 +110,6 @@ export function unwrap<T>(outcome: WorkOutcome<T>): T {
   if (f.kind === 'api') throw new ApiError(f.code, f.message, f.headers);
   if (f.kind === 'engine') throw new EngineError(f.code, f.message);
   if (f.kind === 'gone') throw new ApiError('not_found', 'project not found');
+  if (f.kind === 'quota') throw Object.assign(new Error(f.message), { overQuota: f.events });
   throw Object.assign(new Error(f.message), { code: f.code });
 }

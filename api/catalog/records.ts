@@ -49,8 +49,15 @@ export class RecordTable {
       list: db.prepare<[string, string, string | null], Row>(
         `SELECT ${recordCols} FROM ${kind} WHERE tenant_id = ? AND project_id = ? AND parent_id IS ? ORDER BY position, created_at, id`,
       ),
+      // A page in list order, after the key (position, created_at, id) of the previous page's last record.
+      page: db.prepare<[string, string, string | null, number, string, string, number], Row>(
+        `SELECT ${recordCols} FROM ${kind} WHERE tenant_id = ? AND project_id = ? AND parent_id IS ? AND (position, created_at, id) > (?, ?, ?) ORDER BY position, created_at, id LIMIT ?`,
+      ),
       update: db.prepare(`UPDATE ${kind} SET name = ?, body = ?, position = ?, updated_at = ? WHERE tenant_id = ? AND project_id = ? AND id = ?`),
       delete: db.prepare(`DELETE FROM ${kind} WHERE tenant_id = ? AND project_id = ? AND id = ?`),
+      // Through the project index: the tenant's own rows are read, not every tenant's.
+      countOfTenant: db.prepare<[string], number>(`SELECT count(*) FROM ${kind} WHERE project_id IN (SELECT id FROM project WHERE tenant_id = ?)`).pluck(),
+      count: db.prepare<[string, string, string | null], number>(`SELECT count(*) FROM ${kind} WHERE tenant_id = ? AND project_id = ? AND parent_id IS ?`).pluck(),
     };
   }
 
@@ -66,6 +73,22 @@ export class RecordTable {
   }
   list(tenantId: string, projectId: string, parentId: string | null = null): ProjectRecord[] {
     return this.q.list.all(tenantId, projectId, parentId).map(record);
+  }
+  /**
+   * Up to `limit` records in list order after the sort key `after` ([position, createdAt, id] of a record;
+   * omitted: from the first): one index seek, however deep the page.
+   */
+  page(tenantId: string, projectId: string, parentId: string | null, after: readonly (string | number)[] | undefined, limit: number): ProjectRecord[] {
+    const [position, createdAt, id] = (after ?? [-1, '', '']) as [number, string, string];
+    return this.q.page.all(tenantId, projectId, parentId, position, createdAt, id, limit).map(record);
+  }
+  /** Records of this kind in a tenant's projects. */
+  countOfTenant(tenantId: string): number {
+    return this.q.countOfTenant.get(tenantId)!;
+  }
+  /** Records of this kind under one parent (a notebook's blocks), or at the top of a project. */
+  count(tenantId: string, projectId: string, parentId: string | null = null): number {
+    return this.q.count.get(tenantId, projectId, parentId)!;
   }
   update(tenantId: string, projectId: string, id: string, change: { name?: string | undefined; body?: object | undefined; position?: number | undefined }): ProjectRecord | undefined {
     const old = this.get(tenantId, projectId, id);

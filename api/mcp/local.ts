@@ -4,6 +4,7 @@ import type { Auth, Principal } from '../auth.js';
 import type { Catalog, Permission } from '../catalog/index.js';
 import { retentionDaysOf, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
+import type { TenantUsage } from '../usage.js';
 import type { BlockAnswer, CasePage, CaseQuery, GraphAnswer, GraphViewAnswer, Identity, IngestAnswer, PcgBackend, ProjectInfo } from './backend.js';
 import { viewInProcess, type DocumentViewer } from './viewer.js';
 import type { Ingest } from '../ingestion.js';
@@ -22,6 +23,8 @@ export interface LocalParts {
   auth: Auth;
   /** The server's default retention, shown for projects that set none (as the HTTP API answers). */
   config: Pick<Config, 'retentionDays'>;
+  /** The tenants' quotas, held by `ingest_events` as by the HTTP API (in `pcg serve`; `pcg mcp --data-dir` has none). */
+  usage?: TenantUsage;
 }
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -153,7 +156,13 @@ export class LocalBackend implements PcgBackend {
   async ingest(projectId: string, events: unknown[]): Promise<IngestAnswer> {
     const id = this.project(projectId, 'write');
     const tenantId = this.caller().tenantId;
-    const applied = this.parts.ingest ? await this.parts.ingest(tenantId, id, { records: events }) : this.parts.states.ingest(id, { records: events, rejected: [] });
+    // The tenant's quotas are checked by the ingestion (api/ingestion.ts), or here when the tool applies directly.
+    let applied;
+    if (this.parts.ingest) applied = await this.parts.ingest(tenantId, id, { records: events });
+    else {
+      await this.parts.usage?.check(tenantId, events.length);
+      applied = this.parts.states.ingest(id, { records: events, rejected: [] });
+    }
     const { applied: _applied, ...result } = applied;
     return { projectId: id, ...result };
   }

@@ -118,8 +118,20 @@ export class RemoteBackend implements PcgBackend {
     return `/api/${await this.tenant()}/project/${encodeURIComponent(lower(projectId))}`;
   }
 
+  /** Every page of one of the service's lists (api/paging.ts), in order. */
+  private async all<T>(path: string): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: T[]; nextCursor?: string | null } = await this.json('GET', cursor ? `${path}?cursor=${encodeURIComponent(cursor)}` : path);
+      items.push(...page.items);
+      cursor = page.nextCursor ?? null;
+    } while (cursor);
+    return items;
+  }
+
   async listProjects(): Promise<ProjectInfo[]> {
-    return (await this.json<{ items: ProjectInfo[] }>('GET', `/api/${await this.tenant()}/project`)).items;
+    return this.all<ProjectInfo>(`/api/${await this.tenant()}/project`);
   }
 
   async graph(projectId: string, version?: number): Promise<GraphAnswer> {
@@ -138,7 +150,7 @@ export class RemoteBackend implements PcgBackend {
   }
 
   async versions(projectId: string): Promise<{ dataVersion: number; createdAt: string }[]> {
-    return (await this.json<{ items: { dataVersion: number; createdAt: string }[] }>('GET', `${await this.projectPath(projectId)}/graph/versions`)).items;
+    return this.all<{ dataVersion: number; createdAt: string }>(`${await this.projectPath(projectId)}/graph/versions`);
   }
 
   cases(projectId: string, query: CaseQuery): Promise<CasePage> {

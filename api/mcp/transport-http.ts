@@ -4,6 +4,7 @@ import type { CaseReads, Graphs } from '../../engine/projects/index.js';
 import type { DocumentViewer } from './viewer.js';
 import { Auth, type Principal } from '../auth.js';
 import type { AppContext } from '../context.js';
+import { limitName } from '../config.js';
 import { ApiError } from '../errors.js';
 import { RateLimiter } from '../rate-limit.js';
 import { LocalBackend } from './local.js';
@@ -22,8 +23,9 @@ export const MCP_PATH = '/mcp';
 export function mountMcp(app: FastifyInstance, context: AppContext, graphs: Graphs, cases: CaseReads, views?: DocumentViewer): void {
   const { config, catalog, states, logger } = context;
   // The same key checks as the routes; a bucket of its own per key for MCP requests.
-  const auth = new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond));
-  const parts = { catalog, states, graphs, cases, ingest: context.ingest, ...(views ? { views } : {}), auth, config };
+  const limiter = new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond);
+  const auth = new Auth(catalog, limiter);
+  const parts = { catalog, states, graphs, cases, ingest: context.ingest, ...(views ? { views } : {}), auth, config, usage: context.usage };
 
   app.route({
     method: 'POST',
@@ -32,6 +34,21 @@ export function mountMcp(app: FastifyInstance, context: AppContext, graphs: Grap
       const principal = auth.authenticate(request, { tenant: 'read' });
       if (principal.kind !== 'tenant') throw new ApiError('forbidden', 'the MCP endpoint takes a tenant API key, not the global key');
       (request as FastifyRequest & { mcpPrincipal?: Principal }).mcpPrincipal = principal;
+    },
+    // A JSON-RPC batch is as many calls as it has messages: each costs a token (the request's first one was
+    // taken above), all at once or none, and a batch is at most PCG_MCP_MAX_BATCH messages (a batch of 100
+    // tool calls once cost one token and answered 6.1 MB).
+    preHandler: async (request) => {
+      if (!Array.isArray(request.body)) return;
+      const n = request.body.length;
+      const most = config.rateLimitBurst > 0 ? Math.min(config.mcpMaxBatch, config.rateLimitBurst) : config.mcpMaxBatch;
+      if (n > most) {
+        const which = most === config.mcpMaxBatch ? limitName('mcpMaxBatch') : limitName('rateLimitBurst');
+        throw new ApiError('payload_too_large', `limit ${which}: a JSON-RPC batch may carry at most ${most} messages (this one has ${n})`);
+      }
+      const principal = (request as FastifyRequest & { mcpPrincipal?: Principal }).mcpPrincipal!;
+      const wait = n > 1 ? limiter.take(principal.keyId, n - 1) : undefined;
+      if (wait !== undefined) throw new ApiError('rate_limited', `a batch of ${n} calls costs ${n} requests of this key's rate limit; retry later`, { 'retry-after': String(wait) });
     },
     handler: async (request, reply) => {
       const principal = (request as FastifyRequest & { mcpPrincipal?: Principal }).mcpPrincipal!;

@@ -5,7 +5,8 @@ import { issuerOf } from '../auth.js';
 import { cappedExpiry } from '../catalog/index.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { apiKeySchema, createdGlobalApiKeySchema, expiresAtInput, globalApiKeySchema, guid, listOf, name } from '../schemas.js';
+import { byCreation, CREATED, pageOf, pageOfList, pageQuery } from '../paging.js';
+import { apiKeySchema, createdGlobalApiKeySchema, expiresAtInput, globalApiKeySchema, guid, name } from '../schemas.js';
 
 const globalKeyBody = z.object({ name, expiresAt: expiresAtInput.optional() }).strict();
 const globalKeyParams = z.object({ id: guid });
@@ -39,11 +40,12 @@ export function adminRoutes(ctx: AppContext) {
     route({
       method: 'GET',
       url: '/admin/global-api-keys',
-      summary: 'List the global keys, revoked and expired ones included, without secrets',
+      summary: 'List the global keys, revoked and expired ones included, without secrets, a page at a time',
       tag: 'admin',
       access: 'global',
-      response: listOf(globalApiKeySchema),
-      handler: () => ({ items: keys.globalKeys() }),
+      query: pageQuery(ctx.config),
+      response: pageOf(globalApiKeySchema),
+      handler: ({ query }) => pageOfList(keys.globalKeys(), query, CREATED, byCreation),
     }),
     route({
       method: 'GET',

@@ -4,7 +4,8 @@ import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import type { CaseReads, Graphs } from '../../engine/projects/index.js';
 import { route } from '../route.js';
-import { description, guid, listOf, name, projectParams, scopeSchema, type Scope } from '../schemas.js';
+import { mapPage, pageOf, pageQuery, recordPage } from '../paging.js';
+import { description, guid, name, projectParams, scopeSchema, type Scope } from '../schemas.js';
 import { blockRoutes } from './blocks.js';
 
 export const investigationSchema = z
@@ -55,6 +56,7 @@ export function lineage(ctx: AppContext) {
 export function analysisRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads) {
   const { investigations, notebooks } = ctx.catalog;
   const l = lineage(ctx);
+  const page = pageQuery(ctx.config);
   const invBody = z.object({ name, description: description.optional(), scope: scopeSchema.default({}) }).strict();
   const invPatch = z.object({ name: name.optional(), description: description.optional(), scope: scopeSchema.optional() }).strict();
   const nbBody = z.object({ name, description: description.optional() }).strict();
@@ -68,14 +70,15 @@ export function analysisRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads
       access: write, params: projectParams, body: invBody, status: 201, response: investigationSchema,
       handler: ({ params, body }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
+        ctx.usage.checkRecords(params.tenantId);
         return l.investigationView(investigations.create(params.tenantId, params.projectId, null, body.name, { description: body.description ?? '', scope: body.scope }));
       },
     }),
     route({
-      method: 'GET', url: base, summary: 'List investigations', tag: 'investigations', access: read, params: projectParams, response: listOf(investigationSchema),
-      handler: ({ params }) => {
+      method: 'GET', url: base, summary: 'List investigations, a page at a time', tag: 'investigations', access: read, params: projectParams, query: page, response: pageOf(investigationSchema),
+      handler: ({ params, query }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
-        return { items: investigations.list(params.tenantId, params.projectId).map(l.investigationView) };
+        return mapPage(recordPage(investigations, params.tenantId, params.projectId, null, query), l.investigationView);
       },
     }),
     route({
@@ -101,14 +104,15 @@ export function analysisRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads
       method: 'POST', url: `${base}/:investigationId/notebook`, summary: 'Create a notebook in an investigation', tag: 'notebooks', access: write, params: investigationParams, body: nbBody, status: 201, response: notebookSchema,
       handler: ({ params, body }) => {
         l.investigation(params.tenantId, params.projectId, params.investigationId);
+        ctx.usage.checkRecords(params.tenantId);
         return l.notebookView(notebooks.create(params.tenantId, params.projectId, params.investigationId, body.name, { description: body.description ?? '' }));
       },
     }),
     route({
-      method: 'GET', url: `${base}/:investigationId/notebook`, summary: 'List the notebooks of an investigation', tag: 'notebooks', access: read, params: investigationParams, response: listOf(notebookSchema),
-      handler: ({ params }) => {
+      method: 'GET', url: `${base}/:investigationId/notebook`, summary: 'List the notebooks of an investigation, a page at a time', tag: 'notebooks', access: read, params: investigationParams, query: page, response: pageOf(notebookSchema),
+      handler: ({ params, query }) => {
         l.investigation(params.tenantId, params.projectId, params.investigationId);
-        return { items: notebooks.list(params.tenantId, params.projectId, params.investigationId).map(l.notebookView) };
+        return mapPage(recordPage(notebooks, params.tenantId, params.projectId, params.investigationId, query), l.notebookView);
       },
     }),
     route({

@@ -5,7 +5,8 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { apiKeySchema, createdApiKeySchema, expiresAtInput, guid, listOf, name, permissions, tenantParams } from '../schemas.js';
+import { byCreation, CREATED, pageOf, pageOfList, pageQuery, type PageQuery } from '../paging.js';
+import { apiKeySchema, createdApiKeySchema, expiresAtInput, guid, name, permissions, tenantParams } from '../schemas.js';
 import { adminRoutes } from './admin.js';
 
 const keyBody = z
@@ -57,10 +58,11 @@ export function apiKeyRoutes(ctx: AppContext) {
     const { info, key } = keys.createTenantKey({ tenantId, userId: body.userId, name: body.name, permissions: wanted, projectIds, expiresAt: body.expiresAt, issuer: by });
     return { ...info, key };
   };
-  const list = (tenantId: string, caller: Principal | undefined) => {
+  const list = (tenantId: string, caller: Principal | undefined, query: PageQuery) => {
     if (!identity.tenant(tenantId)) notFound('tenant');
-    return { items: keys.tenantKeys(tenantId).filter((k) => reaches(caller, k)) };
+    return pageOfList(keys.tenantKeys(tenantId).filter((k) => reaches(caller, k)), query, CREATED, byCreation);
   };
+  const page = pageQuery(ctx.config);
   const revoke = (tenantId: string, keyId: string, caller: Principal | undefined) => {
     // A key out of the caller's reach is answered like an unknown one: the list does not show it either.
     const key = keys.tenantKey(tenantId, keyId);
@@ -70,10 +72,10 @@ export function apiKeyRoutes(ctx: AppContext) {
   const admin = { tenant: 'admin' as const };
   return [
     route({ method: 'POST', url: '/api/tenant/:tenantId/apikey', summary: 'Issue a tenant key (the secret is shown only here)', tag: 'apikeys', access: 'global', params: tenantParams, body: keyBody, status: 201, response: createdApiKeySchema, handler: ({ params, body, principal }) => issue(params.tenantId, body, principal) }),
-    route({ method: 'GET', url: '/api/tenant/:tenantId/apikey', summary: 'List the keys of a tenant, without secrets', tag: 'apikeys', access: 'global', params: tenantParams, response: listOf(apiKeySchema), handler: ({ params, principal }) => list(params.tenantId, principal) }),
+    route({ method: 'GET', url: '/api/tenant/:tenantId/apikey', summary: 'List the keys of a tenant, without secrets, a page at a time', tag: 'apikeys', access: 'global', params: tenantParams, query: page, response: pageOf(apiKeySchema), handler: ({ params, query, principal }) => list(params.tenantId, principal, query) }),
     route({ method: 'DELETE', url: '/api/tenant/:tenantId/apikey/:keyId', summary: 'Revoke a tenant key, with every key it issued, down the line', tag: 'apikeys', access: 'global', params: keyParams, status: 204, handler: ({ params, principal }) => revoke(params.tenantId, params.keyId, principal) }),
     route({ method: 'POST', url: '/api/:tenantId/apikey', summary: 'Issue a key in your own tenant (tenant admin)', tag: 'apikeys', access: admin, params: tenantParams, body: keyBody, status: 201, response: createdApiKeySchema, handler: ({ params, body, principal }) => issue(params.tenantId, body, principal) }),
-    route({ method: 'GET', url: '/api/:tenantId/apikey', summary: 'List the keys of your tenant (tenant admin; a project-scoped admin key sees only keys within its projects)', tag: 'apikeys', access: admin, params: tenantParams, response: listOf(apiKeySchema), handler: ({ params, principal }) => list(params.tenantId, principal) }),
+    route({ method: 'GET', url: '/api/:tenantId/apikey', summary: 'List the keys of your tenant, a page at a time (tenant admin; a project-scoped admin key sees only keys within its projects)', tag: 'apikeys', access: admin, params: tenantParams, query: page, response: pageOf(apiKeySchema), handler: ({ params, query, principal }) => list(params.tenantId, principal, query) }),
     route({ method: 'DELETE', url: '/api/:tenantId/apikey/:keyId', summary: 'Revoke a key of your tenant, with every key it issued, down the line (tenant admin; a project-scoped admin key only keys within its projects)', tag: 'apikeys', access: admin, params: keyParams, status: 204, handler: ({ params, principal }) => revoke(params.tenantId, params.keyId, principal) }),
     ...adminRoutes(ctx),
   ];

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
+import { mapPage, pageOf, pageOfList, pageQuery } from '../paging.js';
 import { guid, listOf, tenantParams } from '../schemas.js';
 
 const isoTime = z.string().describe('ISO 8601 UTC');
@@ -57,11 +58,12 @@ export function clusterRoutes(ctx: AppContext, changed: () => void = () => undef
   const { clusters, identity } = ctx.catalog;
   const clusterOr404 = (name: string) => clusters.get(name) ?? notFound('Kafka cluster');
   const tenantOr404 = (id: string) => identity.tenant(id) ?? notFound('tenant');
+  const page = pageQuery(ctx.config);
   const configured = (name: string): never => {
     throw new ApiError('conflict', `the cluster '${name}' is declared by PCG_KAFKA_CLUSTERS: change it there`);
   };
   return [
-    route({ method: 'GET', url: '/admin/kafka-clusters', summary: 'List the Kafka clusters sources may read, with their grants (no secrets)', tag: 'kafka clusters', access: 'global', response: listOf(clusterSchema), handler: () => ({ items: clusters.list() }) }),
+    route({ method: 'GET', url: '/admin/kafka-clusters', summary: 'List the Kafka clusters sources may read, with their grants (no secrets), a page at a time', tag: 'kafka clusters', access: 'global', query: page, response: pageOf(clusterSchema), handler: ({ query }) => pageOfList(clusters.list(), query, ['string'], (c) => [c.name]) }),
     route({ method: 'GET', url: '/admin/kafka-clusters/:cluster', summary: 'Read a Kafka cluster', tag: 'kafka clusters', access: 'global', params: clusterParams, response: clusterSchema, handler: ({ params }) => clusterOr404(params.cluster) }),
     route({
       method: 'PUT',
@@ -134,10 +136,11 @@ export function clusterRoutes(ctx: AppContext, changed: () => void = () => undef
       tag: 'kafka clusters',
       access: 'global',
       params: clusterParams,
-      response: listOf(topicAccessSchema),
-      handler: ({ params }) => {
+      query: page,
+      response: pageOf(topicAccessSchema),
+      handler: ({ params, query }) => {
         clusterOr404(params.cluster);
-        return { items: clusters.topics(params.cluster) };
+        return pageOfList(clusters.topics(params.cluster), query, ['string', 'string', 'string'], (t) => [t.topic, t.createdAt, t.tenantId]);
       },
     }),
     route({
@@ -177,16 +180,16 @@ export function clusterRoutes(ctx: AppContext, changed: () => void = () => undef
       tag: 'sources',
       access: { tenant: 'read' },
       params: tenantParams,
-      response: listOf(grantedClusterSchema),
-      handler: ({ params }) => ({
-        items: clusters.grantedTo(params.tenantId).map((c) => ({
+      query: page,
+      response: pageOf(grantedClusterSchema),
+      handler: ({ params, query }) =>
+        mapPage(pageOfList(clusters.grantedTo(params.tenantId), query, ['string'], (c) => [c.name]), (c) => ({
           name: c.name,
           brokers: c.brokers,
           credentials: c.credentials,
           groupPrefix: c.groupPrefix,
           topics: [...new Set(clusters.topics(c.name).filter((t) => t.tenantId === params.tenantId).map((t) => t.topic))],
         })),
-      }),
     }),
   ];
 }

@@ -11,7 +11,8 @@ import { limitName } from '../config.js';
 import { LIFECYCLE_MODES } from '../../connectors/files/index.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { guid, listOf, name, projectParams } from '../schemas.js';
+import { mapPage, pageOf, pageQuery, recordPage } from '../paging.js';
+import { guid, name, projectParams } from '../schemas.js';
 
 const formats = ['xes', 'csv', 'ndjson', 'ocel2-json', 'ocel2-xml', 'ocel2-sqlite', 'ocel1-json', 'ocel1-xml'] as const;
 const column = z.string().min(1).max(200);
@@ -100,6 +101,8 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports) {
       handler: async ({ params, query, body }) => {
         const { tenantId, projectId } = params;
         projectOr404(ctx, tenantId, projectId);
+        // A tenant at its quota is refused before the upload takes any disk; one whose file would take it past, once counted.
+        await ctx.usage.check(tenantId);
         const { name: given, partial, ...options } = query;
         const shown = given ?? 'upload';
         // 1. Staged: the bytes on disk, then the whole file read once; nothing is applied of a file that fails here.
@@ -112,6 +115,7 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports) {
           await pipeline(body as Readable, counter, out);
           bytes = counter.seen;
           checked = await jobs.check(staged, options, partial, shown);
+          await ctx.usage.check(tenantId, checked.items);
         } catch (error) {
           // A failed pipeline does not wait for the file to finish opening: removed before, it would appear after.
           if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
@@ -138,14 +142,15 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports) {
     route({
       method: 'GET',
       url: '/api/:tenantId/project/:projectId/dataset',
-      summary: 'List the datasets of a project',
+      summary: 'List the datasets of a project, a page at a time',
       tag: 'datasets',
       access: { tenant: 'read' },
       params: projectParams,
-      response: listOf(datasetSchema),
-      handler: ({ params }) => {
+      query: pageQuery(ctx.config),
+      response: pageOf(datasetSchema),
+      handler: ({ params, query }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
-        return { items: datasets.list(params.tenantId, params.projectId).map((r) => view(r, jobs.progressOf(r.id))) };
+        return mapPage(recordPage(datasets, params.tenantId, params.projectId, null, query), (r) => view(r, jobs.progressOf(r.id)));
       },
     }),
     route({

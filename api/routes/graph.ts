@@ -5,7 +5,8 @@ import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { documentText, type Graphs, type ServedGraph } from '../../engine/projects/index.js';
 import { route } from '../route.js';
-import { guid, listOf, projectParams, scopeSchema, type Scope } from '../schemas.js';
+import { pageOf, pageOfList, pageQuery } from '../paging.js';
+import { guid, projectParams, scopeSchema, type Scope } from '../schemas.js';
 
 export const graphDocumentSchema = z
   .object({ schema: z.string(), schema_version: z.string() })
@@ -105,14 +106,15 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
     route({
       method: 'GET',
       url: '/api/:tenantId/project/:projectId/graph/versions',
-      summary: 'The data versions whose graph was served and is kept',
+      summary: 'The data versions whose graph was served and is kept, oldest first, a page at a time',
       tag: 'graph',
       access: { tenant: 'read' },
       params: projectParams,
-      response: listOf(z.object({ dataVersion: z.number().int(), createdAt: z.string() })),
-      handler: ({ params }) => {
+      query: pageQuery(ctx.config),
+      response: pageOf(z.object({ dataVersion: z.number().int(), createdAt: z.string() })),
+      handler: ({ params, query }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
-        return { items: ctx.catalog.graphVersions.list(params.projectId) };
+        return pageOfList(ctx.catalog.graphVersions.list(params.projectId), query, ['number'], (v) => [v.dataVersion]);
       },
     }),
     route({
@@ -129,6 +131,8 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
         projectOr404(ctx, params.tenantId, params.projectId);
         const query = { ...given, investigation: lowerGuid(given.investigation) };
         if (query.investigation !== undefined) scopeOf(params.tenantId, params.projectId, query.investigation);
+        // HEAD (answered on every GET route) gets the stream's headers and its end: a stream that stayed open never answered it.
+        if (request.method === 'HEAD') return reply.code(200).header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache').send();
         // The route's access rule made sure of a tenant key with read access here.
         const holder = principal as TenantPrincipal;
         reply.hijack();

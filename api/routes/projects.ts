@@ -7,7 +7,8 @@ import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { description, listOf, name, projectParams, projectSchema, retentionDays, tenantParams } from '../schemas.js';
+import { byCreation, CREATED, mapPage, pageOf, pageOfList, pageQuery } from '../paging.js';
+import { description, name, projectParams, projectSchema, retentionDays, tenantParams } from '../schemas.js';
 
 export const ingestResultSchema = z
   .object({
@@ -59,14 +60,16 @@ export function projectRoutes(ctx: AppContext) {
     route({
       method: 'GET',
       url: '/api/:tenantId/project',
-      summary: 'List the projects this key can see',
+      summary: 'List the projects this key can see, a page at a time',
       tag: 'projects',
       access: { tenant: 'read' },
       params: tenantParams,
-      response: listOf(projectSchema),
-      handler: ({ params, principal }) => {
+      query: pageQuery(ctx.config),
+      response: pageOf(projectSchema),
+      handler: ({ params, query, principal }) => {
         const scope = principal?.kind === 'tenant' ? principal.projectIds : null;
-        return { items: projects.list(params.tenantId).filter((p) => !scope || scope.includes(p.id)).map(withVersion) };
+        // Each project shown reads its data version (its store is opened): the page's projects only.
+        return mapPage(pageOfList(projects.list(params.tenantId).filter((p) => !scope || scope.includes(p.id)), query, CREATED, byCreation), withVersion);
       },
     }),
     route({

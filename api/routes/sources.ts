@@ -7,7 +7,8 @@ import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { guid, listOf, projectParams } from '../schemas.js';
+import { byCreation, CREATED, mapPage, pageOf, pageOfList, pageQuery } from '../paging.js';
+import { guid, projectParams } from '../schemas.js';
 import { sourceStatus, sourceStatusSchema } from '../source-status.js';
 
 const isoTime = z.string().describe('ISO 8601 UTC');
@@ -121,14 +122,15 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
     route({
       method: 'GET',
       url: base,
-      summary: "List the project's sources with their status",
+      summary: "List the project's sources with their status, a page at a time",
       tag: 'sources',
       access: { tenant: 'read' },
       params: projectParams,
-      response: listOf(sourceWithStatusSchema),
-      handler: ({ params }) => {
+      query: pageQuery(ctx.config),
+      response: pageOf(sourceWithStatusSchema),
+      handler: ({ params, query }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
-        return { items: sources.list(params.tenantId, params.projectId).map(withStatus) };
+        return mapPage(pageOfList(sources.list(params.tenantId, params.projectId), query, CREATED, byCreation), withStatus);
       },
     }),
     route({

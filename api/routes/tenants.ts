@@ -3,7 +3,8 @@ import type { AppContext } from '../context.js';
 import { notFound } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { description, guid, listOf, membershipSchema, name, permissions, tenantParams, tenantSchema, userSchema } from '../schemas.js';
+import { byCreation, CREATED, mapPage, pageOf, pageOfList, pageQuery } from '../paging.js';
+import { description, guid, membershipSchema, name, permissions, tenantParams, tenantSchema, userSchema } from '../schemas.js';
 import type { Membership } from '../catalog/index.js';
 
 const tenantBody = z.object({ name, description: description.optional() }).strict();
@@ -19,7 +20,7 @@ export function tenantRoutes(ctx: AppContext) {
   const tenantOr404 = (id: string) => identity.tenant(id) ?? notFound('tenant');
   return [
     route({ method: 'POST', url: '/api/tenant', summary: 'Create a tenant', tag: 'tenants', access: 'global', body: tenantBody, status: 201, response: tenantSchema, handler: ({ body }) => identity.createTenant(body) }),
-    route({ method: 'GET', url: '/api/tenant', summary: 'List tenants', tag: 'tenants', access: 'global', response: listOf(tenantSchema), handler: () => ({ items: identity.tenants() }) }),
+    route({ method: 'GET', url: '/api/tenant', summary: 'List tenants, a page at a time', tag: 'tenants', access: 'global', query: pageQuery(ctx.config), response: pageOf(tenantSchema), handler: ({ query }) => pageOfList(identity.tenants(), query, CREATED, byCreation) }),
     route({ method: 'GET', url: '/api/tenant/:tenantId', summary: 'Read a tenant', tag: 'tenants', access: 'global', params: tenantParams, response: tenantSchema, handler: ({ params }) => tenantOr404(params.tenantId) }),
     route({
       method: 'PUT',
@@ -66,14 +67,15 @@ export function tenantRoutes(ctx: AppContext) {
     route({
       method: 'GET',
       url: '/api/tenant/:tenantId/user',
-      summary: 'List the members of a tenant',
+      summary: 'List the members of a tenant, a page at a time',
       tag: 'tenants',
       access: 'global',
       params: tenantParams,
-      response: listOf(membershipSchema),
-      handler: ({ params }) => {
+      query: pageQuery(ctx.config),
+      response: pageOf(membershipSchema),
+      handler: ({ params, query }) => {
         tenantOr404(params.tenantId);
-        return { items: identity.memberships(params.tenantId).map(membership) };
+        return mapPage(pageOfList(identity.memberships(params.tenantId), query, CREATED, (m) => [m.createdAt, m.userId]), membership);
       },
     }),
     route({
@@ -108,7 +110,7 @@ export function userRoutes(ctx: AppContext) {
       response: userSchema,
       handler: ({ body }) => identity.createUser(body) ?? conflict('a user with this email exists'),
     }),
-    route({ method: 'GET', url: '/api/user', summary: 'List users', tag: 'users', access: 'global', response: listOf(userSchema), handler: () => ({ items: identity.users() }) }),
+    route({ method: 'GET', url: '/api/user', summary: 'List users, a page at a time', tag: 'users', access: 'global', query: pageQuery(ctx.config), response: pageOf(userSchema), handler: ({ query }) => pageOfList(identity.users(), query, CREATED, byCreation) }),
     route({
       method: 'GET',
       url: '/api/user/:userId',

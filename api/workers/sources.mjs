@@ -11,6 +11,7 @@ const host = hostSources({
   sourceSecretKey: workerData.sourceSecretKey,
   // The event limits of the server's configuration: Kafka messages are held to them as HTTP events are.
   limits: workerData.limits,
+  maxOpen: workerData.maxOpen,
   // Applied chunks are told to the API's thread, which announces the new version to graph streams and counts them.
   observe: (projectId, store, result, seconds) =>
     parentPort.postMessage({ type: 'applied', projectId, store, seconds, result: { applied: result.applied, accepted: result.accepted, duplicates: result.duplicates, rejected: result.rejected, rejections: [], dataVersion: result.dataVersion } }),

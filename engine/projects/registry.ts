@@ -25,7 +25,7 @@ export const PROJECT_DELETED = ':project-deleted';
  */
 const PART_CACHE_CASES = 20_000;
 
-/** Stores open at once by default: ~770 descriptors, within the common limit of 1024 beside sockets. */
+/** Stores open at once by default: up to 1,024 descriptors (four each, api/descriptors.ts); `pcg serve` checks its cap against the descriptor limit. */
 export const DEFAULT_MAX_OPEN = 256;
 
 const PART_FILE = /^([A-Za-z0-9_-]+)\.(\d+)\.sqlite$/;
@@ -70,7 +70,8 @@ export type SourceRetractor = (file: string, source: string) => Promise<RetractR
 /**
  * The open project state files of a data directory, opened on first use and
  * kept open up to `maxOpen` (least recently used closed first: each open
- * SQLite file in WAL mode holds three descriptors, and one tenant's many
+ * SQLite file in WAL mode holds three descriptors, four once another thread's
+ * connection to it closed: api/descriptors.ts; and one tenant's many
  * projects must not use up the process's); what the API, a worker, an agent server and a page all share,
  * free of any framework. A project's state is its own store (HTTP ingestion,
  * dataset upload, the demo feed) plus one store per partition of each stream
@@ -92,7 +93,8 @@ export class ProjectRegistry {
   /** Projects whose own store another thread is rewriting (retractElsewhere): closed here until it is done. */
   private readonly away = new Map<string, Promise<void>>();
 
-  private readonly maxOpen: number;
+  /** Stores open at once at most. */
+  readonly maxOpen: number;
   private readonly observe: ApplyObserver | undefined;
   /** Bounds on one event: every store of the registry checks its batches against them, whatever the source. */
   readonly limits: EventLimits;

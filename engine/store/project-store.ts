@@ -749,6 +749,18 @@ export class ProjectStore {
     return this.db.prepare<[], number>('SELECT count(*) FROM dead_letter').pluck().get()!;
   }
 
+  /**
+   * Stored bytes (the refused record and the message's own bytes) of the newest `n` dead letters: right after
+   * a batch that refused `n` records, what it added. Reads those rows only (a tenant's quota: api/usage.ts).
+   */
+  newestDeadLetterBytes(n: number): number {
+    if (n <= 0) return 0;
+    return this.db
+      .prepare<[number], number>('SELECT coalesce(sum(octet_length(payload) + coalesce(octet_length(raw), 0)), 0) FROM (SELECT payload, raw FROM dead_letter ORDER BY id DESC LIMIT ?)')
+      .pluck()
+      .get(n)!;
+  }
+
   /** Runs a write other than a batch in an immediate transaction, with the copies synchronised first and dropped if it fails. */
   private writing<T>(fn: () => T): T {
     let out: T;

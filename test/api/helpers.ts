@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions } from 'fastify';
-import { createApp, type PcgApp } from '../../api/app.js';
+import { createApp, type AppOptions, type PcgApp } from '../../api/app.js';
 import { readConfig, type ConfigInput } from '../../api/config.js';
 
 export const GLOBAL = 'test-global-key-0123456789abcdef';
@@ -12,11 +12,11 @@ export interface TestApp extends PcgApp {
   close(): Promise<void>;
 }
 
-/** A fresh app over a fresh temp data directory. */
-export function testApp(overrides: Partial<Record<keyof ConfigInput, unknown>> = {}, options: { runSources?: boolean } = {}): TestApp {
+/** A fresh app over a fresh temp data directory (`options`: the app's injected parts, a disk's free space, a descriptor limit…). */
+export function testApp(overrides: Partial<Record<keyof ConfigInput, unknown>> = {}, options: Omit<AppOptions, 'config'> = {}): TestApp {
   const dir = mkdtempSync(join(tmpdir(), 'pcg-api-'));
   const config = readConfig({}, { dataDir: dir, globalApiKey: GLOBAL, logLevel: 'silent', rateLimitBurst: 0, ...overrides });
-  const made = createApp({ config, runSources: options.runSources ?? false });
+  const made = createApp({ ...options, config, runSources: options.runSources ?? false });
   return {
     ...made,
     dir,

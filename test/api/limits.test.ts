@@ -26,6 +26,7 @@ describe('limits: configuration', () => {
       objects: defaults.limitObjectsPerEvent,
       objectTypes: defaults.limitObjectTypesPerProject,
       ocelRelations: defaults.limitOcelRelations,
+      blocks: defaults.limitBlocksPerNotebook,
     }).toEqual({
       id: 512,
       activity: 1024,
@@ -39,12 +40,14 @@ describe('limits: configuration', () => {
       objects: 1000,
       objectTypes: 1000,
       ocelRelations: 20_000_000,
+      blocks: 100,
     });
     const names = Object.entries(configEnv).filter(([k]) => k.startsWith('limit'));
     expect(names.map(([, v]) => v).sort()).toEqual([
       'PCG_LIMIT_ACTIVITY_BYTES',
       'PCG_LIMIT_ATTRIBUTES_PER_EVENT',
       'PCG_LIMIT_ATTRIBUTE_VALUE_BYTES',
+      'PCG_LIMIT_BLOCKS_PER_NOTEBOOK',
       'PCG_LIMIT_EVENTS_PER_REQUEST',
       'PCG_LIMIT_GRAPH_VERSIONS',
       'PCG_LIMIT_GRAPH_VERSIONS_BYTES',

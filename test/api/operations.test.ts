@@ -41,7 +41,7 @@ describe('health probes', () => {
         expect(live.body).toEqual({ status: 'ok', checks: { process: { status: 'ok' } } });
         const ready = await call(t.app, 'GET', '/health/ready', GLOBAL);
         expect(ready.status).toBe(200);
-        expect(ready.body).toEqual({ status: 'ok', checks: { catalog: { status: 'ok' } } });
+        expect(ready.body).toEqual({ status: 'ok', checks: { catalog: { status: 'ok' }, disk: { status: 'ok' } } });
         expect(ready.headers['cache-control']).toBe('no-store');
       }
       expectError(await call(t.app, 'GET', '/health/ready?verbose=1'), 400, 'validation_failed');
@@ -57,7 +57,7 @@ describe('health probes', () => {
       t.context.catalog.close();
       const ready = await call(t.app, 'GET', '/health/ready');
       expect(ready.status).toBe(503);
-      expect(ready.body).toEqual({ status: 'unavailable', checks: { catalog: { status: 'unavailable', message: 'the catalog is closed' } } });
+      expect(ready.body).toEqual({ status: 'unavailable', checks: { catalog: { status: 'unavailable', message: 'the catalog is closed' }, disk: { status: 'ok' } } });
       expect((await call(t.app, 'GET', '/health/live')).status).toBe(200);
     } finally {
       await t.close();
@@ -76,7 +76,7 @@ describe('health probes', () => {
         ready = await call(t.app, 'GET', '/health/ready');
       }
       expect(ready.status).toBe(200);
-      expect(ready.body.checks).toEqual({ catalog: { status: 'ok' }, sources: { status: 'ok' } });
+      expect(ready.body.checks).toEqual({ catalog: { status: 'ok' }, disk: { status: 'ok' }, sources: { status: 'ok' } });
     } finally {
       await t.close();
     }
@@ -115,7 +115,8 @@ describe('metrics', () => {
     let a: World;
     let b: World;
     beforeAll(async () => {
-      t = testApp({ metricsToken: TOKEN, kafkaClusters: openCluster(['127.0.0.1:1']) });
+      // No descriptor limit: the cap shown is the configured one, whatever this machine's `ulimit -n` (api/descriptors.ts).
+      t = testApp({ metricsToken: TOKEN, kafkaClusters: openCluster(['127.0.0.1:1']) }, { fileLimit: null });
       a = await makeTenant(t.app, 'ma');
       b = await makeTenant(t.app, 'mb');
     });

@@ -98,7 +98,7 @@ describe('source routes', () => {
     const mixed = await call(t.app, 'POST', base, w.admin, { cluster: 'local', brokers: ['kafka-1.example:9093'], topic: 'x' });
     expectError(mixed, 400, 'validation_failed');
     expect(mixed.body.message).toMatch(/body\.brokers: these brokers are not those of the cluster 'local'/);
-    expect((await call(t.app, 'GET', `/api/${other.tenantId}/kafka-cluster`, other.reader)).body).toEqual({ items: [] });
+    expect((await call(t.app, 'GET', `/api/${other.tenantId}/kafka-cluster`, other.reader)).body).toEqual({ items: [], nextCursor: null });
   });
 
   it("the cluster decides how pcg logs in: none of the tenant's on a service cluster, the tenant's own where ACLs decide", async () => {

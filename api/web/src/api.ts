@@ -104,12 +104,24 @@ export class Client {
     return (await response.json()) as T;
   }
 
-  async projects(): Promise<Project[]> {
-    return (await this.json<{ items: Project[] }>('GET', '/project')).items;
+  /** Every page of a list (the service answers lists a page at a time, with the cursor of the next). */
+  private async all<T>(path: string): Promise<T[]> {
+    const items: T[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { items: T[]; nextCursor?: string | null } = await this.json('GET', cursor ? `${path}?cursor=${encodeURIComponent(cursor)}` : path);
+      items.push(...page.items);
+      cursor = page.nextCursor ?? null;
+    } while (cursor);
+    return items;
   }
 
-  async datasets(projectId: string): Promise<Dataset[]> {
-    return (await this.json<{ items: Dataset[] }>('GET', `/project/${encodeURIComponent(projectId)}/dataset`)).items;
+  projects(): Promise<Project[]> {
+    return this.all<Project>('/project');
+  }
+
+  datasets(projectId: string): Promise<Dataset[]> {
+    return this.all<Dataset>(`/project/${encodeURIComponent(projectId)}/dataset`);
   }
 
   createProject(name: string): Promise<Project> {
