@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { importLog, type FileDamage, type ImportOptions, type InputLimits, type ReadLimits } from '../connectors/files/index.js';
 import { THREAD_MIN_BYTES, worthAThread } from '../connectors/files/reader-thread.js';
 import type { ProjectRecord } from './catalog/index.js';
@@ -8,7 +9,7 @@ import { eventLimitsOf, inputLimitsOf } from './config.js';
 import type { AppContext } from './context.js';
 import { ApiError } from './errors.js';
 import type { UploadChecks } from './upload-checks.js';
-import type { SourceRetractor } from '../engine/projects/index.js';
+import type { IngestTarget, SourceRetractor } from '../engine/projects/index.js';
 
 /**
  * A dataset's life: `importing` from the moment its checked file is in place
@@ -203,7 +204,7 @@ export class DatasetImports {
       const total = body.items ?? 0;
       this.progress.set(id, { items: 0, total });
       const file = this.fileOf(projectId, id);
-      const read = await importLog(this.ctx.states.target(projectId), file, body.options as ImportOptions, {
+      const read = await importLog(this.targetOf(tenantId, projectId, stop.signal), file, body.options as ImportOptions, {
         source,
         signal: stop.signal,
         onProgress: (items) => this.progress.set(id, { items, total: Math.max(total, items) }),
@@ -231,6 +232,29 @@ export class DatasetImports {
       this.stopping.signal.removeEventListener('abort', onStop);
       this.ctx.states.changes.off(deleted, onDeleted);
     }
+  }
+
+  /**
+   * Where an import's batches go: a work thread, in the tenant's fair queue (the project's write lane, beside its
+   * HTTP batches: one writer per project), so a dataset of millions of events never holds the request loop (a batch
+   * of 5,000 events applied on it took about 200 ms, every other tenant waiting). A tenant whose queue is full
+   * waits its turn rather than failing the import; `signal` (stopping, the project deleted) ends the wait.
+   */
+  private targetOf(tenantId: string, projectId: string, signal: AbortSignal): IngestTarget {
+    const target = this.ctx.states.target(projectId);
+    return {
+      ...target,
+      apply: async (batch, position) => {
+        for (;;) {
+          try {
+            return await this.ctx.ingest(tenantId, projectId, { batch, position: position! }, signal);
+          } catch (error) {
+            if (!(error instanceof ApiError && error.code === 'rate_limited') || signal.aborted) throw signal.aborted ? signal.reason : error;
+            await sleep(1000, undefined, { signal }).catch(() => {});
+          }
+        }
+      },
+    };
   }
 
   /** Whether an import stopped because the server is stopping or the project went: then nothing is rolled back (a restart resumes; the project is gone). */

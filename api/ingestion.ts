@@ -1,12 +1,16 @@
-import { EngineError, type ApplyResult } from '../engine/index.js';
+import { EngineError, type ApplyResult, type Batch, type Position } from '../engine/index.js';
+import type { PreparedBatch } from '../engine/store/prepare.js';
 import type { ApplyObserver, ProjectRegistry } from '../engine/projects/index.js';
 import type { FairRun } from './fair-queue.js';
 import { readIngestBody } from './ingest-body.js';
 import { unwrap, type Applied, type IngestTask, type WorkOutcome } from './work-thread.js';
 import type { WorkThreads } from './work-threads.js';
 
-/** A batch as it reaches the server: a request body as it came (JSON or NDJSON bytes), or records already parsed (MCP's tool). */
-export type IngestInput = { body: Uint8Array | string; ndjson: boolean } | { records: unknown[] };
+/**
+ * A batch as it reaches the server: a request body as it came (JSON or NDJSON bytes), records already parsed
+ * (MCP's tool), or a batch of a dataset's import with its position (read, and maybe prepared, on a reader thread).
+ */
+export type IngestInput = { body: Uint8Array | string; ndjson: boolean } | { records: unknown[] } | { batch: Batch | PreparedBatch; position: Position };
 
 /** Applies a tenant's batch to one of its projects; `signal` takes it out of the queue while it waits. */
 export type Ingest = (tenantId: string, projectId: string, input: IngestInput, signal?: AbortSignal) => Promise<ApplyResult>;
@@ -49,24 +53,31 @@ export function ingestion(options: IngestionOptions): Ingest {
     // The quotas (PCG_QUOTA_*): records already parsed are counted here; a body's events are counted where it is
     // parsed, against the room its tenant's quota leaves, and a body past it asks the quota again with its count
     // (which refuses in the quota's words, or, measured afresh, lets it through).
+    // (A dataset's batches were counted with its file, before its import began.)
     if ('records' in input) await quota?.check(tenantId, input.records.length);
-    const room = 'records' in input || !quota ? Number.POSITIVE_INFINITY : await quota.room(tenantId);
+    const room = !('body' in input) || !quota ? Number.POSITIVE_INFINITY : await quota.room(tenantId);
     // Opened (made) here first: a project's first batch finds its file there, and a deleted project is never made again by a thread.
     states.store(projectId);
     return run(
       tenantId,
       projectId,
-      'ingest',
+      'batch' in input ? 'upload' : 'ingest',
       async (slot) => {
         if (states.isAway(projectId)) throw new EngineError('state_busy', `project ${projectId} is taking back a dataset's events; write again shortly`);
         if (!threads) {
+          if ('batch' in input) return states.ingest(projectId, input.batch, input.position);
           const batch = 'records' in input ? { records: input.records, rejected: [] } : readIngestBody(input.body, input.ndjson, maxEvents);
           if (batch.records.length > room) await quota?.check(tenantId, batch.records.length);
           return states.ingest(projectId, batch);
         }
         const file = states.fileOf(projectId);
         const apply = async (room: number) => {
-          const task: IngestTask = 'records' in input ? { file, records: input.records } : { file, body: input.body, ndjson: input.ndjson, maxEvents, room };
+          const task: IngestTask =
+            'batch' in input
+              ? { file, batch: input.batch, position: input.position }
+              : 'records' in input
+                ? { file, records: input.records }
+                : { file, body: input.body, ndjson: input.ndjson, maxEvents, room };
           return unwrap(await threads.run<WorkOutcome<Applied>>(slot, { ingest: task }));
         };
         let applied: Applied;

@@ -4,6 +4,7 @@ import { EngineError, type ApplyResult, type Batch, type Position } from '../eng
 import { builtDocument, StateFiles, type BuiltDocument, type CaseAnswer, type CaseQuery } from '../engine/projects/index.js';
 import type { Scope } from '../engine/projects/scope.js';
 import { FoldBudget } from '../engine/store/case-cache.js';
+import { isPrepared, type PreparedBatch } from '../engine/store/prepare.js';
 import type { ProjectSnapshot } from '../engine/store/project-store.js';
 import { ApiError, type ApiErrorCode } from './errors.js';
 import { readIngestBody } from './ingest-body.js';
@@ -14,6 +15,7 @@ import type { WorkThreadData } from './work-threads.js';
 export type IngestTask = { file: string; position?: Position } & (
   | { body: Uint8Array | string; ndjson: boolean; maxEvents: number; /** Events the tenant's quota leaves room for: more are not applied. */ room: number }
   | { records: unknown[] }
+  | { batch: Batch | PreparedBatch }
 );
 
 /** What a work thread is asked: apply a batch, build a document, answer a query over the cases, or view documents. */
@@ -73,8 +75,8 @@ export function runWork(task: WorkTask): WorkOutcome<unknown> | Promise<WorkOutc
 function ingest(task: IngestTask): Applied {
   // A project deleted while its batch waited: its folder is not made again.
   if (!existsSync(task.file)) throw Object.assign(new Error('the project is gone'), { gone: true });
-  const batch: Batch = 'records' in task ? { records: task.records } : readIngestBody(task.body, task.ndjson, task.maxEvents);
-  if ('room' in task && batch.records.length > task.room) throw new OverQuota(batch.records.length);
+  const batch: Batch | PreparedBatch = 'batch' in task ? task.batch : 'records' in task ? { records: task.records } : readIngestBody(task.body, task.ndjson, task.maxEvents);
+  if ('room' in task && !isPrepared(batch) && batch.records.length > task.room) throw new OverQuota(batch.records.length);
   const applied = files.apply(task.file, batch, task.position);
   // After the answer has left: the merge a batch made due never delays the batch's own request.
   setImmediate(() => {

@@ -89,8 +89,8 @@ export function fileProgress(name: string, file: string, stream: Terminal, optio
   return {
     target(target) {
       return {
-        apply(batch, position) {
-          const result = target.apply(batch, position);
+        async apply(batch, position) {
+          const result = await target.apply(batch, position);
           events += isPrepared(batch) ? batch.records : batch.records.length;
           if (Date.now() - last >= 200) draw();
           return result;

@@ -269,7 +269,7 @@ export async function importSource(store: IngestTarget, source: OpenedLog, optio
     const items = Math.max(1, isPrepared(batch) ? batch.items : batch.records.length + (batch.rejected?.length ?? 0));
     offset += items;
     run.signal?.throwIfAborted();
-    const result = store.apply(batch, { source: positionSource, partition: 0, offset });
+    const result = await store.apply(batch, { source: positionSource, partition: 0, offset });
     run.onProgress?.(offset);
     // A turn of the event loop between batches: batches a reader thread has ready come back through promises
     // already resolved, and without it a whole import ran in one turn, every other request (and a SIGTERM) waiting.

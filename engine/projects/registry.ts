@@ -53,8 +53,11 @@ export const DEFAULT_CACHED_CASE_TEXT_BYTES = 128 * 2 ** 20;
 
 /** What a writer other than the store's owner needs of a project: apply batches, set meta, read the tally. */
 export interface IngestTarget {
-  /** A batch, or one prepared under `limits` (by `prepareBatch`, say on a reader thread). */
-  apply(batch: Batch | PreparedBatch, position?: Position): ApplyResult;
+  /**
+   * A batch, or one prepared under `limits` (by `prepareBatch`, say on a reader thread); applied here, or handed
+   * to where the project is written (a work thread in `pcg serve`, api/datasets.ts) and answered when it is in.
+   */
+  apply(batch: Batch | PreparedBatch, position?: Position): ApplyResult | Promise<ApplyResult>;
   /** The bounds a prepared batch must have been checked against. */
   readonly limits: EventLimits;
   setMeta(key: string, value: string): void;

@@ -177,6 +177,38 @@ describe('ingestion on the work threads', () => {
     const first = await waiting;
     expect([first.status, first.body.accepted]).toEqual([200, 6]);
   });
+
+  it("applies a dataset's batches on a work thread in its tenant's queue; a full queue makes the import wait, not fail", async () => {
+    const t = fresh({ buildThreads: 2, tenantQueue: 1 });
+    const a = await makeTenant(t.app, 'upload');
+    const log = [...simulate({ model: 'order-to-cash', cases: 1500, seed: 8 })] as Record<string, unknown>[];
+    const ndjson = Buffer.from(log.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    let release!: () => void;
+    let holding!: () => void;
+    const held = new Promise<void>((r) => (holding = r));
+    // The tenant holds one of the two threads; one of its batches may wait.
+    const blocker = t.context.work(a.tenantId, a.projectId, 'build', () => {
+      holding();
+      return new Promise<void>((r) => (release = r));
+    });
+    await held;
+    const urlA = `/api/${a.tenantId}/project/${a.projectId}`;
+    // An HTTP batch waits behind the blocker (the project's one write lane) and fills the tenant's queue ...
+    const waiting = call(t.app, 'POST', `${urlA}/events`, a.admin, events(2));
+    while (!(await queued(t, a.tenantId))) await new Promise((r) => setImmediate(r));
+    // ... so the import's first batch is refused a place: it waits and asks again instead of failing the upload.
+    const upload = call(t.app, 'POST', `${urlA}/dataset?name=orders.ndjson`, a.admin, ndjson, { 'content-type': 'application/octet-stream' });
+    const before = t.context.queue.refused;
+    while (t.context.queue.refused === before) await new Promise((r) => setTimeout(r, 5));
+    release();
+    await blocker;
+    expect((await waiting).status).toBe(200);
+    const done = await upload;
+    expect([done.status, done.body.state, done.body.summary.accepted]).toEqual([201, 'ready', log.length]);
+    // Every batch of the file went through the queue: nothing of it is left there, and the state is whole.
+    expect([t.context.queue.waiting(a.tenantId), t.context.queue.running(a.tenantId)]).toEqual([0, 0]);
+    expect(t.context.states.store(a.projectId).eventCount()).toBe(log.length + 6);
+  });
 });
 
 /** Whether the tenant has a task waiting in the app's queue (asked through admit: full at one waiting). */

@@ -143,7 +143,7 @@ describe('one pcg serve per data directory', () => {
       await sleep(100);
       ready = await fetch(`${base}/health/ready`);
     }
-    expect(await ready.json()).toEqual({ status: 'ok', checks: { catalog: { status: 'ok' }, sources: { status: 'ok' }, shutdown: { status: 'ok' } } });
+    expect(await ready.json()).toEqual({ status: 'ok', checks: { catalog: { status: 'ok' }, disk: { status: 'ok' }, sources: { status: 'ok' }, shutdown: { status: 'ok' } } });
     expect(lockOf(dir).pid).toBe(a.child.pid);
 
     // Workers write only partition files: they run beside the serve.

@@ -162,7 +162,7 @@ describe('event limits in the registry', () => {
     return r;
   };
 
-  it('hands its limits to project and partition stores alike (HTTP, uploads, the demo feed; Kafka partitions)', () => {
+  it('hands its limits to project and partition stores alike (HTTP, uploads, the demo feed; Kafka partitions)', async () => {
     const limits = eventLimits({ activityBytes: 16 });
     const registry = fresh(limits);
     const long = { caseId: 'c1', activity: 'a'.repeat(17), timestamp: 0 };
@@ -172,7 +172,7 @@ describe('event limits in the registry', () => {
     const part = registry.ingestPart('p1', { records: [long], locations: ['events/0@7'] }, { source: 's1', partition: 0, offset: 7 });
     expect(part.rejections).toEqual([{ location: 'events/0@7', reason: own.rejections[0]!.reason }]);
     expect(registry.part('p1', 's1', 0).limits).toBe(limits);
-    expect(registry.target('p1').apply({ records: [long] }).rejected).toBe(1);
+    expect((await registry.target('p1').apply({ records: [long] })).rejected).toBe(1);
     // Without limits given, the engine's defaults hold.
     expect(fresh().store('p2').limits).toEqual({ idBytes: 512, activityBytes: 1024, attributeValueBytes: 65536, attributesPerEvent: 1000, objectsPerEvent: 1000, objectTypesPerProject: 1000 });
   });

@@ -67,5 +67,8 @@ export const METRICS = 'soak-metrics-token-0123456789';
 /** Lowered from the defaults so that the pathological tenant reaches them within the run. */
 export const PROJECT_LIMIT = 40;
 export const UPLOAD_LIMIT = 4 * 1024 * 1024;
+/** The hostile inputs' bounds (issue 32), lowered so that a file of a few MB reaches them. */
+export const OCEL_RELATIONS_LIMIT = 1_000_000;
+export const HEADERS_TIMEOUT_MS = 5000;
 export const BODY_LIMIT = 16 * 1024 * 1024; // the default
 export const LIMITS = { id: 512, activity: 1024, attributeValue: 65536, attributes: 1000, eventsPerRequest: 100_000 }; // the defaults

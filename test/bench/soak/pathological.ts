@@ -1,6 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { jitter, sleep } from './clock.js';
-import { BODY_LIMIT, GLOBAL, LIMITS, UPLOAD_LIMIT } from './options.js';
+import { hostileInputs } from './hostile-inputs.js';
+import { BODY_LIMIT, GLOBAL, HEADERS_TIMEOUT_MS, LIMITS, UPLOAD_LIMIT } from './options.js';
 import type { Tenant } from './tenants.js';
 import type { CallOptions, Load, Who } from './traffic.js';
 
@@ -33,7 +34,7 @@ export class Pathological {
 
   /** Its loops, running until the load stops. */
   run(): Promise<unknown>[] {
-    return [this.wide(), this.huge(), this.overLimit(), this.malformed(), this.churn(), this.keyChurn(), this.streamChurn()];
+    return [this.wide(), this.huge(), this.overLimit(), this.malformed(), this.churn(), this.keyChurn(), this.streamChurn(), hostileInputs(this.load, this.tenant, HEADERS_TIMEOUT_MS)];
   }
 
   private get signal(): AbortSignal {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sleep } from './clock.js';
-import { GLOBAL, METRICS, PROJECT_LIMIT, UPLOAD_LIMIT } from './options.js';
+import { GLOBAL, HEADERS_TIMEOUT_MS, METRICS, OCEL_RELATIONS_LIMIT, PROJECT_LIMIT, UPLOAD_LIMIT } from './options.js';
 
 /**
  * The `pcg serve` under soak: a child process, so that its RSS and
@@ -75,6 +75,8 @@ export async function startServer(onDied: (reason: string) => void, heapSnapshot
       PCG_METRICS_TOKEN: METRICS,
       PCG_LIMIT_PROJECTS_PER_TENANT: String(PROJECT_LIMIT),
       PCG_UPLOAD_LIMIT_BYTES: String(UPLOAD_LIMIT),
+      PCG_LIMIT_OCEL_RELATIONS: String(OCEL_RELATIONS_LIMIT),
+      PCG_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
