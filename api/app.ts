@@ -34,6 +34,8 @@ import { documentPool } from './document-pool.js';
 import { FairQueue } from './fair-queue.js';
 import { ingestion } from './ingestion.js';
 import { WorkThreads } from './work-threads.js';
+import { unwrap, type WorkOutcome } from './work-thread.js';
+import type { SourceCounts } from '../engine/store/project-store.js';
 import { retractOnThread } from './retract-thread.js';
 import { uploadChecks } from './upload-checks.js';
 import { Health } from './health.js';
@@ -137,7 +139,12 @@ export function createApp(options: AppOptions): PcgApp {
       observe?.(projectId, store, result, seconds);
     },
   });
-  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, queue, ingest, closing: closing.signal, usage };
+  // A dataset's summary reads every event its source holds (219k of them held the loop 400 ms): on a work thread too.
+  const sourceCounts = (tenantId: string, projectId: string, source: string) =>
+    queue.run(tenantId, projectId, 'read', async (slot) =>
+      threads ? unwrap(await threads.run<WorkOutcome<SourceCounts>>(slot, { sourceCounts: { file: states.fileOf(projectId), source } })) : states.store(projectId).sourceCounts(source),
+    );
+  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, queue, ingest, sourceCounts, closing: closing.signal, usage };
   const globalKey = ensureGlobalKey(config, catalog);
   // The clusters of the configuration are the catalog's configured ones from now on (workers read them there).
   const clusters = catalog.clusters.syncConfigured(config.kafkaClusters);

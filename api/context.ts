@@ -3,6 +3,7 @@ import type { Catalog } from './catalog/index.js';
 import type { Config } from './config.js';
 import { ApiError } from './errors.js';
 import type { ProjectRegistry } from '../engine/projects/index.js';
+import type { SourceCounts } from '../engine/store/project-store.js';
 import type { LoopShare } from './loop-share.js';
 import type { FairQueue, FairRun } from './fair-queue.js';
 import type { Ingest } from './ingestion.js';
@@ -26,6 +27,8 @@ export interface AppContext {
   queue: FairQueue;
   /** The one ingestion path of requests (HTTP events, MCP's ingest_events): parsed and applied on a work thread (api/ingestion.ts). */
   ingest: Ingest;
+  /** What one source brought to a project (a dataset's summary): read on a work thread, in the tenant's queue. */
+  sourceCounts(tenantId: string, projectId: string, source: string): Promise<SourceCounts>;
   /** Aborted as the app starts to close, before anything it uses is: long-lived answers (graph streams) end on it. */
   closing: AbortSignal;
   /** What each tenant keeps, against its quotas (api/usage.ts). */

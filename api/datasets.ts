@@ -218,7 +218,7 @@ export class DatasetImports {
         format: read.format,
         case_notion: read.case_notion,
         source,
-        ...store.sourceCounts(source),
+        ...(await inTurn(() => this.ctx.sourceCounts(tenantId, projectId, source), stop.signal)),
         rejections: store.deadLetters({ source, limit: 20 }).map(({ location, reason }) => ({ location, reason })),
         ...(body.damage ? { damage: body.damage } : {}),
       };
@@ -244,16 +244,7 @@ export class DatasetImports {
     const target = this.ctx.states.target(projectId);
     return {
       ...target,
-      apply: async (batch, position) => {
-        for (;;) {
-          try {
-            return await this.ctx.ingest(tenantId, projectId, { batch, position: position! }, signal);
-          } catch (error) {
-            if (!(error instanceof ApiError && error.code === 'rate_limited') || signal.aborted) throw signal.aborted ? signal.reason : error;
-            await sleep(1000, undefined, { signal }).catch(() => {});
-          }
-        }
-      },
+      apply: (batch, position) => inTurn(() => this.ctx.ingest(tenantId, projectId, { batch, position: position! }, signal), signal),
     };
   }
 
@@ -404,4 +395,17 @@ export function fileError(error: unknown, paths: string[], shown: string): unkno
 function hidePath(text: string, paths: string[], shown: string): string {
   for (const p of paths) text = text.split(p).join(shown);
   return text;
+}
+
+/** Runs a task of an import in its tenant's queue, waiting its turn while the queue is full (429) until `signal` ends it. */
+async function inTurn<T>(task: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  for (;;) {
+    try {
+      return await task();
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      if (!(error instanceof ApiError && error.code === 'rate_limited')) throw error;
+      await sleep(1000, undefined, { signal }).catch(() => {});
+    }
+  }
 }

@@ -5,7 +5,7 @@ import { builtDocument, StateFiles, type BuiltDocument, type CaseAnswer, type Ca
 import type { Scope } from '../engine/projects/scope.js';
 import { FoldBudget } from '../engine/store/case-cache.js';
 import { isPrepared, type PreparedBatch } from '../engine/store/prepare.js';
-import type { ProjectSnapshot } from '../engine/store/project-store.js';
+import type { ProjectSnapshot, SourceCounts } from '../engine/store/project-store.js';
 import { ApiError, type ApiErrorCode } from './errors.js';
 import { readIngestBody } from './ingest-body.js';
 import { answerViewTask, type ViewTask } from './mcp/viewer.js';
@@ -23,6 +23,7 @@ export type WorkTask =
   | { ingest: IngestTask }
   | { build: { snapshot: ProjectSnapshot } | { files: string[]; scopes?: readonly Scope[] } }
   | { query: CaseQuery; files: string[]; scopes: readonly Scope[] }
+  | { sourceCounts: { file: string; source: string } }
   | ViewTask;
 
 /** An error as it crosses back to the request loop (errors lose their class on the way): its kind, code and message. */
@@ -63,6 +64,7 @@ export function runWork(task: WorkTask): WorkOutcome<unknown> | Promise<WorkOutc
       const v = answerViewTask(task);
       return 'error' in v ? { error: { kind: 'api', ...v.error, headers: {} } } : v;
     }
+    if ('sourceCounts' in task) return { ok: files.sourceCounts(task.sourceCounts.file, task.sourceCounts.source) satisfies SourceCounts };
     if ('query' in task) return { ok: files.read(task.files, task.scopes ?? [], task.query) satisfies CaseAnswer };
     const b = task.build;
     const snapshot = 'snapshot' in b ? b.snapshot : b.scopes ? files.scopedSnapshot(b.files, b.scopes) : files.snapshot(b.files);

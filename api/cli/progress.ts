@@ -96,7 +96,7 @@ export function fileProgress(name: string, file: string, stream: Terminal, optio
           return result;
         },
         setMeta: (key, value) => target.setMeta(key, value),
-        currentTally: () => target.currentTally(),
+        totals: () => target.totals(),
         limits: target.limits,
       };
     },

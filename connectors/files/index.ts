@@ -283,8 +283,8 @@ export async function importSource(store: IngestTarget, source: OpenedLog, optio
     summary.rejected += result.rejected;
     for (const r of result.rejections) if (summary.rejections.length < 20) summary.rejections.push(r);
   }
-  const tally = store.currentTally();
-  summary.cases = tally.cases;
-  summary.events = tally.events;
+  const totals = store.totals();
+  summary.cases = totals.cases;
+  summary.events = totals.events;
   return summary;
 }

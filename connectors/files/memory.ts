@@ -42,7 +42,7 @@ export async function readLogInMemory(path: string, options: ImportOptions = {},
       return result;
     },
     setMeta: (key: string, value: string) => project.setMeta(key, value),
-    currentTally: () => project.currentTally(),
+    totals: () => project.totals(),
     limits,
   };
   await importSource(target, source, options);

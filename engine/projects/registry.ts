@@ -4,7 +4,6 @@ import { join, sep } from 'node:path';
 import type { ApplyResult, Batch, Position, RetractResult, StoreOptions } from '../store/project-store.js';
 import { DEFAULT_EVENT_LIMITS, type EventLimits } from '../event.js';
 import { EngineError } from '../errors.js';
-import type { Tally } from '../tally.js';
 import { ProjectStore } from '../store/project-store.js';
 import { FoldBudget } from '../store/case-cache.js';
 import { mergedState, storeState, type ProjectState } from './state.js';
@@ -61,7 +60,8 @@ export interface IngestTarget {
   /** The bounds a prepared batch must have been checked against. */
   readonly limits: EventLimits;
   setMeta(key: string, value: string): void;
-  currentTally(): Tally;
+  /** Cases and events counted now (an import's summary). */
+  totals(): { cases: number; events: number };
 }
 
 /**
@@ -401,7 +401,7 @@ export class ProjectRegistry {
         this.writable(projectId);
         this.store(projectId).setMeta(key, value);
       },
-      currentTally: () => this.store(projectId).currentTally(),
+      totals: () => this.store(projectId).totals(),
     };
   }
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ProjectStore, type ApplyResult, type Batch, type Position, type ProjectSnapshot, type StoreOptions } from '../store/project-store.js';
+import { ProjectStore, type ApplyResult, type Batch, type Position, type ProjectSnapshot, type SourceCounts, type StoreOptions } from '../store/project-store.js';
 import type { PreparedBatch } from '../store/prepare.js';
 import type { CaseQuery } from './case-queries.js';
 import { readCases, type CaseAnswer } from './case-reads.js';
@@ -64,6 +64,11 @@ export class StateFiles {
     const state = this.state(files);
     if (files.length > 1) return readCases(state, scopes, query);
     return this.store(files[0]!).db.transaction(() => readCases(state, scopes, query))();
+  }
+
+  /** What one source brought to the project kept in `file` (ProjectStore.sourceCounts). */
+  sourceCounts(file: string, source: string): SourceCounts {
+    return this.store(file).sourceCounts(source);
   }
 
   private state(files: readonly string[]): ProjectState {

@@ -35,6 +35,7 @@ export class CounterTable {
       // Rows that fell to zero, found through a partial index that holds only them.
       deleteZero: db.prepare('DELETE FROM counter WHERE n = 0'),
       clearCounters: db.prepare('DELETE FROM counter'),
+      totals: db.prepare<[], { kind: 'cases' | 'events'; n: number }>("SELECT kind, sum(n) AS n FROM counter WHERE kind IN ('cases', 'events') GROUP BY kind"),
     };
   }
 
@@ -92,6 +93,20 @@ export class CounterTable {
     for (const changes of this.log.stored()) {
       for (const [kind, k1, k2, bucket, n] of JSON.parse(changes) as DeltaRow[]) yield { kind, k1, k2, bucket, n };
     }
+  }
+
+  /**
+   * Cases and events counted, without reading every counter: two ranges of the key, plus the pending deltas.
+   * (An import's summary after 219k events applied on a work thread: the whole tally, read again on the
+   * request loop, held it about 600 ms.)
+   */
+  totals(): { cases: number; events: number } {
+    const t = { cases: 0, events: 0 };
+    for (const r of this.q.totals.iterate()) t[r.kind] += r.n;
+    for (const changes of this.log.stored()) {
+      for (const [kind, , , , n] of JSON.parse(changes) as DeltaRow[]) if (kind === 'cases' || kind === 'events') t[kind] += n;
+    }
+    return t;
   }
 
   /** Replaces the whole counted state (a rebuild). */

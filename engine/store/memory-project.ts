@@ -107,6 +107,12 @@ export class MemoryProject {
     return result;
   }
 
+  /** Cases and events counted (IngestTarget's totals). */
+  totals(): { cases: number; events: number } {
+    const { cases, events } = this.currentTally();
+    return { cases, events };
+  }
+
   /** The counted state: every case folded once. */
   currentTally(): Tally {
     if (this.tally) return this.tally;

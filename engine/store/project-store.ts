@@ -441,6 +441,13 @@ export class ProjectStore {
     return this.tally;
   }
 
+  /** Cases and events counted (the tally's totals, read without the tally when it is not held for this version). */
+  totals(): { cases: number; events: number } {
+    if (this.tally && this.tallyVersion === this.dataVersion) return { cases: this.tally.cases, events: this.tally.events };
+    // One read transaction: a merge by another connection between the two reads would count its deltas twice.
+    return this.db.transaction(() => this.counters.totals())();
+  }
+
   snapshot(): ProjectSnapshot {
     return this.db.transaction(() => {
       const tally = structuredClone(this.currentTally());

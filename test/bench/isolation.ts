@@ -9,7 +9,8 @@
  * grows with the project besides builds, each with pings beside it: a notebook
  * block (kpi) over every case of a 200k-event project, MCP tool calls that
  * parse the 2,000-activity document (get_graph's summary and a section page),
- * and deleting a dataset of 219k events (taken back in one transaction).
+ * and uploading then deleting a dataset of 219k events (its batches applied on
+ * a work thread; taken back in one transaction).
  *
  *   node --import tsx test/bench/isolation.ts [--builds 5] [--threads 1] [--reads 5]
  *
@@ -116,7 +117,12 @@ try {
   const kpiBlock = await timedReads(() => api('POST', `${p}/investigation/${inv.id}/notebook/${nb.id}/block/${block.id}/execute`, key));
   // A dataset of the same 219k events (other case ids) uploaded, then deleted: its events taken back in one transaction.
   const csv = ['case,activity,time', ...big.map((e) => `d-${e.caseId},${JSON.stringify(e.activity)},${e.timestamp}`)].join('\n');
-  const uploaded = await fetch(`${base}${p}/dataset?name=big.csv`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, body: csv });
+  // Its import (read on a reader thread; its batches applied on a work thread, or on the loop with --threads 0) beside pings.
+  const uploadStarted = performance.now();
+  const uploading = fetch(`${base}${p}/dataset?name=big.csv`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, body: csv });
+  const datasetUpload = { events: big.length, uploadMs: 0, ping: stats(await pingWhile(uploading.catch(() => undefined))) };
+  const uploaded = await uploading;
+  datasetUpload.uploadMs = Math.round(performance.now() - uploadStarted);
   if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
   const dataset = (await uploaded.json()) as { id: string };
   const deleteStarted = performance.now();
@@ -136,6 +142,7 @@ try {
     mcpGetGraphSection: mcpSection,
     kpiBlockEvents: big.length + 8000,
     kpiBlock,
+    datasetUpload,
     datasetDelete,
   };
   console.log(JSON.stringify(result, null, 2));

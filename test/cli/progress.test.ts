@@ -19,7 +19,7 @@ const target = (): IngestTarget & { applied: number } => ({
     return { applied: true } as ReturnType<IngestTarget['apply']>;
   },
   setMeta: () => {},
-  currentTally: () => ({}) as ReturnType<IngestTarget['currentTally']>,
+  totals: () => ({ cases: 0, events: 0 }),
   limits: DEFAULT_EVENT_LIMITS,
 });
 

@@ -176,7 +176,7 @@ describe('the project registry', () => {
     const target = registry.target('p1');
     for (let p = 30; p < 40; p++) registry.ingest(`p${p}`, { records: events(1, 100 + p) });
     target.setMeta('case_notion', 'order');
-    expect(target.currentTally().cases).toBe(2);
+    expect(target.totals()).toEqual({ cases: 2, events: registry.store('p1').currentTally().events });
     expect(registry.store('p1').getMeta('case_notion')).toBe('order');
     expect(registry.openCount).toBe(8);
   });

@@ -337,6 +337,27 @@ describe('ProjectStore, by hand', () => {
     plain.close();
   });
 
+  it('counts its totals (cases, events) from the summed counters plus the pending deltas, as the whole tally does', () => {
+    const dir = freshDir();
+    const file = join(dir, 'state.sqlite');
+    const store = ProjectStore.open(file, { mergeAfter: 4, deferMerges: true });
+    const log: ReturnType<typeof ev>[] = [];
+    for (let i = 0; i < 9; i++) {
+      const batch = [ev(`c${i % 5}`, i < 5 ? 'Open' : 'Close', i), ev(`n${i}`, 'Open', i)];
+      log.push(...batch);
+      store.apply({ records: batch });
+      if (i === 4) store.settle();
+    }
+    // Some counted rows summed, some deltas pending: read on another connection, which holds no tally.
+    const other = ProjectStore.open(file);
+    const expected = recompute(log);
+    expect(other.totals()).toEqual({ cases: expected.cases, events: expected.events });
+    expect(store.totals()).toEqual({ cases: expected.cases, events: expected.events });
+    expect([expected.cases, expected.events]).toEqual([14, 18]);
+    other.close();
+    store.close();
+  });
+
   it('closes without merging when told to discard (a file about to be deleted), its state still whole', () => {
     const file = join(freshDir(), 'state.sqlite');
     const store = ProjectStore.open(file);

@@ -63,7 +63,7 @@ describe('reading a log on a reader thread', () => {
         return result;
       }) as ProjectStore['apply'],
       setMeta: (key: string, value: string) => resumed.setMeta(key, value),
-      currentTally: () => resumed.currentTally(),
+      totals: () => resumed.totals(),
       limits: resumed.limits,
     };
     await expect(importLog(stopping, path, { batchSize: 50 }, { thread: true, signal: stop.signal })).rejects.toThrow();
