@@ -137,3 +137,21 @@ export function keptKeys(file: string): { rows: number; keys: Set<string> } {
 
 /** The document without its data version (how many batches it took) : what two runs over the same events must agree on. */
 export const withoutVersion = (d: Record<string, any>) => ({ ...d, source: { ...d.source, data_version: '' } });
+
+/** A JSON request to a running `pcg serve`: its parsed answer, or an error naming the status. */
+export async function api(base: string, method: string, path: string, key: string, body?: unknown): Promise<any> {
+  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+/** A tenant named `name`, a writer's key and a project, made with the global key `global`. */
+export async function project(base: string, global: string, name: string): Promise<{ key: string; path: string; id: string }> {
+  const tenant = await api(base, 'POST', '/api/tenant', global, { name });
+  const user = await api(base, 'POST', '/api/user', global, { email: `${name}-${Math.random()}@example.com` });
+  await api(base, 'POST', `/api/tenant/${tenant.id}/user`, global, { userId: user.id, permissions: ['read', 'write'] });
+  const { key } = await api(base, 'POST', `/api/tenant/${tenant.id}/apikey`, global, { userId: user.id, name });
+  const p = await api(base, 'POST', `/api/${tenant.id}/project`, key, { name: 'p' });
+  return { key, path: `/api/${tenant.id}/project/${p.id}`, id: p.id };
+}

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeSimulation } from '../../connectors/simulator/index.js';
 import { Rng } from '../../connectors/simulator/random.js';
-import { keptKeys, storedOffset } from './crash-helpers.js';
+import { keptKeys, storedOffset, api, project as makeProject } from './crash-helpers.js';
 
 /**
  * A dataset upload in a real `pcg serve` child killed with SIGKILL, then a
@@ -65,21 +65,8 @@ function pcg(args: string[]): Run {
 
 const serve = (dir: string) => pcg(['serve', '--data-dir', dir, '--port', '0']);
 
-async function api(base: string, method: string, path: string, key: string, body?: unknown): Promise<any> {
-  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
-async function project(base: string): Promise<{ key: string; path: string; id: string }> {
-  const tenant = await api(base, 'POST', '/api/tenant', GLOBAL, { name: 'crash' });
-  const user = await api(base, 'POST', '/api/user', GLOBAL, { email: `crash-${Math.random()}@example.com` });
-  await api(base, 'POST', `/api/tenant/${tenant.id}/user`, GLOBAL, { userId: user.id, permissions: ['read', 'write'] });
-  const { key } = await api(base, 'POST', `/api/tenant/${tenant.id}/apikey`, GLOBAL, { userId: user.id, name: 'crash' });
-  const p = await api(base, 'POST', `/api/${tenant.id}/project`, key, { name: 'p' });
-  return { key, path: `/api/${tenant.id}/project/${p.id}`, id: p.id };
-}
+const project = (base: string) => makeProject(base, GLOBAL, 'crash');
 
 /** A raw upload sent with node:http: the first `part` bytes now, the rest when `finish` is called (or never). */
 function upload(base: string, path: string, key: string, body: Buffer, part = body.length) {

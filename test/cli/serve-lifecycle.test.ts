@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { api, project as makeProject } from './crash-helpers.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Catalog } from '../../api/catalog/index.js';
 
@@ -86,22 +87,8 @@ async function refused(run: Run, message: RegExp): Promise<string> {
   return err;
 }
 
-async function api(base: string, method: string, path: string, key: string, body?: unknown): Promise<any> {
-  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
-/** A tenant, a writer's key and a project. */
-async function project(base: string): Promise<{ key: string; path: string }> {
-  const tenant = await api(base, 'POST', '/api/tenant', GLOBAL, { name: 'life' });
-  const user = await api(base, 'POST', '/api/user', GLOBAL, { email: `life-${Math.random()}@example.com` });
-  await api(base, 'POST', `/api/tenant/${tenant.id}/user`, GLOBAL, { userId: user.id, permissions: ['read', 'write'] });
-  const { key } = await api(base, 'POST', `/api/tenant/${tenant.id}/apikey`, GLOBAL, { userId: user.id, name: 'life' });
-  const p = await api(base, 'POST', `/api/${tenant.id}/project`, key, { name: 'p' });
-  return { key, path: `/api/${tenant.id}/project/${p.id}` };
-}
+const project = (base: string) => makeProject(base, GLOBAL, 'life');
 
 function events(n: number): object[] {
   return Array.from({ length: n }, (_, i) => ({ caseId: `c${i % 10}`, activity: `a${i % 4}`, timestamp: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString(), eventId: `e${i}` }));
@@ -281,6 +268,16 @@ describe('graceful shutdown', () => {
     expect(graph.source.events).toBe(200);
     b.child.kill('SIGTERM');
     expect((await b.exit).code).toBe(0);
+  });
+
+  it('exits once it has stopped, even when a handle it does not know keeps the process alive (named on stderr)', async () => {
+    // A timer the server never made, standing for a socket or thread left open during a shutdown.
+    const run = pcg(['serve', '--data-dir', tempDir(), '--port', '0'], { NODE_OPTIONS: '--import=data:text/javascript,setInterval(()=>{},60000)' });
+    await run.url;
+    run.child.kill('SIGTERM');
+    expect(await run.exit).toEqual({ code: 0, signal: null });
+    expect(run.out()).toMatch(/pcg serve: stopped/);
+    expect(run.err()).toMatch(/pcg serve: still running 2 s after it stopped \(.+\): exiting/);
   });
 
   it('a second signal forces the exit (code 130) while a request still holds the shutdown', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Children, GLOBAL, listening, type Run } from './crash-helpers.js';
+import { Children, GLOBAL, listening, type Run, api, project as makeProject } from './crash-helpers.js';
 
 /**
  * SIGTERM while an upload is checked or imported (issue 32): the server
@@ -18,21 +18,8 @@ import { Children, GLOBAL, listening, type Run } from './crash-helpers.js';
 const children = new Children();
 afterAll(() => children.close());
 
-async function api(base: string, method: string, path: string, key: string, body?: unknown): Promise<any> {
-  const r = await fetch(base + path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await r.text();
-  if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
 
-async function project(base: string): Promise<{ key: string; path: string; id: string }> {
-  const tenant = await api(base, 'POST', '/api/tenant', GLOBAL, { name: 'stop' });
-  const user = await api(base, 'POST', '/api/user', GLOBAL, { email: `stop-${Math.random()}@example.com` });
-  await api(base, 'POST', `/api/tenant/${tenant.id}/user`, GLOBAL, { userId: user.id, permissions: ['read', 'write'] });
-  const { key } = await api(base, 'POST', `/api/tenant/${tenant.id}/apikey`, GLOBAL, { userId: user.id, name: 'stop' });
-  const p = await api(base, 'POST', `/api/${tenant.id}/project`, key, { name: 'p' });
-  return { key, path: `/api/${tenant.id}/project/${p.id}`, id: p.id };
-}
+const project = (base: string) => makeProject(base, GLOBAL, 'stop');
 
 /** A raw upload with node:http; its answer, or the error when the connection closes without one. */
 function upload(base: string, path: string, key: string, body: Buffer): Promise<{ status: number; body: string }> {
