@@ -12,9 +12,13 @@ export function readIngestBody(raw: Uint8Array | string, ndjson: boolean, maxEve
   const text = typeof raw === 'string' ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8');
   const batch = eventsOf(ndjson ? text : parseJson(text), ndjson);
   const n = batch.records.length + batch.rejected.length;
-  if (n > maxEvents) throw new ApiError('payload_too_large', `limit ${limitName('limitEventsPerRequest')}: a request may carry at most ${maxEvents} events (this one has ${n})`);
+  if (n > maxEvents) throw tooManyEvents(n, maxEvents);
   return batch;
 }
+
+/** The refusal of a batch past PCG_LIMIT_EVENTS_PER_REQUEST, over HTTP and MCP alike. */
+export const tooManyEvents = (n: number, maxEvents: number) =>
+  new ApiError('payload_too_large', `limit ${limitName('limitEventsPerRequest')}: a request may carry at most ${maxEvents} events (this one has ${n})`);
 
 /** A JSON array (or one object) or NDJSON text, as records plus the lines that were not JSON. */
 export function eventsOf(body: unknown, ndjson: boolean): { records: unknown[]; locations?: string[]; rejected: Rejection[] } {

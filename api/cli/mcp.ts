@@ -57,6 +57,8 @@ Options:
     const onError = (error: unknown) => io.err(`pcg mcp: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     const closers: (() => unknown)[] = [];
     let backend;
+    // The local server's own cap on a batch; a remote one holds its own (and answers 413 past it).
+    let maxEvents: number | undefined;
     if (url) {
       const { RemoteBackend } = await import('../mcp/remote.js');
       const remote = new RemoteBackend(url, key);
@@ -87,6 +89,7 @@ Options:
       // Auth reads the Bearer header of a request: the key is checked again on every call, so a revoked key stops at once.
       const request = { headers: { authorization: `Bearer ${key}` } } as unknown as import('fastify').FastifyRequest;
       backend = new LocalBackend({ catalog, states, graphs: new Graphs(states, catalog.graphVersions, buildInProcess), cases: new CaseReads(states), auth, config }, () => auth.authenticate(request, { tenant: 'read' }), maxChars);
+      maxEvents = config.limitEventsPerRequest;
     }
     const close = async () => {
       for (const c of closers.splice(0)) {
@@ -108,7 +111,7 @@ Options:
       return 1;
     }
 
-    const server = buildMcpServer(backend, { ...(maxChars ? { maxChars } : {}), onError });
+    const server = buildMcpServer(backend, { ...(maxChars ? { maxChars } : {}), ...(maxEvents ? { maxEvents } : {}), onError });
     const transport = new StdioServerTransport();
     const done = new Promise<void>((resolve) => {
       transport.onclose = () => resolve();

@@ -8,6 +8,7 @@ import type { TenantUsage } from '../usage.js';
 import type { BlockAnswer, CasePage, CaseQuery, GraphAnswer, GraphViewAnswer, Identity, IngestAnswer, PcgBackend, ProjectInfo } from './backend.js';
 import { viewInProcess, type DocumentViewer } from './viewer.js';
 import type { Ingest } from '../ingestion.js';
+import { tooManyEvents } from '../ingest-body.js';
 import { DEFAULT_MAX_CHARS, fitItems, offsetOf, type GraphViewRequest } from './views.js';
 
 export interface LocalParts {
@@ -22,7 +23,7 @@ export interface LocalParts {
   views?: DocumentViewer;
   auth: Auth;
   /** The server's default retention, shown for projects that set none (as the HTTP API answers). */
-  config: Pick<Config, 'retentionDays'>;
+  config: Pick<Config, 'retentionDays' | 'limitEventsPerRequest'>;
   /** The tenants' quotas, held by `ingest_events` as by the HTTP API (in `pcg serve`; `pcg mcp --data-dir` has none). */
   usage?: TenantUsage;
 }
@@ -156,6 +157,8 @@ export class LocalBackend implements PcgBackend {
   async ingest(projectId: string, events: unknown[]): Promise<IngestAnswer> {
     const id = this.project(projectId, 'write');
     const tenantId = this.caller().tenantId;
+    // The same cap as an HTTP batch (PCG_LIMIT_EVENTS_PER_REQUEST); it was a literal 10,000 here.
+    if (events.length > this.parts.config.limitEventsPerRequest) throw tooManyEvents(events.length, this.parts.config.limitEventsPerRequest);
     // The tenant's quotas are checked by the ingestion (api/ingestion.ts), or here when the tool applies directly.
     let applied;
     if (this.parts.ingest) applied = await this.parts.ingest(tenantId, id, { records: events });

@@ -11,6 +11,8 @@ export interface McpServerOptions {
   maxChars?: number;
   /** Told of failures that are not the caller's (5xx), for the log. */
   onError?: (error: unknown) => void;
+  /** Events one ingest_events call may carry, as the server's PCG_LIMIT_EVENTS_PER_REQUEST (default 100,000). */
+  maxEvents?: number;
 }
 
 const VERSION = '0.1.0';
@@ -35,6 +37,7 @@ const version = z.number().int().min(0).optional().describe('a data version whos
  */
 export function buildMcpServer(backend: PcgBackend, options: McpServerOptions = {}): McpServer {
   const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  const maxEvents = options.maxEvents ?? 100_000;
   const server = new McpServer({ name: 'pcg', version: VERSION }, { instructions: INSTRUCTIONS });
 
   const answer = (value: Record<string, unknown>): CallToolResult => {
@@ -225,7 +228,11 @@ export function buildMcpServer(backend: PcgBackend, options: McpServerOptions = 
         'Adds events to a project through the same path as the HTTP API (needs a key with write permission). Each event is a wire event: {caseId, activity, timestamp (ISO 8601 or epoch ms), eventId?, resource?, attributes?, objects?}. Invalid events are rejected one by one with their reason, the rest accepted; an event already ingested counts as a duplicate.',
       inputSchema: {
         projectId,
-        events: z.array(z.record(z.string(), z.unknown())).min(1).max(10_000).describe('wire events (at most 10,000 per call)'),
+        events: z
+          .array(z.record(z.string(), z.unknown()))
+          .min(1)
+          .max(maxEvents)
+          .describe(`wire events (at most ${maxEvents.toLocaleString('en')} per call)`),
       },
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     },

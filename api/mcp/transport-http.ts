@@ -53,6 +53,7 @@ export function mountMcp(app: FastifyInstance, context: AppContext, graphs: Grap
     handler: async (request, reply) => {
       const principal = (request as FastifyRequest & { mcpPrincipal?: Principal }).mcpPrincipal!;
       const server = buildMcpServer(new LocalBackend(parts, () => principal), {
+        maxEvents: config.limitEventsPerRequest,
         onError: (error) => request.log.error({ err: error }, 'mcp tool failed'),
       });
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

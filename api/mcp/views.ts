@@ -118,7 +118,10 @@ export function explainDecision(doc: GraphDocument, which: string) {
     const known = doc.decisions.map((x) => `${x.id} (at '${x.at}')`).slice(0, 30);
     throw new ApiError('not_found', `no decision '${which}' in this document; decisions: ${known.length ? known.join(', ') : 'none'}`);
   }
-  const out = doc.edges.filter((e) => e.from === d.at);
+  // A decision is at an activity (its label); edges run between node ids.
+  const at = doc.nodes.find((n) => n.kind === 'activity' && n.label === d.at);
+  const labels = new Map(doc.nodes.map((n) => [n.id, n.kind === 'activity' ? n.label : n.kind]));
+  const out = at ? doc.edges.filter((e) => e.from === at.id) : [];
   const reading = [
     `At '${d.at}', ${d.evidence.of_cases} cases reach the decision; ${d.branches.map((b) => `${pct(b.share)} go on to '${b.to}' (${b.cases})`).join(', ')}.`,
     d.rules.length
@@ -131,7 +134,7 @@ export function explainDecision(doc: GraphDocument, which: string) {
   return {
     decision: d,
     reading,
-    edges_out: out.map((e) => ({ id: e.id, to: e.to, kind: e.kind, cases: e.cases, share_of_from: e.share_of_from, median_wait_hours: e.median_wait_hours, slow_wait_hours: e.slow_wait_hours })),
+    edges_out: out.map((e) => ({ id: e.id, to: e.to, to_activity: labels.get(e.to) ?? e.to, kind: e.kind, cases: e.cases, share_of_from: e.share_of_from, median_wait_hours: e.median_wait_hours, slow_wait_hours: e.slow_wait_hours })),
     open_questions: questions,
   };
 }

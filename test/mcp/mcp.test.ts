@@ -249,7 +249,12 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const d = doc.decisions[0];
     const e = await ok(c, 'explain_decision', { projectId: w.projectId, decision: d.at });
     expect(e.decision).toEqual(d);
-    expect(e.edges_out.map((x: any) => x.to).sort()).toEqual(doc.edges.filter((x: any) => x.from === d.at).map((x: any) => x.to).sort());
+    // The hand-offs out of the decision's activity: found through its node (edges join node ids, decisions name activities).
+    const atNode = doc.nodes.find((n: any) => n.kind === 'activity' && n.label === d.at);
+    expect(e.edges_out.map((x: any) => x.to).sort()).toEqual(doc.edges.filter((x: any) => x.from === atNode.id).map((x: any) => x.to).sort());
+    expect(e.edges_out.length).toBeGreaterThan(1);
+    // Every branch of the decision is one of those hand-offs, named as the decision names it.
+    for (const b of d.branches) expect(e.edges_out.map((x: any) => x.to_activity)).toContain(b.to);
     expect(e.reading[0]).toContain(`At '${d.at}'`);
     expect((await tool(c, 'explain_decision', { projectId: w.projectId, decision: 'nowhere' })).text).toMatch(/^not_found: no decision 'nowhere'/);
 
