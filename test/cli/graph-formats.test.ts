@@ -35,6 +35,17 @@ describe('pcg graph --format', () => {
     expect(plain.err()).toBe('');
   });
 
+  it('stops quietly when its reader closes the pipe early (`pcg graph … | head`): exit 0, nothing on stderr', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [bin, 'graph', log, '--format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    // The reader is gone before the command writes its first byte (it writes once the document is built).
+    child.stdout.destroy();
+    const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    expect([code, err]).toEqual([0, '']);
+  });
+
   it('prints the Markdown report, the DOT map and the HTML page of the same document', async () => {
     for (const [format, render] of [
       ['md', renderMarkdown],
