@@ -12,7 +12,12 @@ import { configuredClusterSchema, DEFAULT_CLUSTERS } from '../connectors/kafka/i
  */
 const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const intIn = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+// In the operator's words, whatever was wrong (not a number, a fraction, out of range): zod's own ("expected number,
+// received NaN") spoke of its types.
+const intIn = (min: number, max: number) => {
+  const error = `expected a whole number from ${min} to ${max}`;
+  return z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
+};
 
 /** PCG_KAFKA_CLUSTERS: a JSON list of cluster declarations (connectors/kafka/cluster.ts), names unique. */
 const kafkaClusters = z

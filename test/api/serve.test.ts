@@ -26,7 +26,7 @@ describe('configuration', () => {
     expect(await main(['serve', '--help'], io)).toBe(0);
     for (const flag of ['--data-dir', '--host', '--port', '--global-api-key', '--log-level', '--demo']) expect(out).toContain(flag);
     expect(await main(['serve', '--port', 'x'], io)).toBe(2);
-    expect(err).toContain('PCG_PORT');
+    expect(err).toContain('pcg serve: PCG_PORT: expected a whole number from 0 to 65535\n');
   });
 });
 
