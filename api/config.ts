@@ -289,6 +289,17 @@ const eventLimitKeys = {
   limitObjectTypesPerProject: true,
 } as const satisfies Record<EventLimitKey, true>;
 
+/**
+ * The data directory of a command that reads no other setting (backup, prune, worker): `--data-dir`, else
+ * PCG_DATA_DIR, else the schema's default, resolved, as `pcg serve` reads it.
+ */
+export function dataDirOf(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
+  const given = flag ?? (env[configEnv.dataDir] || undefined);
+  const parsed = settings.shape.dataDir.safeParse(given);
+  if (!parsed.success) throw new ConfigError(describeIssues(parsed.error.issues.map((i) => ({ ...i, path: ['dataDir'] }))));
+  return parsed.data;
+}
+
 /** The event limits alone from the environment (`pcg worker`, which reads no other setting of the server). */
 export function readEventLimits(env: NodeJS.ProcessEnv = process.env): EventLimits {
   const raw: Record<string, unknown> = {};

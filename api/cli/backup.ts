@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import { oneLine } from '../../engine/render/safe-text.js';
 import { UsageError, type Command } from './command.js';
 
@@ -38,7 +37,8 @@ Restore with pcg restore --from <dir> --data-dir <new dir>.
     if (positionals.length) throw new UsageError(`unexpected argument ${positionals[0]}`);
     const out = values.out as string | undefined;
     if (!out) throw new UsageError('--out is required');
-    const dataDir = resolve(String(values['data-dir'] ?? process.env.PCG_DATA_DIR ?? './data'));
+    const { dataDirOf } = await import('../config.js');
+    const dataDir = dataDirOf(values['data-dir'] as string | undefined);
     const { backupDataDir, BackupError } = await import('../backup/index.js');
     try {
       const result = await backupDataDir(dataDir, out);

@@ -40,7 +40,7 @@ Options:
     if (projectDir !== undefined && values['data-dir'] !== undefined) throw new UsageError('give --data-dir or --project-dir, not both');
     const days = values['retention-days'] as string | undefined;
     if (days !== undefined && !/^[1-9]\d{0,4}$/.test(days)) throw new UsageError(`--retention-days: expected a whole number of days from 1 to 36500, not ${days}`);
-    const { ConfigError, readRetentionConfig, retentionDaysOf } = await import('../config.js');
+    const { ConfigError, dataDirOf, readRetentionConfig, retentionDaysOf } = await import('../config.js');
     let config;
     try {
       config = { ...readRetentionConfig(process.env), ...(days !== undefined ? { retentionDays: Number(days) } : {}) };
@@ -79,7 +79,7 @@ Options:
       return 0;
     }
 
-    const dataDir = resolve(String(values['data-dir'] ?? process.env.PCG_DATA_DIR ?? './data'));
+    const dataDir = dataDirOf(values['data-dir'] as string | undefined);
     const catalogFile = join(dataDir, 'catalog.sqlite');
     if (!existsSync(catalogFile)) {
       io.err(`pcg prune: ${dataDir} has no catalog (catalog.sqlite): not a pcg data directory\n`);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { UsageError, type Command } from './command.js';
 import { oneLine } from '../../engine/render/safe-text.js';
 
@@ -30,7 +30,8 @@ Options:
     quiet: { type: 'boolean' },
   },
   async run(values, _positionals, io) {
-    const dataDir = resolve(String(values['data-dir'] ?? process.env.PCG_DATA_DIR ?? './data'));
+    const { dataDirOf } = await import('../config.js');
+    const dataDir = dataDirOf(values['data-dir'] as string | undefined);
     if (!existsSync(join(dataDir, 'catalog.sqlite'))) throw new UsageError(`no catalog in ${dataDir}: start pcg serve on it first, or pass --data-dir`);
     const key = (values['source-secret-key'] as string | undefined) ?? process.env.PCG_SOURCE_SECRET_KEY;
     const quiet = Boolean(values.quiet);

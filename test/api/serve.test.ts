@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../api/cli/main.js';
-import { readConfig } from '../../api/config.js';
+import { dataDirOf, readConfig } from '../../api/config.js';
 import { ensureDemo, runLiveFeed } from '../../api/demo.js';
 import { call, testApp } from './helpers.js';
 
@@ -17,6 +18,14 @@ describe('configuration', () => {
     expect(readConfig(env, { port: '9100', host: undefined })).toMatchObject({ port: 9100, host: '0.0.0.0' });
     expect(() => readConfig({ PCG_PORT: 'eighty' })).toThrow(/PCG_PORT/);
     expect(() => readConfig({ PCG_GLOBAL_API_KEY: 'short' })).toThrow(/PCG_GLOBAL_API_KEY/);
+  });
+
+  it('reads the data directory one way for every command: --data-dir, else PCG_DATA_DIR, else ./data, resolved', () => {
+    expect(dataDirOf('/srv/flag', { PCG_DATA_DIR: '/srv/env' })).toBe('/srv/flag');
+    expect(dataDirOf(undefined, { PCG_DATA_DIR: '/srv/env' })).toBe('/srv/env');
+    expect(dataDirOf(undefined, { PCG_DATA_DIR: '' })).toBe(resolve('./data'));
+    expect(dataDirOf(undefined, {})).toBe(resolve('./data'));
+    expect(readConfig({}, {}).dataDir).toBe(dataDirOf(undefined, {}));
   });
 
   it('pcg serve --help lists the flags; a bad flag value is a usage error', async () => {
