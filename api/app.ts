@@ -167,6 +167,11 @@ export function createApp(options: AppOptions): PcgApp {
     ...serverOptions(config),
     // HEAD is answered on every GET route (the graph stream's answers its headers and ends: routes/graph.ts).
     exposeHeadRoutes: true,
+    // One log line per request (below), not Fastify's two ("incoming request", "request completed").
+    disableRequestLogging: true,
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
   });
   const connections = guardConnections(app, config, logger);
   app.addHook('onRequest', async (request, reply) => {
