@@ -69,7 +69,7 @@ describe('health probes', () => {
     try {
       let ready = await call(t.app, 'GET', '/health/ready');
       // The thread registers tsx and opens the catalog first: starting, then running.
-      for (let i = 0; i < 100 && ready.status !== 200; i++) {
+      while (ready.status !== 200) {
         expect(ready.status).toBe(503);
         expect(ready.body.checks.sources).toEqual({ status: 'unavailable', message: 'the source thread is starting' });
         await sleep(100);
@@ -177,7 +177,7 @@ describe('metrics', () => {
       const gc = runInNewContext('gc') as () => void;
       // The observer hears of a collection asynchronously: collect and look again until it has.
       let live = 0;
-      for (let i = 0; i < 40 && !(live > 0); i++) {
+      while (!(live > 0)) {
         gc();
         await new Promise((resolve) => setTimeout(resolve, 25));
         live = sample(await scrape(t), 'pcg_heap_live_bytes') ?? 0;

@@ -235,7 +235,7 @@ describe('a dataset upload through a killed pcg serve', () => {
     const p = await project(base);
     upload(base, `${p.path}/dataset?name=small.csv`, p.key, bytes, bytes.length >> 1);
     const datasets = join(dir, 'projects', p.id, 'datasets');
-    for (let i = 0; i < 1000 && !(existsSync(datasets) && readdirSync(datasets).length > 0); i++) await sleep(10);
+    while (!(existsSync(datasets) && readdirSync(datasets).length > 0)) await sleep(10);
     expect(readdirSync(datasets)[0]).toMatch(/^\.upload-/);
     a.child.kill('SIGKILL');
     await a.exit;
@@ -244,7 +244,7 @@ describe('a dataset upload through a killed pcg serve', () => {
     const base2 = await b.url;
     expect((await api(base2, 'GET', `${p.path}/dataset`, p.key)).items).toEqual([]);
     expect((await api(base2, 'GET', p.path, p.key)).dataVersion).toBe(0);
-    for (let i = 0; i < 100 && readdirSync(datasets).length > 0; i++) await sleep(20);
+    while (readdirSync(datasets).length > 0) await sleep(20);
     expect(readdirSync(datasets)).toEqual([]);
     // And the file uploads whole now.
     const r = await upload(base2, `${p.path}/dataset?name=small.csv`, p.key, bytes).answer;

@@ -74,7 +74,7 @@ describe('pcg serve', () => {
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    for (let i = 0; i < 200 && !/pcg listening on (http:\/\/\S+)/.test(out); i++) await sleep(50);
+    while (!/pcg listening on (http:\/\/\S+)/.test(out)) await sleep(50);
     const url = /pcg listening on (http:\/\/\S+)/.exec(out)![1]!;
     const http = async (method: string, path: string, key: string, body?: unknown) => {
       const r = await fetch(url + path, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
@@ -89,7 +89,7 @@ describe('pcg serve', () => {
     expect((await http('POST', `/api/${tenant}/project/${project.id}/events`, key, daily(40))).status).toBe(200);
     const pruned = async () => Number(/^pcg_events_pruned_total\{project="[^"]+"\} (\d+)$/m.exec((await http('GET', '/metrics', METRICS)).text)?.[1] ?? 0);
     let seen = 0;
-    for (let i = 0; i < 60 && seen < 58; i++) {
+    while (seen < 58) {
       await sleep(100);
       seen = await pruned();
     }

@@ -74,7 +74,7 @@ describe('commands on a thread (api/cli/thread.ts)', () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += String(d)));
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    for (let i = 0; i < 300 && !out.includes('consuming'); i++) await new Promise((r) => setTimeout(r, 50));
+    while (!out.includes('consuming')) await new Promise((r) => setTimeout(r, 50));
     // Its id names the thread its sources run on (host:pid:thread): the binary ran the command on a thread.
     expect(out).toMatch(new RegExp(`^pcg worker \\S+:${child.pid}:\\d+ consuming the sources of `));
     child.kill('SIGTERM');
