@@ -165,9 +165,10 @@ describe('metrics', () => {
       // Both projects' stores are open in this process.
       expect(sample(text, 'pcg_open_project_stores')).toBe(2);
       expect(sample(text, 'pcg_max_open_project_stores')).toBe(256);
-      // The counter keys the two stores hold, as their books count them.
+      // The counter keys the two stores of the loop hold, as their books count them (batches are applied on the work
+      // threads, whose stores' keys this series does not count: README, Fairness).
       const keys = t.context.states.store(a.projectId).counterKeys + t.context.states.store(b.projectId).counterKeys;
-      expect(keys).toBeGreaterThan(10);
+      expect(keys).toBeGreaterThan(0);
       expect(sample(text, 'pcg_counter_keys')).toBe(keys);
     });
 
