@@ -384,8 +384,9 @@ export class DatasetImports {
 export function fileError(error: unknown, paths: string[], shown: string): unknown {
   if (error instanceof ApiError) return error;
   const e = error as { name?: string; code?: string; message?: string };
-  // The readers' error classes (FileImportError, OcelError, XmlError, EngineError) describe the file, not the server.
-  if (['FileImportError', 'OcelError', 'XmlError'].includes(e.name ?? '') || e.code === 'invalid_argument' || e.code === 'invalid_event') {
+  // The readers' errors describe the file, not the server: FileImportError (OcelError is its other name), XmlError, and
+  // EngineError's event codes. By name, as they arrive from a check thread (errors cross threads without their class).
+  if (['FileImportError', 'XmlError'].includes(e.name ?? '') || e.code === 'invalid_argument' || e.code === 'invalid_event') {
     const status = e.code === 'content_too_large' ? 'payload_too_large' : e.code === 'limit_exceeded' ? 'limit_exceeded' : 'validation_failed';
     return new ApiError(status, `the file could not be imported (${e.code}): ${hidePath(String(e.message), paths, shown)}; nothing was imported`);
   }
