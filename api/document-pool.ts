@@ -4,7 +4,8 @@ import { ApiError } from './errors.js';
 import { FairQueue, type WorkKind } from './fair-queue.js';
 import type { DocumentViewer } from './mcp/viewer.js';
 import { viewTask } from './mcp/viewer.js';
-import { unwrap, type WorkOutcome, type WorkTask } from './work-thread.js';
+import type { WorkOutcome, WorkTask } from './work-thread.js';
+import { unwrap } from './thread-errors.js';
 import { WorkThreads } from './work-threads.js';
 
 export interface DocumentPool {

@@ -3,7 +3,8 @@ import type { PreparedBatch } from '../engine/store/prepare.js';
 import type { ApplyObserver, ProjectRegistry } from '../engine/projects/index.js';
 import type { FairRun } from './fair-queue.js';
 import { readIngestBody } from './ingest-body.js';
-import { unwrap, type Applied, type IngestTask, type WorkOutcome } from './work-thread.js';
+import type { Applied, IngestTask, WorkOutcome } from './work-thread.js';
+import { unwrap } from './thread-errors.js';
 import type { WorkThreads } from './work-threads.js';
 
 /**

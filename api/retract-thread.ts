@@ -2,6 +2,7 @@ import { parentPort, Worker, workerData } from 'node:worker_threads';
 import { ProjectStore } from '../engine/index.js';
 import type { RetractResult } from '../engine/store/project-store.js';
 import type { SourceRetractor } from '../engine/projects/index.js';
+import { fromWire, toWire, type ThreadOutcome } from './thread-errors.js';
 
 /**
  * Taking a deleted dataset's events back (ProjectStore.retractSource) on a
@@ -17,10 +18,11 @@ export const retractOnThread: SourceRetractor = (file, source) =>
   new Promise<RetractResult>((resolve, reject) => {
     const worker = new Worker(new URL('./workers/retract.mjs', import.meta.url), { workerData: { file, source } });
     let answered = false;
-    worker.once('message', (m: { result?: RetractResult; error?: { message: string; code?: string } }) => {
+    worker.once('message', (m: ThreadOutcome<RetractResult>) => {
       answered = true;
-      if (m.result) resolve(m.result);
-      else reject(Object.assign(new Error(m.error?.message ?? 'the retraction failed'), { code: m.error?.code }));
+      // The error in the class the boundary maps (a busy file is a 503, as on the loop).
+      if ('ok' in m) resolve(m.ok);
+      else reject(fromWire(m.error));
     });
     worker.once('error', (error) => {
       answered = true;
@@ -37,12 +39,12 @@ export function runRetraction(): void {
   try {
     const store = ProjectStore.open(file);
     try {
-      parentPort!.postMessage({ result: store.retractSource(source) });
+      parentPort!.postMessage({ ok: store.retractSource(source) } satisfies ThreadOutcome<RetractResult>);
     } finally {
       store.close();
     }
   } catch (error) {
-    const e = error as Error & { code?: string };
-    parentPort!.postMessage({ error: { message: e.message, ...(typeof e.code === 'string' ? { code: e.code } : {}) } });
+    const wire = toWire(error) ?? { kind: 'other', message: (error as Error).message ?? String(error) };
+    parentPort!.postMessage({ error: wire } satisfies ThreadOutcome<RetractResult>);
   }
 }

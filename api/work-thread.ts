@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
-import { EngineError, type ApplyResult, type Batch, type Position } from '../engine/index.js';
+import type { ApplyResult, Batch, Position } from '../engine/index.js';
 import { builtDocument, StateFiles, type BuiltDocument, type CaseAnswer, type CaseQuery } from '../engine/projects/index.js';
 import type { Scope } from '../engine/projects/scope.js';
 import { FoldBudget } from '../engine/store/case-cache.js';
 import { isPrepared, type PreparedBatch } from '../engine/store/prepare.js';
 import type { ProjectSnapshot, SourceCounts } from '../engine/store/project-store.js';
-import { ApiError, type ApiErrorCode } from './errors.js';
 import { readIngestBody } from './ingest-body.js';
+import { OverQuota, toWire, type ThreadFailure, type ThreadOutcome } from './thread-errors.js';
 import { answerViewTask, type ViewTask } from './mcp/viewer.js';
 import type { WorkThreadData } from './work-threads.js';
 
@@ -26,16 +26,8 @@ export type WorkTask =
   | { sourceCounts: { file: string; source: string } }
   | ViewTask;
 
-/** An error as it crosses back to the request loop (errors lose their class on the way): its kind, code and message. */
-export type WorkFailure =
-  | { kind: 'api'; code: ApiErrorCode; message: string; headers: Record<string, string> }
-  | { kind: 'engine'; code: EngineError['code']; message: string }
-  | { kind: 'sqlite'; code: string; message: string }
-  | { kind: 'gone'; message: string }
-  /** A body with more events than its tenant's quota left room for: nothing applied; the loop asks the quota again. */
-  | { kind: 'quota'; events: number; message: string };
-
-export type WorkOutcome<T> = { ok: T } | { error: WorkFailure };
+/** What a task answers (the error in the one wire form of thread boundaries: api/thread-errors.ts). */
+export type WorkOutcome<T> = ThreadOutcome<T>;
 
 /** An applied batch, with how long its transaction took (for the apply metric). */
 export interface Applied {
@@ -91,29 +83,9 @@ function ingest(task: IngestTask): Applied {
   return applied;
 }
 
-class OverQuota extends Error {
-  constructor(readonly events: number) {
-    super(`${events} events pass the tenant's quota`);
-  }
-}
-
-function failure(error: unknown): WorkFailure {
-  if (error instanceof OverQuota) return { kind: 'quota', events: error.events, message: error.message };
-  if (error instanceof ApiError) return { kind: 'api', code: error.code, message: error.message, headers: error.headers };
-  if (error instanceof EngineError) return { kind: 'engine', code: error.code, message: error.message };
-  const e = error as Error & { code?: unknown; gone?: boolean };
-  if (e.gone) return { kind: 'gone', message: e.message };
-  if (typeof e.code === 'string' && e.code.startsWith('SQLITE_')) return { kind: 'sqlite', code: e.code, message: e.message };
-  throw error;
-}
-
-/** Back on the request loop: the value, or the error it stood for, in the class the error boundary maps. */
-export function unwrap<T>(outcome: WorkOutcome<T>): T {
-  if ('ok' in outcome) return outcome.ok;
-  const f = outcome.error;
-  if (f.kind === 'api') throw new ApiError(f.code, f.message, f.headers);
-  if (f.kind === 'engine') throw new EngineError(f.code, f.message);
-  if (f.kind === 'gone') throw new ApiError('not_found', 'project not found');
-  if (f.kind === 'quota') throw Object.assign(new Error(f.message), { overQuota: f.events });
-  throw Object.assign(new Error(f.message), { code: f.code });
+/** A known error in its wire form; anything else is thrown, and piscina carries it as a fault (a 500). */
+function failure(error: unknown): ThreadFailure {
+  const wire = toWire(error);
+  if (!wire) throw error;
+  return wire;
 }

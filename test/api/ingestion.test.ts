@@ -7,7 +7,8 @@ import { ProjectStore, tallyToJson } from '../../engine/index.js';
 import { builtDocument } from '../../engine/projects/index.js';
 import { readIngestBody } from '../../api/ingest-body.js';
 import { DEFAULT_EVENT_LIMITS } from '../../engine/event.js';
-import { unwrap, type Applied, type WorkOutcome } from '../../api/work-thread.js';
+import type { Applied, WorkOutcome } from '../../api/work-thread.js';
+import { unwrap } from '../../api/thread-errors.js';
 import { WorkThreads } from '../../api/work-threads.js';
 import { call, events, makeTenant, testApp, type TestApp } from './helpers.js';
 
