@@ -5,6 +5,7 @@ import type { GraphDocument } from '../../engine/document/types.js';
 import { UsageError, type Command, type Io } from './command.js';
 import { importOptionsFrom, readOptions, readOptionsUsage, reportFileError } from './inspect.js';
 import { importProgress } from './progress.js';
+import { oneLine } from '../../engine/render/safe-text.js';
 
 const outputFormats = ['json', 'md', 'dot', 'html'] as const;
 type OutputFormat = (typeof outputFormats)[number];
@@ -89,7 +90,9 @@ ${readOptionsUsage}`,
           const { importLog } = await import('../../connectors/files/index.js');
           const progress = importProgress('pcg graph', positionals[0]!, io);
           try {
-            await importLog(progress.target(store), positionals[0]!, reading);
+            const summary = await importLog(progress.target(store), positionals[0]!, reading);
+            const refused = refusals('graph', positionals[0]!, summary.events, summary.rejected, summary.rejections, io);
+            if (refused !== undefined) return refused;
           } catch (error) {
             return reportFileError('graph', error, io);
           } finally {
@@ -148,13 +151,16 @@ async function graphInMemory(file: string, reading: Record<string, unknown>, for
   const [{ buildDocument }, { readLogInMemory }] = await Promise.all([import('../../engine/document/index.js'), import('../../connectors/files/memory.js')]);
   const progress = importProgress('pcg graph', file, io);
   let snapshot;
+  let rejections;
   try {
-    ({ snapshot } = await readLogInMemory(file, reading, { onItems: (n) => progress.read(n) }));
+    ({ snapshot, rejections } = await readLogInMemory(file, reading, { onItems: (n) => progress.read(n) }));
   } catch (error) {
     return reportFileError('graph', error, io);
   } finally {
     progress.done();
   }
+  const refused = refusals('graph', file, snapshot.tally.events, snapshot.rejected, rejections, io);
+  if (refused !== undefined) return refused;
   return write(buildDocument(snapshot), format, out, io);
 }
 
@@ -175,4 +181,21 @@ function calendarInput(value: unknown): unknown {
   } catch {
     throw new UsageError('--calendar must be a JSON object or a file holding one');
   }
+}
+
+/**
+ * Records of the file that were refused are said on stderr, with where and why the first were (a row dropped in
+ * silence was the user's to find in the report's assumptions); a file none of whose records could be read is not a
+ * log this reading understands, and fails (exit 1) rather than print the report of no cases. Undefined: go on.
+ */
+function refusals(command: string, file: string, events: number, rejected: number, first: readonly { location: string; reason: string }[], io: Io): number | undefined {
+  if (rejected === 0) return undefined;
+  const where = first.slice(0, 3).map((r) => `${oneLine(r.location)}: ${oneLine(r.reason)}`);
+  const shown = where.length ? `; ${where.length === rejected ? '' : 'the first: '}${where.join('; ')}` : '';
+  if (events === 0) {
+    io.err(`pcg ${command}: no event of ${oneLine(file)} could be read: ${rejected} record${rejected === 1 ? ' was' : 's were'} refused${shown} (pcg inspect ${oneLine(file)} tells more)\n`);
+    return 1;
+  }
+  io.err(`pcg ${command}: ${rejected} record${rejected === 1 ? ' was' : 's were'} refused and ${rejected === 1 ? 'is' : 'are'} not counted${shown}\n`);
+  return undefined;
 }

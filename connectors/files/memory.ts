@@ -9,6 +9,8 @@ import type { ImportOptions } from './types.js';
 export interface MemoryReading {
   snapshot: ProjectSnapshot;
   read: 'parts' | 'whole';
+  /** The first records refused (where and why), when the file was read whole; `snapshot.rejected` counts them all. */
+  rejections: { location: string; reason: string }[];
 }
 
 /**
@@ -29,7 +31,7 @@ export async function readLogInMemory(path: string, options: ImportOptions = {},
     if (parts) {
       const project = new MemoryProject(limits);
       describeSource(project, source, options);
-      return { snapshot: project.snapshotWith(parts.parts, parts.dataVersion), read: 'parts' };
+      return { snapshot: project.snapshotWith(parts.parts, parts.dataVersion), read: 'parts', rejections: [] };
     }
   }
   const project = new MemoryProject(limits);
@@ -45,6 +47,6 @@ export async function readLogInMemory(path: string, options: ImportOptions = {},
     totals: () => project.totals(),
     limits,
   };
-  await importSource(target, source, options);
-  return { snapshot: project.snapshot(), read: 'whole' };
+  const summary = await importSource(target, source, options);
+  return { snapshot: project.snapshot(), read: 'whole', rejections: summary.rejections };
 }

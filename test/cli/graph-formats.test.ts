@@ -46,6 +46,23 @@ describe('pcg graph --format', () => {
     expect([code, err]).toEqual([0, '']);
   });
 
+  it('says on stderr which records it refused; a file none of whose records is an event fails (exit 1), in memory and stored', async () => {
+    const bad = join(dir, 'bad-row.csv');
+    writeFileSync(bad, 'case,activity,time\nc1,a,2024-01-01T00:00:00Z\nc1,b,not-a-time\nc1,c,2024-01-02T00:00:00Z\n');
+    for (const extra of [[], ['--time-basis', 'working']]) {
+      const run = capture();
+      expect(await main(['graph', bad, '--format', 'md', ...extra], run.io)).toBe(0);
+      expect(run.err()).toBe("pcg graph: 1 record was refused and is not counted; line 3: cannot read timestamp 'not-a-time' in column 'time'\n");
+      expect(run.out()).toContain('1 cases and 2 events');
+    }
+    const notLog = join(dir, 'not-a-log.json');
+    writeFileSync(notLog, '{"hello": "world", "items": [1, 2, 3]}\n');
+    const run = capture();
+    expect(await main(['graph', notLog, '--format', 'md'], run.io)).toBe(1);
+    expect(run.out()).toBe('');
+    expect(run.err()).toMatch(/^pcg graph: no event of .*not-a-log\.json could be read: 1 record was refused; line 1: caseId: .* \(pcg inspect .* tells more\)\n$/);
+  });
+
   it('prints the Markdown report, the DOT map and the HTML page of the same document', async () => {
     for (const [format, render] of [
       ['md', renderMarkdown],
