@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { Auth } from './auth.js';
 import { Catalog } from './catalog/index.js';
@@ -169,7 +169,7 @@ export function createApp(options: AppOptions): PcgApp {
     // HEAD is answered on every GET route (the graph stream's answers its headers and ends: routes/graph.ts).
     exposeHeadRoutes: true,
     // One log line per request (below), not Fastify's two ("incoming request", "request completed").
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
   });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
