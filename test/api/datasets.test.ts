@@ -79,7 +79,15 @@ describe('dataset uploads', () => {
   const base = (projectId: string) => `/api/${a.tenantId}/project/${projectId}`;
   const newProject = async (name: string): Promise<string> => (await call(t.app, 'POST', `/api/${a.tenantId}/project`, a.admin, { name })).body.id;
   const upload = (projectId: string, body: Buffer | string, query = '') => call(t.app, 'POST', `${base(projectId)}/dataset${query}`, a.admin, body, octet);
-  const graph = async (projectId: string) => (await call(t.app, 'GET', `${base(projectId)}/graph`, a.reader)).body;
+  // The current document: while a build of the project runs (reads beside a deletion start them), a GET answers the
+  // newest kept one marked stale; read again until the build is done.
+  const graph = async (projectId: string) => {
+    for (;;) {
+      const r = await call(t.app, 'GET', `${base(projectId)}/graph`, a.reader);
+      if (r.headers['x-pcg-stale'] !== 'true') return r.body;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
   const version = async (projectId: string): Promise<number> => (await call(t.app, 'GET', base(projectId), a.reader)).body.dataVersion;
   const list = async (projectId: string) => (await call(t.app, 'GET', `${base(projectId)}/dataset`, a.reader)).body.items as { id: string; state: string }[];
 
