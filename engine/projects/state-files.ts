@@ -46,8 +46,6 @@ export class StateFiles {
 
   /** The snapshot `ProjectRegistry.state` gives for these files (the own store, then the partition states). */
   snapshot(files: readonly string[]): ProjectSnapshot {
-    // The counters read afresh, never a tally this thread holds (ProjectStore.forgetTally says why).
-    for (const f of files) this.store(f).forgetTally();
     return this.state(files).snapshot();
   }
 

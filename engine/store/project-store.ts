@@ -235,11 +235,13 @@ export class ProjectStore {
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
     let delta: Counters | undefined;
     let folds = new Map<string, CaseFold>();
+    /** The version this batch started from, read under the write lock. */
+    let from = 0;
     this.renewBookIfFull();
     try {
       // Immediate: a writer takes the write lock before reading the stored position, so two writers on one file serialise instead of failing at commit.
       this.db.transaction(() => {
-        result.dataVersion = this.dataVersion;
+        result.dataVersion = from = this.dataVersion;
         this.syncCopies();
         if (position) {
           const stored = this.position(position.source, position.partition);
@@ -288,7 +290,11 @@ export class ProjectStore {
     }
     this.writtenVersion = result.dataVersion;
     for (const [caseId, fold] of folds) this.cache.set(caseId, fold);
-    if (this.tally && this.tallyVersion === result.dataVersion - 1) {
+    // The tally held moves on only with a version this batch made from the one it was read at. A batch that made no
+    // version (all duplicates, an applied position) must not relabel it: the version may have moved on through
+    // another connection (a thread, a dataset taken back elsewhere), and a tally of the version before was then
+    // served as the current one.
+    if (this.tally && this.tallyVersion === from && result.dataVersion === from + 1) {
       // A version of refusals alone counts nothing: the tally held is still whole.
       if (delta) tallyFromRows(delta.rows(), this.tally);
       this.tallyVersion = result.dataVersion;
@@ -435,20 +441,15 @@ export class ProjectStore {
   currentTally(): Tally {
     const version = this.dataVersion;
     if (!this.tally || this.tallyVersion !== version) {
-      this.tally = tallyFromRows(this.counters.rows());
-      this.tallyVersion = version;
+      // The version and the counters read in one read transaction (a savepoint inside a caller's): read apart, a
+      // writer on another connection between the two would label these counts with the version before them.
+      this.db.transaction(() => {
+        const at = this.dataVersion;
+        this.tally = tallyFromRows(this.counters.rows());
+        this.tallyVersion = at;
+      })();
     }
-    return this.tally;
-  }
-
-  /**
-   * Drops the tally held in memory, so the next snapshot reads the counters again. Work threads call it before
-   * each build: a thread's store once served a tally under a newer data version than its counts (after a
-   * dataset's events were taken back on another thread; test/api/datasets.test.ts, 1 run in 4), and the cause was
-   * not found. Reading the counters costs a build a few tens of ms; a wrong document costs more.
-   */
-  forgetTally(): void {
-    this.tally = undefined;
+    return this.tally!;
   }
 
   /** Cases and events counted (the tally's totals, read without the tally when it is not held for this version). */
@@ -746,13 +747,16 @@ export class ProjectStore {
 
   /** Deletes dead letters (by age, oldest first, or by id), keeping `rejected` and the sources' counts true; a change is a new data version (the document states `rejected`). */
   pruneDeadLetters(which: DeadLetterSelection): number {
+    let from = 0;
     const n = this.writing(() => {
       const deleted = deleteDeadLetters(this.db, which, (key) => this.getMeta(key), (key, value) => this.q.setMeta.run(key, value));
-      if (deleted > 0) this.q.setMeta.run('data_version', String(this.dataVersion + 1));
+      from = this.dataVersion;
+      if (deleted > 0) this.q.setMeta.run('data_version', String(from + 1));
       return deleted;
     });
-    // The counters did not change: a tally read at the version before still holds.
-    if (n > 0 && this.tally && this.tallyVersion === this.dataVersion - 1) this.tallyVersion = this.dataVersion;
+    // The counters did not change: a tally read at the version this pass started from still holds (not one of a
+    // version another connection made meanwhile: the version is read under the write lock, not after it).
+    if (n > 0 && this.tally && this.tallyVersion === from) this.tallyVersion = from + 1;
     return n;
   }
 

@@ -337,6 +337,34 @@ describe('ProjectStore, by hand', () => {
     plain.close();
   });
 
+  it('never serves a tally it holds under a version another connection made (a batch of duplicates, a pass of dead letters)', () => {
+    const dir = freshDir();
+    const file = join(dir, 'state.sqlite');
+    const a = ProjectStore.open(file);
+    const b = ProjectStore.open(file);
+    const log = [ev('c1', 'Open', 0), ev('c1', 'Close', 1)];
+    a.apply({ records: log });
+    // A holds the tally of version 1.
+    expect(a.snapshot().tally.cases).toBe(1);
+    // Another connection (a thread, a dataset taken back elsewhere) makes version 2.
+    const more = [ev('c2', 'Open', 2), ev('c3', 'Open', 3)];
+    b.apply({ records: more });
+    // A applies a batch that makes no version (all duplicates): the version moved on without A, so A's tally is old.
+    const dup = a.apply({ records: log });
+    expect([dup.accepted, dup.duplicates, dup.dataVersion]).toEqual([0, 2, 2]);
+    expect(tallyToJson(a.snapshot().tally)).toEqual(tallyToJson(recompute([...log, ...more])));
+    // The same with a dead-letter pass: B makes version 4 (a refusal, then events), A prunes the letter (version 5).
+    b.apply({ records: [{ caseId: 'x' }] });
+    expect(a.snapshot().dataVersion).toBe(3);
+    const last = [ev('c4', 'Open', 4)];
+    b.apply({ records: last });
+    expect(a.pruneDeadLetters({ receivedBefore: Date.now() + 1000, limit: 10 })).toBe(1);
+    expect(a.dataVersion).toBe(5);
+    expect(tallyToJson(a.snapshot().tally)).toEqual(tallyToJson(recompute([...log, ...more, ...last])));
+    b.close();
+    a.close();
+  });
+
   it('counts its totals (cases, events) from the summed counters plus the pending deltas, as the whole tally does', () => {
     const dir = freshDir();
     const file = join(dir, 'state.sqlite');
