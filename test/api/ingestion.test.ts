@@ -154,14 +154,7 @@ describe('ingestion on the work threads', () => {
     const t = fresh({ buildThreads: 2, tenantQueue: 1 });
     const a = await makeTenant(t.app, 'full');
     const b = await makeTenant(t.app, 'other');
-    let release!: () => void;
-    let holding!: () => void;
-    const held = new Promise<void>((r) => (holding = r));
-    const blocker = t.context.work(a.tenantId, a.projectId, 'build', () => {
-      holding();
-      return new Promise<void>((r) => (release = r));
-    });
-    await held;
+    const { release, blocker } = await holdThread(t, a);
     const urlA = `/api/${a.tenantId}/project/${a.projectId}/events`;
     const waiting = call(t.app, 'POST', urlA, a.admin, events(2));
     // Wait until the first batch is in the queue (the request's body read and its task queued), never for a time.
@@ -184,15 +177,8 @@ describe('ingestion on the work threads', () => {
     const a = await makeTenant(t.app, 'upload');
     const log = [...simulate({ model: 'order-to-cash', cases: 1500, seed: 8 })] as Record<string, unknown>[];
     const ndjson = Buffer.from(log.map((r) => JSON.stringify(r)).join('\n') + '\n');
-    let release!: () => void;
-    let holding!: () => void;
-    const held = new Promise<void>((r) => (holding = r));
     // The tenant holds one of the two threads; one of its batches may wait.
-    const blocker = t.context.work(a.tenantId, a.projectId, 'build', () => {
-      holding();
-      return new Promise<void>((r) => (release = r));
-    });
-    await held;
+    const { release, blocker } = await holdThread(t, a);
     const urlA = `/api/${a.tenantId}/project/${a.projectId}`;
     // An HTTP batch waits behind the blocker (the project's one write lane) and fills the tenant's queue ...
     const waiting = call(t.app, 'POST', `${urlA}/events`, a.admin, events(2));
@@ -220,4 +206,17 @@ async function queued(t: TestApp, tenantId: string): Promise<boolean> {
   } catch {
     return true;
   }
+}
+
+/** A task of the tenant's that holds a work thread until `release` is called (waited for until it runs). */
+async function holdThread(t: TestApp, w: { tenantId: string; projectId: string }) {
+  let release!: () => void;
+  let holding!: () => void;
+  const held = new Promise<void>((r) => (holding = r));
+  const blocker = t.context.work(w.tenantId, w.projectId, 'build', () => {
+    holding();
+    return new Promise<void>((r) => (release = r));
+  });
+  await held;
+  return { release, blocker };
 }
