@@ -118,6 +118,9 @@ export function guardConnections(app: FastifyInstance, config: Config, logger: L
     const timer = setTimeout(() => {
       if (!req.complete) answerSocket(req.socket, 408, 'request_timeout', `limit ${limitName('bodyTimeoutMs')}: the request body must arrive within ${bodyMs} ms of its headers`);
     }, bodyMs);
+    // Unref'd: it matters only while its socket is open, which holds the process anyway; a timer left by a request
+    // the shutdown cut off must not keep a stopped server alive (the soak saw two Timeouts do so).
+    timer.unref();
     // On the request, not its socket: a keep-alive socket carries many requests, and would gather their listeners.
     const clear = () => clearTimeout(timer);
     req.once('end', clear);
