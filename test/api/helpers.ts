@@ -125,3 +125,16 @@ export function expectError(r: Res, status: number, code: string): void {
   if (r.body.requestId !== r.headers['x-request-id']) throw new Error('requestId differs from the x-request-id header');
   if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(r.body.timestamp)) throw new Error(`timestamp ${r.body.timestamp} is not ISO UTC`);
 }
+
+/** A task of the tenant's that holds a work thread until `release` is called (waited for until it runs). */
+export async function holdThread(t: TestApp, w: { tenantId: string; projectId: string }) {
+  let release!: () => void;
+  let holding!: () => void;
+  const held = new Promise<void>((r) => (holding = r));
+  const blocker = t.context.work(w.tenantId, w.projectId, 'build', () => {
+    holding();
+    return new Promise<void>((r) => (release = r));
+  });
+  await held;
+  return { release, blocker };
+}

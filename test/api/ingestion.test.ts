@@ -10,7 +10,7 @@ import { DEFAULT_EVENT_LIMITS } from '../../engine/event.js';
 import type { Applied, WorkOutcome } from '../../api/work-thread.js';
 import { unwrap } from '../../api/thread-errors.js';
 import { WorkThreads } from '../../api/work-threads.js';
-import { call, events, makeTenant, testApp, type TestApp } from './helpers.js';
+import { call, events, holdThread, makeTenant, testApp, type TestApp } from './helpers.js';
 
 /**
  * Ingestion off the request loop (api/ingestion.ts, api/work-thread.ts): the body crosses to a work thread as the
@@ -206,17 +206,4 @@ async function queued(t: TestApp, tenantId: string): Promise<boolean> {
   } catch {
     return true;
   }
-}
-
-/** A task of the tenant's that holds a work thread until `release` is called (waited for until it runs). */
-async function holdThread(t: TestApp, w: { tenantId: string; projectId: string }) {
-  let release!: () => void;
-  let holding!: () => void;
-  const held = new Promise<void>((r) => (holding = r));
-  const blocker = t.context.work(w.tenantId, w.projectId, 'build', () => {
-    holding();
-    return new Promise<void>((r) => (release = r));
-  });
-  await held;
-  return { release, blocker };
 }

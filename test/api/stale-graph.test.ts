@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, events, makeTenant, testApp, type TestApp } from './helpers.js';
+import { call, events, holdThread, makeTenant, testApp, type TestApp } from './helpers.js';
 
 /**
  * Fair builds (engine/projects/graphs.ts, api/routes/graph.ts): while a project's document builds, a request for a
@@ -25,14 +25,7 @@ describe('a busy project’s graph', () => {
     expect([v1.status, v1.headers.etag, v1.headers['x-pcg-stale']]).toEqual([200, '"1"', undefined]);
 
     // Hold the project's build lane.
-    let release!: () => void;
-    let holding!: () => void;
-    const held = new Promise<void>((r) => (holding = r));
-    const blocker = t.context.work(w.tenantId, w.projectId, 'build', () => {
-      holding();
-      return new Promise<void>((r) => (release = r));
-    });
-    await held;
+    const { release, blocker } = await holdThread(t, w);
 
     expect((await call(t.app, 'POST', `${base}/events`, w.admin, all.slice(30, 60))).status).toBe(200);
     // The first request for version 2 starts its build, which waits behind the blocker.
