@@ -1,7 +1,7 @@
 import { checkEvent, cmp, compareEvents, type Event } from './event.js';
 import { bucketOf } from './sketch.js';
 import { addToSketch } from './sketch.js';
-import { caseFold, choiceKey, choiceValue, edgeKey, emptyTally, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, profileKey, roleKey, roleValue, START, variantKey, type Tally } from './tally.js';
+import { caseFold, choiceKey, choiceValue, firstValue, edgeKey, emptyTally, END, isRoleAttribute, MAX_CHOICE_ATTRIBUTES, pairKey, profileKey, roleKey, roleValue, START, variantKey, type Tally } from './tally.js';
 import { HOUR_MS, parseIsoMillis } from './time.js';
 import { startedAt } from './lifecycle.js';
 
@@ -186,8 +186,8 @@ function countProfile(t: Tally, trace: readonly Event[]): void {
     };
     if (trace.some(later)) inc('future', n);
     const onFirst = own(trace[0]!, n);
-    const firstValue = onFirst === undefined ? undefined : choiceValue(onFirst);
-    if (firstValue !== undefined) inc('first', pairKey(n, firstValue), last);
+    const onFirstValue = onFirst === undefined ? undefined : firstValue(n, onFirst);
+    if (onFirstValue !== undefined) inc('first', pairKey(n, onFirstValue), last);
     if (counted.length) inc('final', pairKey(n, counted[counted.length - 1]!));
   }
 }

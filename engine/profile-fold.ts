@@ -1,6 +1,6 @@
 import type { AttributeValue, Event } from './event.js';
 import { bucketOf } from './sketch.js';
-import { MAX_CHOICE_ATTRIBUTES } from './tally.js';
+import { firstValue, MAX_CHOICE_ATTRIBUTES } from './tally.js';
 import { parseIsoMillis } from './time.js';
 import type { Counters } from './store/codec.js';
 import type { KeyBook } from './store/counter-keys.js';
@@ -69,6 +69,14 @@ export class FollowedAttributes {
       const ids = keys.attribute(name);
       into.add(ids.present, sign);
       if (first) into.add(ids.atFirst, sign);
+    }
+    // An identifier of a larger case (an application's id on each offer) is counted on the first event only.
+    if (pair === undefined && first && typeof raw === 'string') {
+      const id = firstValue(name, raw);
+      if (id !== undefined) {
+        list[i + 2] = book.pair(name, id);
+        this.firstFor = undefined;
+      }
     }
     if (pair !== undefined) {
       const last = list[i + 1];

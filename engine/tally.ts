@@ -241,6 +241,18 @@ export function choiceValue(v: string | number | boolean): string | undefined {
   return label ?? undefined;
 }
 
+/**
+ * The value of an attribute on a case's first event as the profile's `first` counters count it: its counted value
+ * (choiceValue), or, for a case attribute whose text is an identifier (digits, not a time), the text itself as
+ * `i:` — offers sharing an application id, visits sharing a patient's (engine/reading/groupings.ts). Only the
+ * first-event counters take these, one key per value, never the choice counters.
+ */
+export function firstValue(name: string, v: string | number | boolean): string | undefined {
+  const counted = choiceValue(v);
+  if (counted !== undefined || typeof v !== 'string' || !name.startsWith('case:')) return counted;
+  return v.length > 0 && v.length <= 40 && !v.includes(':') ? `i:${v}` : undefined;
+}
+
 function stringLabel(v: string): string | null {
   // Files often carry numbers as text (XES strings, CSV cells): count them as numbers.
   if (/^-?\d+(\.\d+)?$/.test(v)) return numberLabel(Number(v));

@@ -157,9 +157,9 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
         ratio(inBranches, atPoint),
         'counted',
         `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings; ` +
-          (best
+          (best && best.accuracy > firstBaseline
             ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch; explained when at least ${EXPLAINED_MARGIN * 100} points above with rules on at least ${EXPLAINED_MIN_CASES} cases (here ${ruleCases})`
-            : 'no usable attribute known at that point'),
+            : `no attribute known at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}): the log does not record what decides`),
       ),
     });
   }
@@ -213,6 +213,9 @@ function usableAttributes(p: Point, atPoint: number): string[] {
     let carrying = 0;
     for (const byBranch of byValue.values()) for (const folds of byBranch.values()) carrying += sum(folds);
     const distinct = byValue.size;
+    // One value on every case at the point (an attribute the step itself writes, such as its kind of action)
+    // restates where the case is: it can tell no branch from another.
+    if (distinct === 1 && carrying >= atPoint) continue;
     if (distinct > 10 && distinct >= 0.5 * Math.min(carrying, atPoint)) continue;
     const numeric = [...byValue.keys()].every((k) => k.startsWith('n:'));
     if (!numeric && distinct > MAX_STRING_VALUES) continue;

@@ -6,6 +6,8 @@ import { END_LABEL, readDecisions } from './decisions.js';
 import { readSequenceRules } from './declare.js';
 import { readEdgeKinds, type EdgeReading } from './edges.js';
 import { readEscalations } from './escalations.js';
+import { readTimeouts } from './timeouts.js';
+import { readGroupings } from './groupings.js';
 import { readExceptions } from './exceptions.js';
 import { factsOf, pct, q, ratio, type ParsedVariants } from './facts.js';
 import { readEnds } from './outcomes.js';
@@ -95,6 +97,12 @@ export function readProcess(input: ReadingInput): Reading {
   const ends = readEnds(f, backbone, snapshot.periodEnd);
   const stages = readStages(f, backbone);
   const escalations = readEscalations(f, tree, profile);
+  // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
+  for (const t of readTimeouts(f, profile.resolutionHours, escalations.edges)) {
+    escalations.escalations.push(t);
+    // The hand-off is an escalation edge only when the fixed wait is most of it (else a clerk's early step shares it).
+    if (t.evidence.share >= 0.5) escalations.edges.add(`${t.from}\u0000${t.to}`);
+  }
   const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties, profile);
   const decisions = readDecisions(f, tree, profile);
   const sequence = readSequenceRules(f, ties);
@@ -103,6 +111,8 @@ export function readProcess(input: ReadingInput): Reading {
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes);
   const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart);
+  const groups = readGroupings(f, profile, ends);
+  process.case_represents += groups.note;
 
   const assumptions: Plain[] = [
     `Reading (the interpreted parts) is computed by fixed rules over the counted state, not by a language model; each claim's evidence states its method. Name-based guesses are marked hypothesis.`,
@@ -117,9 +127,10 @@ export function readProcess(input: ReadingInput): Reading {
     `Policies: ${policies.method}. The case duration includes open cases (their duration so far).`,
     ...quality.assumptions,
     ...profile.assumptions(),
+    ...groups.assumptions,
   ];
 
-  const open_questions: Plain[] = [...quality.open_questions];
+  const open_questions: Plain[] = [...quality.open_questions, ...groups.open_questions];
   for (const d of decisions.decisions) {
     if (d.explained) continue;
     open_questions.push({

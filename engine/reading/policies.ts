@@ -27,6 +27,9 @@ function shareWithin(f: Facts, s: Sketch, hours: number): number {
   return k / n;
 }
 
+/** A hand-off whose 90th-percentile wait is under a minute is two records of one step, not a timing to keep. */
+export const ONE_STEP_HOURS = 1 / 60;
+
 /**
  * Limits most cases stay inside, inferred from timings and counts, never from
  * a policy document: the case duration's 90th percentile (rounded up to two
@@ -60,9 +63,10 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { polici
     const n = e ? sketchCount(e.wait) : 0;
     if (!e || n < MIN_CASES) continue;
     const hours = niceHours(f.toHours(quantile(e.wait, SERVICE_QUANTILE)));
-    // "Within 0 hours" says the two are written at one time, not how soon one follows the other; and nothing is
-    // stated below the times' resolution (a day for day-level data).
-    if (hours <= 0 || hours < ties.resolutionHours) continue;
+    // "Within 0 hours" says the two are written at one time, not how soon one follows the other; nor does a minute:
+    // two records a system writes for one step (created, then recorded as created) are no hand-off between people.
+    // Nothing is stated below the times' resolution (a day for day-level data) either.
+    if (hours < ONE_STEP_HOURS || hours < ties.resolutionHours) continue;
     const share = shareWithin(f, e.wait, hours);
     const tied = ties.handoff(a, b);
     const strength = strengthOf(n, share);
@@ -109,7 +113,7 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { polici
     });
   }
   policies.push(...separations(f));
-  const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits; none of 0 hours: that is two steps written at one time), backbone order (at most weak where equal timestamps order the steps), and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
+  const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits; none under a minute: that is two records of one step written at once), backbone order (at most weak where equal timestamps order the steps), and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
   return { policies, serviceLevel, method };
 }
 

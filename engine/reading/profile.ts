@@ -19,6 +19,10 @@ import { isPlaceholder, wordsOf } from './words.js';
  * - outcome attributes: a recorded verdict (an SLA flag) the endings' names do not give.
  */
 
+/** A grouping attribute has at least this many values, at most GROUP_SHARE values per case and GROUP_SIZE cases per value. */
+const GROUP_MIN = 20;
+const GROUP_SHARE = 0.9;
+const GROUP_SIZE = 5;
 /** Share of events at the one or two commonest minutes of the day from which times are day-level. */
 const DAY_LEVEL = 0.95;
 /** Share of events at whole minutes from which times are minute-level. */
@@ -31,6 +35,8 @@ const LEAK_LIFT = 0.05;
 const VALUE_SHARE = 0.05;
 const RARE_ENDING = 0.85;
 const VALUE_LIFT = 0.2;
+/** ...or one value keeps a sizeable part of the cases (at most 1% of them) from an ending at least this share of the other cases reach. */
+const EXCLUDED_ELSEWHERE = 0.5;
 /** An attribute is constant from the first event when it is there and unchanged in at least this share of the cases with it. */
 const CONSTANT_SHARE = 0.99;
 /** A date-valued attribute lies in the case's future in at least this share of the cases with it: an end value copied onto every row. */
@@ -66,6 +72,11 @@ export interface LogProfile {
   snapshot: string[];
   /** Lifecycle transitions counted as steps (a start not folded into its execution), and a column of non-standard values. */
   lifecycle: { starts: number; transitions: number; nonStandard: boolean };
+  /**
+   * Case attributes that group cases (several cases share a value, as offers share their application): constant
+   * per case, at least GROUP_MIN values, a few cases per value. With their first-event values: value -> ending -> cases.
+   */
+  groupings: { attribute: string; cases: number; values: number; byValue: Map<string, Map<string, number>> }[];
   /** Boolean attributes whose name reads as an outcome, with the cases ending true and false. */
   outcomes: { attribute: string; yes: number; no: number }[];
   /** Activities with service times (a start per execution), and how many executions carry one. */
@@ -145,21 +156,23 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
       leaks.set(attribute, `its value on the first event foretells the last activity in ${pct(share)} of ${cases} cases (always guessing the commonest ending: ${pct(baseline)})`);
       continue;
     }
-    // One value that sends a sizeable part of the cases to an ending most cases do not reach (isClosed = false on the
-    // first event of 8% of the bills, nearly all of them deleted).
-    const telling = values.find((v) => {
-      const endShare = (endings.get(v.end) ?? 0) / cases;
-      return v.cases >= VALUE_SHARE * cases && v.most >= LEAK_SHARE * v.cases && endShare <= RARE_ENDING && v.most / v.cases - endShare >= VALUE_LIFT;
-    });
-    if (telling) {
-      leaks.set(attribute, `its value ${telling.value.slice(2)} on the first event of ${telling.cases} cases foretells ${q(telling.end)} as their last activity in ${pct(telling.most / telling.cases)} of them (${pct((endings.get(telling.end) ?? 0) / cases)} of all cases end there)`);
-    }
+    const why = tellingGroup(groupsOf(values, byValue), endings, cases);
+    if (why) leaks.set(attribute, why);
   }
   const constant = new Set<string>();
   const future: string[] = [];
   for (const [a, p] of attributes) {
     if (p.present > 0 && p.atFirst >= CONSTANT_SHARE * p.present && p.changed <= (1 - CONSTANT_SHARE) * p.present) constant.add(a);
     if (p.present > 0 && p.future >= FUTURE_SHARE * p.present) future.push(a);
+  }
+  const groupings: LogProfile['groupings'] = [];
+  for (const [attribute, byValue] of [...first].sort((x, y) => cmp(x[0], y[0]))) {
+    if (!constant.has(attribute) || byValue.size < GROUP_MIN) continue;
+    let cases = 0;
+    for (const byEnd of byValue.values()) for (const k of byEnd.values()) cases += k;
+    // Nearly a value per case is the case's own identifier; many cases per value is a category, not a larger thing.
+    if (byValue.size > GROUP_SHARE * cases || cases > GROUP_SIZE * byValue.size) continue;
+    groupings.push({ attribute, cases, values: byValue.size, byValue });
   }
   future.sort(cmp);
   const carrying = [...transitions.values()].reduce((s, n) => s + n, 0);
@@ -201,6 +214,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
     future,
     snapshot,
     lifecycle,
+    groupings,
     outcomes,
     serviced,
     assumptions() {
@@ -221,4 +235,68 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
       return out;
     },
   };
+}
+
+interface ValueGroup {
+  /** How the group reads: "6" or "< 200" (numbers split at one boundary). */
+  label: string;
+  cases: number;
+  byEnd: Map<string, number>;
+}
+
+/**
+ * The value groups a leak is looked for in: each value on its own, and for numbers each side of every boundary
+ * between two counted values (a score computed only for the cases that end one way is 0 for all others, and its
+ * positive values are spread over many bins, none of them large).
+ */
+function groupsOf(values: { value: string; cases: number }[], byValue: Map<string, Map<string, number>>): ValueGroup[] {
+  const groups: ValueGroup[] = values.map((v) => ({ label: v.value.slice(2), cases: v.cases, byEnd: byValue.get(v.value)! }));
+  if (values.length < 3 || !values.every((v) => v.value.startsWith('n:'))) return groups;
+  const sorted = [...values].sort((x, y) => Number(x.value.slice(2)) - Number(y.value.slice(2)));
+  const total = new Map<string, number>();
+  for (const v of sorted) for (const [e, k] of byValue.get(v.value)!) total.set(e, (total.get(e) ?? 0) + k);
+  const all = sorted.reduce((n, v) => n + v.cases, 0);
+  const left = new Map<string, number>();
+  let below = 0;
+  for (let i = 0; i < sorted.length - 1; i++) {
+    for (const [e, k] of byValue.get(sorted[i]!.value)!) left.set(e, (left.get(e) ?? 0) + k);
+    below += sorted[i]!.cases;
+    const t = sorted[i + 1]!.value.slice(2);
+    const right = new Map([...total].map(([e, k]) => [e, k - (left.get(e) ?? 0)]));
+    groups.push({ label: `< ${t}`, cases: below, byEnd: new Map(left) }, { label: `>= ${t}`, cases: all - below, byEnd: right });
+  }
+  return groups;
+}
+
+/**
+ * A group of first-event values that tells the ending where the attribute as a whole does not: a sizeable group
+ * (VALUE_SHARE of the cases) sent to an ending most cases do not reach (isClosed = false on the first event of 8% of
+ * the bills, nearly all of them deleted; a score above 0 only on accepted offers), or kept from an ending most of
+ * the other cases reach (an offer not picked by the customer is never accepted). Either way the value was written
+ * knowing the ending.
+ */
+function tellingGroup(all: ValueGroup[], endings: Map<string, number>, cases: number): string | undefined {
+  // The largest telling group says the most (a score above 0, not one of its bins).
+  const groups = [...all].sort((x, y) => y.cases - x.cases);
+  for (const g of groups) {
+    if (g.cases < VALUE_SHARE * cases || g.cases < 20) continue;
+    let most = 0;
+    let end = '';
+    for (const [e, k] of g.byEnd) if (k > most || (k === most && cmp(e, end) < 0)) [most, end] = [k, e];
+    const endShare = (endings.get(end) ?? 0) / cases;
+    if (most >= LEAK_SHARE * g.cases && endShare <= RARE_ENDING && most / g.cases - endShare >= VALUE_LIFT) {
+      return `its value ${g.label} on the first event of ${g.cases} cases foretells ${q(end)} as their last activity in ${pct(most / g.cases)} of them (${pct(endShare)} of all cases end there)`;
+    }
+  }
+  for (const g of groups) {
+    if (g.cases < VALUE_SHARE * cases || g.cases < 20 || cases - g.cases < 20) continue;
+    for (const [e, k] of [...endings].sort((x, y) => y[1] - x[1] || cmp(x[0], y[0]))) {
+      const own = g.byEnd.get(e) ?? 0;
+      const others = (k - own) / (cases - g.cases);
+      if (own <= (1 - LEAK_SHARE) * 0.2 * g.cases && others >= EXCLUDED_ELSEWHERE) {
+        return `its value ${g.label} on the first event of ${g.cases} cases keeps them from ${q(e)}: ${own} of them end there, against ${pct(others)} of the other cases`;
+      }
+    }
+  }
+  return undefined;
 }

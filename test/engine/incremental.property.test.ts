@@ -17,13 +17,15 @@ const GRAIN_OFFSETS = [0, 17, 60_000, 7_000];
 /**
  * Attributes the log profile reads: lifecycle transitions (standard, odd, blank), starts before and
  * after their event or unreadable (ISO text and epoch milliseconds), date-like text before and after it
- * (and an impossible date), a status that changes within a case.
+ * (and an impossible date), a status that changes within a case, and a case attribute holding the
+ * identifier of a larger case (counted on the first event only), a time (never one) and a category.
  */
 const PROFILED = {
   'lifecycle:transition': fc.constantFrom('start', 'complete', ' Complete ', 'RESOLVED', ' '),
   start_timestamp: fc.constantFrom(T0 - 5_000, T0 + 20 * 3_600_000 + 250, '2025-01-01T10:30:00Z', '2025-01-02 02:00', 'soon'),
   resolved_at: fc.constantFrom('2025-01-02T10:00:00.000Z', '2025-01-01 03:00', '2025-02-30T00:00:00Z', '20250101'),
   status: fc.constantFrom('open', 'pending', 'closed'),
+  'case:app': fc.constantFrom('Application_1001', 'Application_1002', '2025-01-01T10:30:00Z', 'web'),
 };
 
 const eventOf = (caseIds: string[], eventIds: string[]) => fc.record({

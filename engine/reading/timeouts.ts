@@ -1,0 +1,106 @@
+import { cmp } from '../event.js';
+import { bucketValue, sketchCount, type Sketch } from '../sketch.js';
+import { splitKey } from '../tally.js';
+import type { Escalation } from '../document/types.js';
+import { evidence, hoursText, pct, q, ratio, slug, successors, type Facts } from './facts.js';
+import { isPlaceholder } from './words.js';
+
+/** A fixed wait: at least this share of a hand-off's waits lie within WINDOW of one duration... */
+export const FIXED_SHARE = 0.25;
+/** ...the window being this factor either side of it (about +-5%)... */
+const WINDOW = 1.05;
+/** ...holding at least this share of the waits in the wider neighbourhood (a factor NEAR either side), where evenly
+ * spread waits would put about an eighth of them: a spike, not the mode of a smooth spread. */
+const SPIKE = 0.6;
+const NEAR = 1.5;
+/** Hand-offs a fixed wait must rest on. */
+const FIXED_MIN = 10;
+/** The window must span this many steps of the times' resolution, or a day-level log has spikes at every whole day. */
+const RESOLUTION_STEPS = 3;
+/** Shortest fixed wait read as a timeout: a step a second after another is one step written twice. */
+const MIN_HOURS = 1;
+/** A resource doing this share of the step's events, and (nearly) nothing else, is named as the likely system. */
+const SYSTEM_SHARE = 0.3;
+const SYSTEM_FOCUS = 0.95;
+
+/**
+ * Timeouts: a step that follows another after a fixed wait (an offer nobody answered cancelled after 30 days, a
+ * reminder sent after 14) is an escalation the log shows by its timing alone: a spike in the hand-off's wait sketch,
+ * a quarter or more of its waits within 5% of one duration where the spread around would put an eighth. Whatever
+ * takes that step at the other times (a clerk cancelling early) is the same step for another reason, so the
+ * evidence counts the spike only. A resource doing a large share of the step and nothing else is named, as the
+ * likely system account; the reading is a hypothesis either way, since a schedule also makes spikes.
+ */
+export function readTimeouts(f: Facts, resolutionHours: number, taken: Set<string>): Escalation[] {
+  const out: Escalation[] = [];
+  const system = systemAccounts(f);
+  for (const a of f.activities) {
+    for (const e of successors(f, a)) {
+      if (e.to === a || taken.has(`${a}\u0000${e.to}`)) continue;
+      const n = sketchCount(e.wait);
+      if (n < FIXED_MIN) continue;
+      const spike = spikeOf(e.wait, n, f, resolutionHours);
+      if (!spike) continue;
+      const hours = hoursText(spike.hours);
+      const days = spike.hours >= 48 ? ` (${hoursText(spike.hours / 24)} days)` : '';
+      const account = system.get(e.to);
+      out.push({
+        id: `timeout-${slug(a)}-${slug(e.to)}`,
+        from: a,
+        to: e.to,
+        trigger: `a fixed wait of about ${hours} hours${days} after ${q(a)} (a timeout or a schedule; hypothesis)${account ? `; ${q(account.resource)}, which does nothing else, does ${pct(account.share)} of ${q(e.to)}` : ''}`,
+        evidence: evidence(
+          spike.count,
+          n,
+          ratio(spike.count, n),
+          'hypothesis',
+          `${spike.count} of the ${n} hand-offs ${q(a)} -> ${q(e.to)} (${pct(spike.count / n)}) come within 5% of ${hours} h, against ${pct(spike.near / n)} within a factor ${NEAR} of it: a spike in the wait sketch (cut: at least ${FIXED_SHARE * 100}% of the waits in the window and ${SPIKE * 100}% of those around it)` +
+            (account ? `; ${q(account.resource)} does ${pct(account.share)} of the events of ${q(e.to)} and ${pct(account.focus)} of its own events are that step` : ''),
+        ),
+      });
+    }
+  }
+  return out.sort((x, y) => cmp(x.id, y.id));
+}
+
+function spikeOf(wait: Sketch, n: number, f: Facts, resolutionHours: number): { hours: number; count: number; near: number } | undefined {
+  const points = [...wait].map(([b, c]) => [f.toHours(bucketValue(b)), c] as const).sort((x, y) => x[0] - y[0]);
+  // Prefix sums and moving bounds: linear in the sketch's buckets, since every edge of a large log is looked at.
+  const prefix = [0];
+  for (const [, c] of points) prefix.push(prefix[prefix.length - 1]! + c);
+  const bounds = [0, 0, 0, 0];
+  const move = (k: number, limit: number, inclusive: boolean) => {
+    while (bounds[k]! < points.length && (inclusive ? points[bounds[k]!]![0] <= limit : points[bounds[k]!]![0] < limit)) bounds[k]!++;
+    return bounds[k]!;
+  };
+  let best: { hours: number; count: number; near: number } | undefined;
+  for (const [h] of points) {
+    const count = prefix[move(1, h * WINDOW, true)]! - prefix[move(0, h / WINDOW, false)]!;
+    const near = prefix[move(3, h * NEAR, true)]! - prefix[move(2, h / NEAR, false)]!;
+    if (h < MIN_HOURS || h * (WINDOW - 1 / WINDOW) < RESOLUTION_STEPS * resolutionHours) continue;
+    if (count < FIXED_MIN || count < FIXED_SHARE * n || count < SPIKE * near) continue;
+    if (!best || count > best.count) best = { hours: h, count, near };
+  }
+  return best;
+}
+
+/** Per activity, a resource doing SYSTEM_SHARE of its events that does (nearly) nothing else. */
+function systemAccounts(f: Facts): Map<string, { resource: string; share: number; focus: number }> {
+  const byResource = new Map<string, number>();
+  const byActivity = new Map<string, number>();
+  for (const [key, p] of f.tally.resources) {
+    const [activity, resource] = splitKey(key);
+    if (isPlaceholder(resource)) continue;
+    byResource.set(resource, (byResource.get(resource) ?? 0) + p.events);
+    byActivity.set(activity, (byActivity.get(activity) ?? 0) + p.events);
+  }
+  const out = new Map<string, { resource: string; share: number; focus: number }>();
+  for (const [key, p] of [...f.tally.resources].sort((x, y) => cmp(x[0], y[0]))) {
+    const [activity, resource] = splitKey(key);
+    if (isPlaceholder(resource)) continue;
+    const share = p.events / (byActivity.get(activity) ?? 1);
+    const focus = p.events / (byResource.get(resource) ?? 1);
+    if (share >= SYSTEM_SHARE && focus >= SYSTEM_FOCUS && share > (out.get(activity)?.share ?? 0)) out.set(activity, { resource, share, focus });
+  }
+  return out;
+}
