@@ -3,7 +3,7 @@ SHELL := /bin/bash
 # better-sqlite3 builds from source; node-gyp finds Node's headers under its install prefix.
 export npm_config_nodedir ?= $(shell node -p "require('path').resolve(process.execPath, '../..')")
 
-.PHONY: install bundle run test test-kafka typecheck bench soak clean
+.PHONY: install bundle run test test-kafka typecheck docs bench soak clean
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -41,6 +41,11 @@ test: install typecheck
 # Only the tests against a real Kafka broker: needs Java 17; Maven fetches Kafka 3.9.2's jars once into ~/.cache/pcg.
 test-kafka: install
 	npx vitest run --config test/vitest.config.ts --no-file-parallelism test/kafka
+
+# docs/configuration.md is written from the configuration schema (api/config.ts); test/api/config-doc.test.ts
+# fails while it is not what this prints.
+docs: node_modules/.installed
+	node --import tsx test/tools/config-doc.ts > docs/configuration.md
 
 bench: install
 	node --import tsx test/bench/ingest.ts

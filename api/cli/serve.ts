@@ -49,7 +49,7 @@ _DEAD_LETTERS_PER_TENANT, _DEAD_LETTER_BYTES_PER_TENANT, _RECORDS_PER_TENANT),
 connections (PCG_HEADERS_TIMEOUT_MS, PCG_BODY_TIMEOUT_MS, PCG_REQUEST_TIMEOUT_MS,
 PCG_IDLE_TIMEOUT_MS, PCG_CONNECTIONS_PER_ADDRESS, PCG_MAX_CONNECTIONS), pages
 (PCG_PAGE_SIZE, PCG_PAGE_SIZE_MAX), PCG_MCP_MAX_BATCH and the readiness disk
-floor (PCG_MIN_FREE_DISK_BYTES): see the README. At start the cap on open
+floor (PCG_MIN_FREE_DISK_BYTES): see docs/configuration.md. At start the cap on open
 stores is checked against the limit on open files: lowered to fit, with a
 warning, or refused when not even 8 fit.
 `,

@@ -166,7 +166,7 @@ describe('metrics', () => {
       expect(sample(text, 'pcg_open_project_stores')).toBe(2);
       expect(sample(text, 'pcg_max_open_project_stores')).toBe(256);
       // The counter keys the two stores of the loop hold, as their books count them (batches are applied on the work
-      // threads, whose stores' keys this series does not count: README, Fairness).
+      // threads, whose stores' keys this series does not count: docs/fairness.md).
       const keys = t.context.states.store(a.projectId).counterKeys + t.context.states.store(b.projectId).counterKeys;
       expect(keys).toBeGreaterThan(0);
       expect(sample(text, 'pcg_counter_keys')).toBe(keys);
