@@ -1,6 +1,7 @@
 import { cmp } from '../event.js';
 import { fnv1a, splitKey, splitRoleKey, type PairTally, type Tally } from '../tally.js';
 import { isPlaceholder } from '../reading/words.js';
+import { SYSTEM_FOCUS, SYSTEM_SHARE, systemAccounts } from '../reading/system-accounts.js';
 import { slug, uniqueId } from './ids.js';
 import type { Role } from './types.js';
 
@@ -43,7 +44,7 @@ export function roleParts(tally: Pick<Tally, 'cases' | 'events' | 'resources' | 
     rolesOf,
     assumption:
       roles.length > 0
-        ? `Roles come from the ${resourceAttribute} attribute (placeholder values such as nan, ? or MISSING, and a value naming the one activity it is written on, are nobody): resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first; a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. The log has no role, group or team attribute.`
+        ? `Roles come from the ${resourceAttribute} attribute (placeholder values such as nan, ? or MISSING, and a value naming the one activity it is written on, are nobody): resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first, except that a resource doing one activity only (${SYSTEM_FOCUS * 100}% of its events) and at least ${SYSTEM_SHARE * 100}% of that activity's events is a role of its own (a specialist or a system account: the counts do not tell which); a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. The log has no role, group or team attribute.`
         : 'The log has no role, group or team attribute and no resource attribute, so there are no roles.',
   };
 }
@@ -133,12 +134,20 @@ export function discoverRoles(resources: ReadonlyMap<string, PairTally>, totalCa
   for (const [r, m] of profiles) if (m.size === 1 && [...m.keys()][0]!.trim().toLowerCase() === r.trim().toLowerCase()) profiles.delete(r);
   const total = (m: Map<string, PairTally>) => [...m.values()].reduce((s, p) => s + p.events, 0);
   const order = [...profiles.keys()].sort((a, b) => total(profiles.get(b)!) - total(profiles.get(a)!) || cmp(a, b));
-  const groups: { members: string[]; profile: Map<string, number> }[] = [];
+  // A likely system account (one step, a large share of it) is a role of its own: the clerks who also do that step
+  // by hand are people, and lumping them with it would say the system does their work.
+  const system = new Set([...systemAccounts(resources).values()].map((s) => s.resource).filter((r) => profiles.has(r)));
+  const groups: { members: string[]; profile: Map<string, number>; system?: boolean }[] = [];
   for (const r of order) {
     const mine = new Map([...profiles.get(r)!].map(([a, p]) => [a, p.events]));
+    if (system.has(r)) {
+      groups.push({ members: [r], profile: new Map(mine), system: true });
+      continue;
+    }
     let best = -1;
     let bestSim = ROLE_SIMILARITY;
     groups.forEach((g, i) => {
+      if (g.system) return;
       const sim = cosine(mine, g.profile);
       if (sim >= bestSim && (best < 0 || sim > bestSim)) {
         best = i;
@@ -166,7 +175,8 @@ export function discoverRoles(resources: ReadonlyMap<string, PairTally>, totalCa
       for (const m of g.members) n += profiles.get(m)!.get(a)?.cases ?? 0;
       cases = Math.max(cases, n);
     }
-    roles.push({ id, name: `${name} (${g.members.length} resource${g.members.length === 1 ? '' : 's'})`, attribute, activities, cases: Math.min(cases, totalCases) });
+    const who = g.system ? `${g.members[0]} alone, doing only this step: a specialist or a system account` : `${g.members.length} resource${g.members.length === 1 ? '' : 's'}`;
+    roles.push({ id, name: `${name} (${who})`, attribute, activities, cases: Math.min(cases, totalCases) });
     for (const a of activities) {
       const list = rolesOf.get(a) ?? [];
       list.push(id);

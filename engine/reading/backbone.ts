@@ -78,3 +78,26 @@ export function rankSteps(f: Facts, list: readonly string[], position: ReadonlyM
   }
   return steps.sort((a, b) => wins.get(b)! - wins.get(a)! || byPosition(a, b));
 }
+
+/** A step is done instead of a backbone step when at most this share of its cases also do that step... */
+const INSTEAD_EXCLUSIVE = 0.01;
+/** ...and at least this share of its cases do the backbone step before it (or after it, for the first step). */
+const INSTEAD_CONTEXT = 0.9;
+
+/**
+ * The backbone step an activity is done instead of, if any: a channel or a variant of one step ('sent online only'
+ * where most offers are 'sent by mail and online'). Never with that step in a case, and in its place: its cases do
+ * the backbone step before it (or the one after, for the first). Such a step is another way of doing the work, not
+ * an exception, however few cases take it.
+ */
+export function doneInsteadOf(f: Facts, backbone: Backbone, a: string): string | undefined {
+  const own = f.activityCases.get(a) ?? 0;
+  if (own === 0 || backbone.steps.includes(a)) return undefined;
+  for (let i = 0; i < backbone.steps.length; i++) {
+    const b = backbone.steps[i]!;
+    if (f.order(a, b).both > INSTEAD_EXCLUSIVE * own) continue;
+    const context = backbone.steps[i > 0 ? i - 1 : i + 1];
+    if (context !== undefined && f.order(a, context).both >= INSTEAD_CONTEXT * own) return b;
+  }
+  return undefined;
+}

@@ -24,7 +24,7 @@ interface PairGroup {
   count: number;
 }
 
-export function readSequenceRules(f: Facts, ties: Ties): { rules: SequenceRule[]; method: string } {
+export function readSequenceRules(f: Facts, ties: Ties, instead: ReadonlyMap<string, readonly string[]> = new Map()): { rules: SequenceRule[]; method: string } {
   const acts = f.activities
     .filter((a) => (f.activityCases.get(a) ?? 0) >= MIN_ACTIVITY_SHARE * f.cases)
     .sort((a, b) => (f.activityCases.get(b) ?? 0) - (f.activityCases.get(a) ?? 0) || cmp(a, b))
@@ -154,7 +154,7 @@ export function readSequenceRules(f: Facts, ties: Ties): { rules: SequenceRule[]
   const rules: SequenceRule[] = [];
   const add = (type: SequenceRule['type'], name: string, statement: string, activities: string[], holds: number, of: number) => {
     // An order rule the file order of tied events could break (counted against it, they take it under the cut) is at most weak.
-    const fragile = activities.length === 2 && name !== 'not_coexistence' ? orderFragile(ties, activities[0]!, activities[1]!, holds, of, RULE_HOLDS) : undefined;
+    const fragile = activities.length >= 2 && name !== 'not_coexistence' ? orderFragile(ties, activities[0]!, activities[activities.length - 1]!, holds, of, RULE_HOLDS) : undefined;
     const strength = strengthOf(of, ratio(holds, of));
     rules.push({
       id: `${name}-${activities.map(slug).join('-')}`,
@@ -182,14 +182,40 @@ export function readSequenceRules(f: Facts, ties: Ties): { rules: SequenceRule[]
     for (let b = 0; b < n; b++) {
       if (kept(resp, respAct, a, b) && reduced(resp, respAct, a, b))
         add('response', 'response', `After ${q(acts[a]!)}, ${q(acts[b]!)} eventually follows.`, [acts[a]!, acts[b]!], resp[a * n + b]!, respAct[a * n + b]!);
-      if (kept(prec, precAct, a, b) && reduced(prec, precAct, a, b))
-        add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${q(acts[a]!)}.`, [acts[a]!, acts[b]!], prec[a * n + b]!, precAct[a * n + b]!);
+      if (kept(prec, precAct, a, b) && reduced(prec, precAct, a, b)) {
+        // Where other steps are done instead of a (another channel for it), b may follow any of them: say so.
+        const ways = instead.get(acts[a]!) ?? [];
+        const either = ways.length ? precededByAny(f, [acts[a]!, ...ways], acts[b]!) : undefined;
+        if (either && either.holds > prec[a * n + b]!)
+          add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${[acts[a]!, ...ways].map(q).join(' or ')}.`, [acts[a]!, ...ways, acts[b]!], either.holds, either.of);
+        else add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${q(acts[a]!)}.`, [acts[a]!, acts[b]!], prec[a * n + b]!, precAct[a * n + b]!);
+      }
       if (kept(chain, chainAct, a, b))
         add('other', 'chain_response', `${q(acts[a]!)} is always directly followed by ${q(acts[b]!)}.`, [acts[a]!, acts[b]!], chain[a * n + b]!, chainAct[a * n + b]!);
       if (a < b && keep(coex[a * n + b]!, either[a * n + b]!))
         add('other', 'not_coexistence', `${q(acts[a]!)} and ${q(acts[b]!)} never occur in the same case.`, [acts[a]!, acts[b]!], coex[a * n + b]!, either[a * n + b]!);
     }
   }
-  const method = `Declare constraints (at_most_once, response, precedence, chain_response and not_coexistence as other) counted over the variants on activities of at least ${MIN_ACTIVITY_SHARE * 100}% of cases (the ${MAX_ACTIVITIES} commonest at most); kept when they hold in at least ${RULE_HOLDS * 100}% of at least ${minActivations} activating cases; response and precedence pruned transitively; an order rule that the file order of events at one timestamp could break is at most weak`;
+  const method = `Declare constraints (at_most_once, response, precedence, chain_response and not_coexistence as other) counted over the variants on activities of at least ${MIN_ACTIVITY_SHARE * 100}% of cases (the ${MAX_ACTIVITIES} commonest at most); kept when they hold in at least ${RULE_HOLDS * 100}% of at least ${minActivations} activating cases; response and precedence pruned transitively; a precedence on a step other steps are done instead of names them all; an order rule that the file order of events at one timestamp could break is at most weak`;
   return { rules, method };
+}
+
+/** Cases with b, and those whose first b comes after one of `before` (counted over the variants). */
+function precededByAny(f: Facts, before: readonly string[], b: string): { holds: number; of: number } {
+  const ids = new Set(before.map((a) => f.idOf.get(a)));
+  const target = f.idOf.get(b);
+  let holds = 0;
+  let of = 0;
+  for (const v of f.variants) {
+    const at = v.ids.indexOf(target!);
+    if (at < 0) continue;
+    of += v.count;
+    for (let i = 0; i < at; i++) {
+      if (ids.has(v.ids[i]!)) {
+        holds += v.count;
+        break;
+      }
+    }
+  }
+  return { holds, of };
 }

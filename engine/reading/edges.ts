@@ -1,5 +1,5 @@
 import type { EdgeKind, GraphEdge, GraphNode, Strength } from '../document/types.js';
-import type { Backbone } from './backbone.js';
+import { doneInsteadOf, type Backbone } from './backbone.js';
 import { parallel, pct, q, type Facts } from './facts.js';
 import type { LogProfile } from './profile.js';
 import { TIED, type Ties } from './ties.js';
@@ -50,7 +50,14 @@ export function readEdgeKinds(
   const onBackbone = new Set(backbone.steps);
   // Entering a failure ending that most cases reach is the process's usual outcome, not an exception.
   const failure = new Set(failureEnds.filter((x) => (stops.get(x) ?? 0) <= MOST_CASES * f.cases));
-  const rare = (a: string) => a !== '' && (f.activityCases.get(a) ?? 0) < RARE_ACTIVITY_SHARE * f.cases;
+  // A step done instead of a backbone step (another channel for it) is no rarity, however few cases take it.
+  const instead = new Map<string, boolean>();
+  const rare = (a: string) => {
+    if (a === '' || (f.activityCases.get(a) ?? 0) >= RARE_ACTIVITY_SHARE * f.cases) return false;
+    let r = instead.get(a);
+    if (r === undefined) instead.set(a, (r = doneInsteadOf(f, backbone, a) === undefined));
+    return r;
+  };
   // The backbone step jumped over by a -> b, if any ('' is start or end).
   const jumped = (from: string, to: string, mustBeRequired: boolean) =>
     backbone.steps.find(
@@ -117,7 +124,7 @@ export function readEdgeKinds(
   const assumption =
     `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp: entries written at once, or most cases make it: the step's usual recording), ` +
     `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
-    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
+    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases that is not done instead of a backbone step, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
   return { kinds, assumption };
 }
 

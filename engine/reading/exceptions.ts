@@ -1,6 +1,6 @@
 import { cmp } from '../event.js';
 import type { ExceptionItem } from '../document/types.js';
-import type { Backbone } from './backbone.js';
+import { doneInsteadOf, type Backbone } from './backbone.js';
 import { earlier, RARE_ACTIVITY_SHARE } from './edges.js';
 import { evidence, parallel, pct, q, ratio, slug, successors, type Facts } from './facts.js';
 
@@ -132,8 +132,11 @@ export function readExceptions(
     );
   }
 
-  const rare = f.activities
-    .filter((a) => (f.activityCases.get(a) ?? 0) > 0 && (f.activityCases.get(a) ?? 0) < RARE_ACTIVITY_SHARE * f.cases && !failure.has(a))
+  const infrequent = f.activities.filter((a) => (f.activityCases.get(a) ?? 0) > 0 && (f.activityCases.get(a) ?? 0) < RARE_ACTIVITY_SHARE * f.cases && !failure.has(a));
+  // A step done instead of a backbone step (another channel for it) is a way of doing the work, not an exception.
+  const instead = infrequent.map((a) => [a, doneInsteadOf(f, backbone, a)] as const).filter((x): x is readonly [string, string] => x[1] !== undefined);
+  const rare = infrequent
+    .filter((a) => !instead.some(([x]) => x === a))
     .sort((a, b) => (f.activityCases.get(b) ?? 0) - (f.activityCases.get(a) ?? 0) || (a < b ? -1 : a > b ? 1 : 0));
   const firstVisits = rare.length ? stepsBeforeVisit(f, 1) : new Map<number, Map<number, number>>();
   for (const a of rare.slice(0, MAX_RARE)) {
@@ -181,7 +184,7 @@ export function readExceptions(
   }
   const method =
     `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop), backbone steps the mined model requires that cases went on without, ` +
-    `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (${rare.length > MAX_RARE ? `the ${MAX_RARE} commonest of ${rare.length}` : `${rare.length}`}) and cases ending in a failure ending; ` +
+    `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (${rare.length > MAX_RARE ? `the ${MAX_RARE} commonest of ${rare.length}` : `${rare.length}`}; not a step done instead of a backbone step, never with it and in its place${instead.length ? `: here ${instead.map(([a, b]) => `${q(a)} instead of ${q(b)}`).join(', ')}` : ''}) and cases ending in a failure ending; ` +
     `kept when at least ${min} cases and at most ${MAX_EXCEPTION_SHARE * 100}% of all cases show one`;
   return { exceptions: out, loops, method };
 }

@@ -1,7 +1,7 @@
 import type { ProjectSnapshot } from '../store/project-store.js';
 import type { ProcessTree } from '../mining/tree.js';
 import { HOUR_MS } from '../time.js';
-import { backboneOf } from './backbone.js';
+import { backboneOf, doneInsteadOf } from './backbone.js';
 import { END_LABEL, readDecisions } from './decisions.js';
 import { readSequenceRules } from './declare.js';
 import { readEdgeKinds, type EdgeReading } from './edges.js';
@@ -95,7 +95,7 @@ export function readProcess(input: ReadingInput): Reading {
   const tree = treeFacts(input.tree);
   const required = tree.required;
   const ends = readEnds(f, backbone, snapshot.periodEnd);
-  const stages = readStages(f, backbone);
+  const stages = readStages(f, backbone, new Set(ends.ends.keys()));
   const escalations = readEscalations(f, tree, profile);
   // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
   for (const t of readTimeouts(f, profile.resolutionHours, escalations.edges)) {
@@ -105,7 +105,13 @@ export function readProcess(input: ReadingInput): Reading {
   }
   const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties, profile);
   const decisions = readDecisions(f, tree, profile);
-  const sequence = readSequenceRules(f, ties);
+  // Steps done instead of a backbone step (another channel for it), by that step.
+  const instead = new Map<string, string[]>();
+  for (const a of f.activities) {
+    const b = doneInsteadOf(f, backbone, a);
+    if (b !== undefined) instead.set(b, [...(instead.get(b) ?? []), a]);
+  }
+  const sequence = readSequenceRules(f, ties, instead);
   const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops);
   const policies = readPolicies(f, backbone, ties);
   const objectTypes = [...snapshot.objectCounts.keys()];

@@ -37,13 +37,17 @@ const MAX_SKELETON = 60;
  * reads the process tree, so it works whatever the tree's root is; the cost
  * is one order row per backbone step and a lookup per activity and step.
  */
-export function readStages(f: Facts, backbone: Backbone): StageReading {
+export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<string> = new Set()): StageReading {
   const common = f.activities
     .filter((a) => (f.activityCases.get(a) ?? 0) >= SKELETON_SHARE * f.cases)
     .sort((a, b) => (f.activityCases.get(b) ?? 0) - (f.activityCases.get(a) ?? 0) || cmp(a, b))
     .slice(0, MAX_SKELETON);
-  const steps = common.length >= backbone.steps.length ? rankSteps(f, common, backbone.position) : backbone.steps;
+  const ranked = common.length >= backbone.steps.length ? rankSteps(f, common, backbone.position) : backbone.steps;
   if (f.activities.length === 0) return { stages: [], stageOf: new Map(), index: new Map(), method: 'no cases: no stages' };
+  // Endings that never meet in a case (accepted, refused, cancelled) are one step taken one of several ways: the
+  // stages must not put one after the other. They leave the skeleton and end its last stage together.
+  const verdicts = alternativeEndings(f, ranked, endings);
+  const steps = verdicts.length ? ranked.filter((a) => !verdicts.includes(a)) : ranked;
   const candidates: { i: number; wait: number }[] = [];
   const waits: number[] = [];
   for (let i = 0; i + 1 < steps.length; i++) {
@@ -80,6 +84,7 @@ export function readStages(f: Facts, backbone: Backbone): StageReading {
   // the first that comes after it in most of them (backbone rows are built, so each question is a lookup). Over its
   // own cases, not the few that also do the step: 29 deleted bills that had been billed first do not put a deletion
   // that mostly follows registration in the billing stage.
+  for (const a of verdicts) index.set(a, s);
   for (const a of f.activities) {
     if (index.has(a)) continue;
     const own = f.activityCases.get(a) ?? 0;
@@ -96,7 +101,8 @@ export function readStages(f: Facts, backbone: Backbone): StageReading {
     list.sort((x, y) => pos.get(x)! - pos.get(y)! || cmp(x, y));
     const onSkeleton = steps.filter((m) => stepStage.get(m) === k);
     const named = onSkeleton.length ? onSkeleton : list;
-    const name = named.length === 1 ? named[0]! : `${named[0]} to ${named[named.length - 1]}`;
+    const last = k === s && verdicts.length ? verdicts.join(' / ') : named[named.length - 1]!;
+    const name = named.length === 1 && !(k === s && verdicts.length) ? named[0]! : `${named[0]} to ${last}`;
     const id = `stage-${k + 1}`;
     stages.push({ id, name, activities: list });
     for (const m of list) stageOf.set(m, id);
@@ -104,8 +110,38 @@ export function readStages(f: Facts, backbone: Backbone): StageReading {
   const method =
     `the skeleton (the activities done by at least ${SKELETON_SHARE * 100}% of the cases, at most ${MAX_SKELETON}, ordered as the backbone) of ${steps.length} steps cut at ${cuts.length} of ${candidates.length} boundaries between consecutive steps done in that order by at least ${ORDERED * 100}% of the cases with both and not concurrent, ` +
     `taking the longest median waits between them; about one stage per ${ACTIVITIES_PER_STAGE} activities (at least two past ${TINY} activities), at most ${MAX_STAGES} and at most half the skeleton's steps (one stage for ${TINY} activities or fewer; where that gives one stage, two when one wait between consecutive steps is at least ${DOMINANT_WAIT} times each other); ` +
-    `every other activity joins the stage of the last skeleton step that precedes it in at least half of its own cases, else of the first one it precedes so; a stage is named by its first and last skeleton step`;
+    `endings next to each other on the skeleton that never occur together in a case (in at most ${EXCLUSIVE * 100}% of the cases of the rarer) are alternatives, joined by the other endings (of at least ${ALTERNATIVE_SHARE * 100}% of cases) that meet none of them and follow the skeleton step before them in most of their own cases: they leave the skeleton and close its last stage together${verdicts.length ? ` (here ${verdicts.map((v) => `'${v}'`).join(', ')})` : ''}; every other activity joins the stage of the last skeleton step that precedes it in at least half of its own cases, else of the first one it precedes so; a stage is named by its first and last skeleton step (or its alternative endings)`;
   return { stages, stageOf, index, method };
+}
+
+/** Two endings are alternatives when at most this share of the rarer one's cases has both... */
+const EXCLUSIVE = 0.01;
+/** ...and each ends at least this share of all cases. */
+const ALTERNATIVE_SHARE = 0.01;
+
+/**
+ * The endings that are alternatives at the close of the process: consecutive skeleton steps that are endings and
+ * never meet in a case (accepted, cancelled), joined by the other endings that meet none of them and come after the
+ * skeleton step before them in most of their own cases (refused, after the same return). An early exit (a claim
+ * rejected at its review) comes before that step and stays where it happens. In skeleton order, then by cases.
+ */
+function alternativeEndings(f: Facts, skeleton: readonly string[], endings: ReadonlySet<string>): string[] {
+  const cases = (a: string) => f.activityCases.get(a) ?? 0;
+  const exclusive = (a: string, b: string) => f.order(a, b).both <= EXCLUSIVE * Math.min(cases(a), cases(b));
+  let group: string[] = [];
+  let at = -1;
+  for (let i = 0; i < skeleton.length && group.length < 2; i++) {
+    const run = [skeleton[i]!];
+    for (let j = i + 1; j < skeleton.length && endings.has(skeleton[j]!) && run.every((b) => exclusive(skeleton[j]!, b)); j++) run.push(skeleton[j]!);
+    if (endings.has(skeleton[i]!) && run.length >= 2) [group, at] = [run, i];
+  }
+  if (group.length < 2) return [];
+  const before = skeleton[at - 1];
+  for (const a of [...endings].sort((x, y) => cases(y) - cases(x) || cmp(x, y))) {
+    if (group.includes(a) || skeleton.includes(a) || cases(a) < ALTERNATIVE_SHARE * f.cases) continue;
+    if (group.every((b) => exclusive(a, b)) && (before === undefined || mostlyBefore(f, before, a, cases(a)))) group.push(a);
+  }
+  return group;
 }
 
 /** a's first occurrence precedes b's in at least half of `over` cases (the placed activity's own). */

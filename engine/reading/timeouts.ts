@@ -1,9 +1,8 @@
 import { cmp } from '../event.js';
 import { bucketValue, sketchCount, type Sketch } from '../sketch.js';
-import { splitKey } from '../tally.js';
 import type { Escalation } from '../document/types.js';
 import { evidence, hoursText, pct, q, ratio, slug, successors, type Facts } from './facts.js';
-import { isPlaceholder } from './words.js';
+import { systemAccounts } from './system-accounts.js';
 
 /** A fixed wait: at least this share of a hand-off's waits lie within WINDOW of one duration... */
 export const FIXED_SHARE = 0.25;
@@ -19,9 +18,6 @@ const FIXED_MIN = 10;
 const RESOLUTION_STEPS = 3;
 /** Shortest fixed wait read as a timeout: a step a second after another is one step written twice. */
 const MIN_HOURS = 1;
-/** A resource doing this share of the step's events, and (nearly) nothing else, is named as the likely system. */
-const SYSTEM_SHARE = 0.3;
-const SYSTEM_FOCUS = 0.95;
 
 /**
  * Timeouts: a step that follows another after a fixed wait (an offer nobody answered cancelled after 30 days, a
@@ -33,7 +29,7 @@ const SYSTEM_FOCUS = 0.95;
  */
 export function readTimeouts(f: Facts, resolutionHours: number, taken: Set<string>): Escalation[] {
   const out: Escalation[] = [];
-  const system = systemAccounts(f);
+  const system = systemAccounts(f.tally.resources);
   for (const a of f.activities) {
     for (const e of successors(f, a)) {
       if (e.to === a || taken.has(`${a}\u0000${e.to}`)) continue;
@@ -82,25 +78,4 @@ function spikeOf(wait: Sketch, n: number, f: Facts, resolutionHours: number): { 
     if (!best || count > best.count) best = { hours: h, count, near };
   }
   return best;
-}
-
-/** Per activity, a resource doing SYSTEM_SHARE of its events that does (nearly) nothing else. */
-function systemAccounts(f: Facts): Map<string, { resource: string; share: number; focus: number }> {
-  const byResource = new Map<string, number>();
-  const byActivity = new Map<string, number>();
-  for (const [key, p] of f.tally.resources) {
-    const [activity, resource] = splitKey(key);
-    if (isPlaceholder(resource)) continue;
-    byResource.set(resource, (byResource.get(resource) ?? 0) + p.events);
-    byActivity.set(activity, (byActivity.get(activity) ?? 0) + p.events);
-  }
-  const out = new Map<string, { resource: string; share: number; focus: number }>();
-  for (const [key, p] of [...f.tally.resources].sort((x, y) => cmp(x[0], y[0]))) {
-    const [activity, resource] = splitKey(key);
-    if (isPlaceholder(resource)) continue;
-    const share = p.events / (byActivity.get(activity) ?? 1);
-    const focus = p.events / (byResource.get(resource) ?? 1);
-    if (share >= SYSTEM_SHARE && focus >= SYSTEM_FOCUS && share > (out.get(activity)?.share ?? 0)) out.set(activity, { resource, share, focus });
-  }
-  return out;
 }

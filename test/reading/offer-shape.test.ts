@@ -23,12 +23,34 @@ describe.each([false, true])('an offer log (names hidden: %s)', (hidden) => {
   });
 
   it('reads the cancellation after exactly 30 days as a timeout of the system account, counting only those', () => {
-    const t = doc.escalations.find((e) => e.id.startsWith('timeout-'));
+    const t = doc.escalations.find((e) => e.id.startsWith('timeout-') && e.from === names.sent);
     expect(t).toMatchObject({ from: names.sent, to: names.cancelled });
     expect(t!.evidence.cases).toBe(truth.timedOut);
     expect(t!.evidence.strength).toBe('hypothesis');
     expect(t!.trigger).toMatch(/about 720 hours \(30 days\)/);
     expect(t!.trigger).toContain("'u01', which does nothing else");
+    expect(doc.roles.find((r) => r.name.includes('u01'))).toMatchObject({ activities: [names.cancelled], name: `${names.cancelled} (u01 alone, doing only this step: a specialist or a system account)` });
+  });
+
+  it('closes with the verdicts as alternatives in one stage, never one verdict after another', () => {
+    const last = doc.stages[doc.stages.length - 1]!;
+    expect(last.activities).toEqual(expect.arrayContaining([names.accepted, names.refused, names.cancelled]));
+    expect(last.name).toMatch(new RegExp(`^${names.returned} to (${names.accepted}|${names.refused}|${names.cancelled})( / |$)`));
+    expect(last.name.split(' / ').length).toBe(3);
+  });
+
+  it('reads the other channel as a way of sending, not as an exception', () => {
+    expect(truth.online).toBeGreaterThan(10);
+    expect(doc.exceptions.map((e) => e.name).join('\n')).not.toContain(names.sentOnline);
+    const id = doc.nodes.find((n) => n.label === names.sentOnline)!.id;
+    const edges = doc.edges.filter((e) => e.from === id || e.to === id);
+    expect(edges.length).toBeGreaterThan(2);
+    // Entering a failure ending stays what it is; touching a rare step it is not.
+    expect(edges.filter((e) => e.kind === 'exception' && !e.evidence.method.includes('enters the failure ending'))).toEqual([]);
+    expect(doc.assumptions.join('\n')).toContain(`here '${names.sentOnline}' instead of '${names.sent}'`);
+    // What follows the sending follows either channel, in every case.
+    const rule = doc.sequence_rules.find((r) => r.type === 'precedence' && r.activities[r.activities.length - 1] === names.returned);
+    expect(rule).toMatchObject({ statement: `'${names.returned}' happens only after '${names.sent}' or '${names.sentOnline}'.`, holds: 1 });
   });
 
   it('states no timing between the two records the system writes for one step', () => {

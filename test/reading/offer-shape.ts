@@ -5,7 +5,8 @@ import type { WireEvent } from '../../engine/index.js';
  * one offer, several offers share one application (case:app), earlier offers are withdrawn when a new one replaces
  * them, an offer not answered is cancelled by a system account after exactly 30 days, the system writes two records
  * for one step a second apart, an event attribute restates the activity ('kind'), and two case attributes encode
- * the ending (a score computed only for accepted offers, a flag written when the customer picked the offer).
+ * the ending (a score computed only for accepted offers, a flag written when the customer picked the offer), and a
+ * few offers go out by another channel instead of the usual one.
  * Names are opaque codes when `hidden`, so no claim may rest on words.
  */
 export interface OfferTruth {
@@ -15,12 +16,14 @@ export interface OfferTruth {
   acceptedApplications: number;
   /** Offers cancelled while a sibling offer of their application was accepted. */
   replaced: number;
-  /** Offers cancelled by the system after 30 days. */
+  /** Offers cancelled by the system after 30 days (sent the usual way). */
   timedOut: number;
+  /** Offers sent by the other channel. */
+  online: number;
 }
 
-export const OFFER_NAMES = { create: 'Create Offer', created: 'Offer Created', sent: 'Offer Sent', returned: 'Offer Returned', accepted: 'Offer Accepted', refused: 'Offer Refused', cancelled: 'Offer Cancelled' } as const;
-const HIDDEN: Record<keyof typeof OFFER_NAMES, string> = { create: 'A1', created: 'A2', sent: 'A3', returned: 'A4', accepted: 'A5', refused: 'A6', cancelled: 'A7' };
+export const OFFER_NAMES = { create: 'Create Offer', created: 'Offer Created', sent: 'Offer Sent', sentOnline: 'Offer Sent Online', returned: 'Offer Returned', accepted: 'Offer Accepted', refused: 'Offer Refused', cancelled: 'Offer Cancelled' } as const;
+const HIDDEN: Record<keyof typeof OFFER_NAMES, string> = { create: 'A1', created: 'A2', sent: 'A3', sentOnline: 'A8', returned: 'A4', accepted: 'A5', refused: 'A6', cancelled: 'A7' };
 
 /** A small deterministic generator (mulberry32): the shape must be the same on every run. */
 function rng(seed: number): () => number {
@@ -40,7 +43,7 @@ export function offerLog(options: { applications?: number; seed?: number; hidden
   const names = options.hidden ? HIDDEN : OFFER_NAMES;
   const H = 3_600_000;
   const events: WireEvent[] = [];
-  const truth: OfferTruth = { applications: n, offers: 0, acceptedApplications: 0, replaced: 0, timedOut: 0 };
+  const truth: OfferTruth = { applications: n, offers: 0, acceptedApplications: 0, replaced: 0, timedOut: 0, online: 0 };
   const clerks = ['u02', 'u03', 'u04', 'u05', 'u06', 'u07'];
   const start = Date.UTC(2025, 0, 6, 8);
   for (let a = 0; a < n; a++) {
@@ -58,7 +61,10 @@ export function offerLog(options: { applications?: number; seed?: number; hidden
       // The system records the offer a second after the clerk creates it: one step, two records.
       at('created', t + 1000, clerk);
       t += 1000 + Math.floor((5 + r() * 30) * 60_000);
-      at('sent', t, clerk);
+      // A few offers go out by another channel, in place of the usual sending.
+      const online = r() < 0.04;
+      at(online ? 'sentOnline' : 'sent', t, clerk);
+      if (online) truth.online++;
       const last = o === offers - 1;
       let end: keyof typeof OFFER_NAMES;
       if (!last) {
@@ -72,7 +78,7 @@ export function offerLog(options: { applications?: number; seed?: number; hidden
         t += 30 * 24 * H + Math.floor(r() * 20 * 60_000);
         end = 'cancelled';
         at(end, t, 'u01');
-        truth.timedOut++;
+        if (!online) truth.timedOut++;
       } else {
         t += Math.floor((1 + r() * 14) * 24 * H);
         at('returned', t, clerk);
