@@ -98,7 +98,8 @@ export function readProcess(input: ReadingInput): Reading {
   const stages = readStages(f, backbone, new Set(ends.ends.keys()));
   const escalations = readEscalations(f, tree, profile);
   // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
-  for (const t of readTimeouts(f, profile.resolutionHours, escalations.edges)) {
+  const timeouts = readTimeouts(f, profile.resolutionHours, escalations.edges);
+  for (const { escalation: t } of timeouts) {
     escalations.escalations.push(t);
     // The hand-off is an escalation edge only when the fixed wait is most of it (else a clerk's early step shares it).
     if (t.evidence.share >= 0.5) escalations.edges.add(`${t.from}\u0000${t.to}`);
@@ -171,7 +172,9 @@ export function readProcess(input: ReadingInput): Reading {
 
   return {
     process,
-    success_criteria: readSuccessCriteria(f, ends, policies.serviceLevel, profile.outcomes),
+    // A case duration capped by a timeout that ends cases (unanswered offers cancelled after 30 days) measures the
+    // timeout, not a service the process keeps: no success criterion rests on it.
+    success_criteria: readSuccessCriteria(f, ends, cappedByTimeout(timeouts, ends, policies.serviceLevel) ? undefined : policies.serviceLevel, profile.outcomes),
     outcomes: ends.outcomes,
     stages: stages.stages,
     stageOf: stages.stageOf,
@@ -184,4 +187,9 @@ export function readProcess(input: ReadingInput): Reading {
     assumptions,
     open_questions,
   };
+}
+
+/** A timeout into an ending whose fixed wait is at least half the case-duration service level sets that level. */
+function cappedByTimeout(timeouts: readonly { escalation: Escalation; hours: number }[], ends: { ends: ReadonlyMap<string, unknown> }, serviceLevel: { hours: number } | undefined): boolean {
+  return serviceLevel !== undefined && timeouts.some((t) => ends.ends.has(t.escalation.to) && t.hours >= 0.5 * serviceLevel.hours);
 }

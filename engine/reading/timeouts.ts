@@ -27,8 +27,8 @@ const MIN_HOURS = 1;
  * evidence counts the spike only. A resource doing a large share of the step and nothing else is named, as the
  * likely system account; the reading is a hypothesis either way, since a schedule also makes spikes.
  */
-export function readTimeouts(f: Facts, resolutionHours: number, taken: Set<string>): Escalation[] {
-  const out: Escalation[] = [];
+export function readTimeouts(f: Facts, resolutionHours: number, taken: Set<string>): { escalation: Escalation; hours: number }[] {
+  const out: { escalation: Escalation; hours: number }[] = [];
   const system = systemAccounts(f.tally.resources);
   for (const a of f.activities) {
     for (const e of successors(f, a)) {
@@ -40,23 +40,21 @@ export function readTimeouts(f: Facts, resolutionHours: number, taken: Set<strin
       const hours = hoursText(spike.hours);
       const days = spike.hours >= 48 ? ` (${hoursText(spike.hours / 24)} days)` : '';
       const account = system.get(e.to);
-      out.push({
+      const who = account ? `; ${q(account.resource)}, which does nothing else (a system account or a specialist), does ${pct(account.share)} of ${q(e.to)}` : '';
+      const method =
+        `${spike.count} of the ${n} hand-offs ${q(a)} -> ${q(e.to)} (${pct(spike.count / n)}) come within 5% of ${hours} h, against ${pct(spike.near / n)} within a factor ${NEAR} of it: a spike in the wait sketch (cut: at least ${FIXED_SHARE * 100}% of the waits in the window and ${SPIKE * 100}% of those around it)` +
+        (account ? `; ${q(account.resource)} does ${pct(account.share)} of the events of ${q(e.to)} and ${pct(account.focus)} of its own events are that step` : '');
+      const escalation: Escalation = {
         id: `timeout-${slug(a)}-${slug(e.to)}`,
         from: a,
         to: e.to,
-        trigger: `a fixed wait of about ${hours} hours${days} after ${q(a)} (a timeout or a schedule; hypothesis)${account ? `; ${q(account.resource)}, which does nothing else, does ${pct(account.share)} of ${q(e.to)}` : ''}`,
-        evidence: evidence(
-          spike.count,
-          n,
-          ratio(spike.count, n),
-          'hypothesis',
-          `${spike.count} of the ${n} hand-offs ${q(a)} -> ${q(e.to)} (${pct(spike.count / n)}) come within 5% of ${hours} h, against ${pct(spike.near / n)} within a factor ${NEAR} of it: a spike in the wait sketch (cut: at least ${FIXED_SHARE * 100}% of the waits in the window and ${SPIKE * 100}% of those around it)` +
-            (account ? `; ${q(account.resource)} does ${pct(account.share)} of the events of ${q(e.to)} and ${pct(account.focus)} of its own events are that step` : ''),
-        ),
-      });
+        trigger: `a fixed wait of about ${hours} hours${days} after ${q(a)} (a timeout or a schedule; hypothesis)${who}`,
+        evidence: evidence(spike.count, n, ratio(spike.count, n), 'hypothesis', method),
+      };
+      out.push({ escalation, hours: spike.hours });
     }
   }
-  return out.sort((x, y) => cmp(x.id, y.id));
+  return out.sort((x, y) => cmp(x.escalation.id, y.escalation.id));
 }
 
 function spikeOf(wait: Sketch, n: number, f: Facts, resolutionHours: number): { hours: number; count: number; near: number } | undefined {

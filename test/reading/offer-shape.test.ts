@@ -28,7 +28,9 @@ describe.each([false, true])('an offer log (names hidden: %s)', (hidden) => {
     expect(t!.evidence.cases).toBe(truth.timedOut);
     expect(t!.evidence.strength).toBe('hypothesis');
     expect(t!.trigger).toMatch(/about 720 hours \(30 days\)/);
-    expect(t!.trigger).toContain("'u01', which does nothing else");
+    expect(t!.trigger).toContain("'u01', which does nothing else (a system account or a specialist)");
+    // Case durations capped by the timeout measure it, not a service level: no success criterion on them.
+    expect(doc.success_criteria.map((c) => c.id)).not.toContain('within-service-level');
     expect(doc.roles.find((r) => r.name.includes('u01'))).toMatchObject({ activities: [names.cancelled], name: `${names.cancelled} (u01 alone, doing only this step: a specialist or a system account)` });
   });
 
