@@ -16,7 +16,7 @@ import { XmlError, XmlTokenizer, type XmlHandler } from './xml-tokenizer.js';
  *
  * Mapping, as pm4py reads XES: case id = the trace's concept:name (`trace N`
  * when absent), activity = the event's concept:name, time = time:timestamp,
- * resource = org:resource. Other event attributes are kept as they are, trace
+ * resource = org:resource (or, without one, a plain `resource` attribute). Other event attributes are kept as they are, trace
  * attributes with a `case:` prefix. Dates become ISO text; lists, containers
  * and nested meta-attributes are skipped (they have no scalar value).
  * Global defaults are not filled into events (pm4py does not either; a default
@@ -254,6 +254,14 @@ export class XesReader {
       }
       // Lean (inspect) records keep file order by arrival and need no id.
       const record: Record<string, unknown> = options.lean ? { caseId, activity, timestamp: e.time } : { caseId, activity, timestamp: e.time, eventId: ordinalId(options.idPrefix, e.ordinal) };
+      // Logs written from tables often name the resource plainly ('resource'): it is the resource all the same.
+      if (e.resource === undefined) {
+        const plain = Object.keys(attrs).find((k) => k.toLowerCase() === 'resource' && typeof attrs[k] === 'string');
+        if (plain !== undefined) {
+          e.resource = attrs[plain] as string;
+          delete attrs[plain];
+        }
+      }
       if (e.resource !== undefined) record.resource = e.resource;
       if (!options.lean) {
         const attributes = attrs;

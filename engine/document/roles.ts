@@ -44,7 +44,7 @@ export function roleParts(tally: Pick<Tally, 'cases' | 'events' | 'resources' | 
     rolesOf,
     assumption:
       roles.length > 0
-        ? `Roles come from the ${resourceAttribute} attribute (placeholder values such as nan, ? or MISSING, and a value naming the one activity it is written on, are nobody): resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first, except that a resource doing one activity only (${SYSTEM_FOCUS * 100}% of its events) and at least ${SYSTEM_SHARE * 100}% of that activity's events is a role of its own (a specialist or a system account: the counts do not tell which); a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. The log has no role, group or team attribute.`
+        ? `Roles come from the ${resourceAttribute} attribute (placeholder values such as nan, ? or MISSING, and a value naming the one activity it is written on, are nobody): resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first, except that a resource doing one activity only (${SYSTEM_FOCUS * 100}% of its events) and at least ${SYSTEM_SHARE * 100}% of that activity's events is a role of its own (a specialist, a system account or an outside party such as the customer: the counts do not tell which); a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. The log has no role, group or team attribute.`
         : 'The log has no role, group or team attribute and no resource attribute, so there are no roles.',
   };
 }
@@ -175,7 +175,7 @@ export function discoverRoles(resources: ReadonlyMap<string, PairTally>, totalCa
       for (const m of g.members) n += profiles.get(m)!.get(a)?.cases ?? 0;
       cases = Math.max(cases, n);
     }
-    const who = g.system ? `${g.members[0]} alone, doing only this step: a specialist or a system account` : `${g.members.length} resource${g.members.length === 1 ? '' : 's'}`;
+    const who = g.system ? `${g.members[0]} alone, doing only this step` : `${g.members.length} resource${g.members.length === 1 ? '' : 's'}`;
     roles.push({ id, name: `${name} (${who})`, attribute, activities, cases: Math.min(cases, totalCases) });
     for (const a of activities) {
       const list = rolesOf.get(a) ?? [];

@@ -14,6 +14,8 @@ export const EXPLAINED_MARGIN = 0.1;
 export const EXPLAINED_MIN_CASES = 20;
 /** A rule resting on fewer cases is not shown. */
 const RULE_MIN_CASES = 5;
+/** Nor one holding less than this many points above its branch's share of the cases at the point. */
+const RULE_MIN_LIFT = 0.02;
 /** A string attribute with more distinct values at a point than this cannot make a rule a person could read. */
 const MAX_STRING_VALUES = 30;
 /** The label a branch to the end node carries: the case stops there. */
@@ -76,11 +78,13 @@ interface Model {
  * on four hash folds of the case id and scored on the fifth, all five in turn.
  * Explained needs ten points over the commonest branch and 20 cases under its rules.
  */
-export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): { decisions: Decision[]; method: string; pathNames: string[] } {
+export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): { decisions: Decision[]; method: string; pathNames: string[]; leads: Map<string, string> } {
   // Concurrent work interleaves: by the counts (see facts.parallel) or by the mined tree's parallel blocks.
   const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
   const points = pointsOf(f.tally.choices);
   const decisions: Decision[] = [];
+  /** Per unexplained decision id: what the attributes left out say, for its open question. */
+  const leads = new Map<string, string>();
   // An attribute that settles nearly every choice it is tried on names the path (a variant number, a field written
   // from the whole case): it restates the path, it causes none of it.
   const pathNames = namingThePath(f, points, together, profile);
@@ -103,7 +107,11 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
     // Not causes of a choice on the way: an attribute naming the path, one whose first value foretells the ending, and
     // an attribute of the whole case (a trace attribute, written once per case, often when the log was extracted:
     // a total of what came later, the path's own number). The data cannot show any was known at this point.
-    const usable = usableAttributes(p, atPoint).filter((a) => !pathNames.has(a) && !profile.leaks.has(a) && !(a.startsWith('case:') && profile.constant.has(a)));
+    const tried = usableAttributes(p, atPoint);
+    const wholeCase = (a: string) => a.startsWith('case:') && profile.constant.has(a);
+    const usable = tried.filter((a) => !pathNames.has(a) && !profile.leaks.has(a) && !wholeCase(a));
+    // Attributes of the whole case are not tried, but one that goes with very different branches is a lead to ask about.
+    const untried = tried.filter((a) => wholeCase(a) && !pathNames.has(a) && !profile.leaks.has(a));
     const best = learn(p, labels, usable);
     const rules: Rule[] = [];
     const show = (l: string) => (l === END ? END_LABEL : l);
@@ -121,6 +129,9 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
           }
         }
         if (cases < RULE_MIN_CASES) continue;
+        // A rule no better than the branch's own share at the point says nothing of the attribute.
+        const base = ratio(branches.find((b) => b.to === g.then)?.cases ?? 0, inBranches);
+        if (ratio(hits, cases) - base < RULE_MIN_LIFT) continue;
         const strength = strengthOf(cases, ratio(hits, cases));
         rules.push({
           id: `rule-${slug(at)}-${rules.length + 1}`,
@@ -144,6 +155,11 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
     const ruleCases = rules.reduce((n, r) => n + r.cases, 0);
     const explained = best !== undefined && best.accuracy - firstBaseline >= EXPLAINED_MARGIN && ruleCases >= EXPLAINED_MIN_CASES;
     if (!explained) for (const r of rules) r.evidence.strength = 'weak';
+    if (!explained) {
+      const lead = leadOf(p, labels, untried, atPoint);
+      if (lead) leads.set(`decision-${slug(at)}`, lead);
+      else if (untried.length) leads.set(`decision-${slug(at)}`, `attributes of the whole case (${untried.slice(0, 4).map(q).join(', ')}${untried.length > 4 ? ', ...' : ''}) were not tried: when they were set the log does not say`);
+    }
     decisions.push({
       id: `decision-${slug(at)}`,
       at,
@@ -159,16 +175,61 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
         `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings; ` +
           (best && best.accuracy > firstBaseline
             ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch; explained when at least ${EXPLAINED_MARGIN * 100} points above with rules on at least ${EXPLAINED_MIN_CASES} cases (here ${ruleCases})`
-            : `no attribute known at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}): the log does not record what decides`),
+            : untried.length
+              ? `no attribute tried at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}); attributes of the whole case were not tried (${untried.slice(0, 4).map(q).join(', ')}${untried.length > 4 ? ', ...' : ''})`
+              : `no attribute known at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}): the log does not record what decides`),
       ),
     });
   }
   const method =
     `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out; shares and baseline_share are over all cases reaching the point; ` +
     `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
-    `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; attributes of the whole case (trace attributes, constant from the first event: when they were set the log does not say), attributes whose value on the first event foretells the case's ending, and attributes that settle the choice at ${NAMING_POINTS} or more points (they name the path) are left out${pathNames.size ? ` (here naming the path: ${[...pathNames].sort(cmp).map(q).join(', ')})` : ''}` +
+    `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases, or holding less than ${RULE_MIN_LIFT * 100} points above their branch's share at the point, are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; attributes of the whole case (trace attributes, constant from the first event: when they were set the log does not say), attributes whose value on the first event foretells the case's ending, and attributes that settle the choice at ${NAMING_POINTS} or more points (they name the path) are left out${pathNames.size ? ` (here naming the path: ${[...pathNames].sort(cmp).map(q).join(', ')})` : ''}` +
     (profile.snapshot.length ? '; staying in a state of a record is an update, not a branch' : '');
-  return { decisions, method, pathNames: [...pathNames].sort(cmp) };
+  return { decisions, method, pathNames: [...pathNames].sort(cmp), leads };
+}
+
+/** A value group must hold at least this share of the cases at the point (and 5 cases) to be compared. */
+const LEAD_GROUP = 0.05;
+/** A branch's share must differ by at least this between two values to be a lead. */
+const LEAD_GAP = 0.1;
+
+/**
+ * The attribute of the whole case whose values go with the most different branch shares at a point (an applicant's
+ * group and how often applications are rejected): a lead for the open question, not a rule, since when it was set
+ * the log does not say. Values of at most 10 per attribute, each on LEAD_GROUP of the cases.
+ */
+function leadOf(p: Point, labels: string[], attributes: readonly string[], atPoint: number): string | undefined {
+  let best: { gap: number; text: string } | undefined;
+  for (const attribute of attributes) {
+    const byValue = p.attrs.get(attribute);
+    if (!byValue || byValue.size > 10) continue;
+    const groups = [...byValue]
+      .map(([value, byBranch]) => {
+        const counts = new Map(labels.map((l) => [l, sum(byBranch.get(l) ?? zeros())]));
+        return { value: value.slice(2), counts, cases: [...counts.values()].reduce((n, k) => n + k, 0) };
+      })
+      .filter((g) => g.cases >= Math.max(5, LEAD_GROUP * atPoint));
+    for (const l of labels) {
+      let hi: (typeof groups)[number] | undefined;
+      let lo: (typeof groups)[number] | undefined;
+      for (const g of groups) {
+        const share = g.counts.get(l)! / g.cases;
+        if (!hi || share > hi.counts.get(l)! / hi.cases) hi = g;
+        if (!lo || share < lo.counts.get(l)! / lo.cases) lo = g;
+      }
+      if (!hi || !lo || hi === lo) continue;
+      const gap = hi.counts.get(l)! / hi.cases - lo.counts.get(l)! / lo.cases;
+      if (gap >= LEAD_GAP && (!best || gap > best.gap + 1e-12)) {
+        const to = l === END ? 'stopping there' : q(l);
+        best = {
+          gap,
+          text: `${q(attribute)}, an attribute of the whole case left out of rules (when it was set the log does not say), goes with ${to} in ${pct(hi.counts.get(l)! / hi.cases)} of the ${hi.cases} cases with ${hi.value} against ${pct(lo.counts.get(l)! / lo.cases)} of the ${lo.cases} with ${lo.value}`,
+        };
+      }
+    }
+  }
+  return best?.text;
 }
 
 /**

@@ -6,7 +6,7 @@ import { END_LABEL, readDecisions } from './decisions.js';
 import { readSequenceRules } from './declare.js';
 import { readEdgeKinds, type EdgeReading } from './edges.js';
 import { readEscalations } from './escalations.js';
-import { readTimeouts } from './timeouts.js';
+import { readClock, readTimeouts } from './timeouts.js';
 import { readGroupings } from './groupings.js';
 import { readExceptions } from './exceptions.js';
 import { factsOf, pct, q, ratio, type ParsedVariants } from './facts.js';
@@ -96,9 +96,11 @@ export function readProcess(input: ReadingInput): Reading {
   const required = tree.required;
   const ends = readEnds(f, backbone, snapshot.periodEnd);
   const stages = readStages(f, backbone, new Set(ends.ends.keys()));
-  const escalations = readEscalations(f, tree, profile);
+  // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
+  const clock = readClock(f, profile.resolutionHours);
+  const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: 'none: the waits come in fixed steps (see the clock assumption)' } : readEscalations(f, tree, profile);
   // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
-  const timeouts = readTimeouts(f, profile.resolutionHours, escalations.edges);
+  const timeouts = readTimeouts(f, clock, escalations.edges);
   for (const { escalation: t } of timeouts) {
     escalations.escalations.push(t);
     // The hand-off is an escalation edge only when the fixed wait is most of it (else a clerk's early step shares it).
@@ -114,9 +116,9 @@ export function readProcess(input: ReadingInput): Reading {
   }
   const sequence = readSequenceRules(f, ties, instead);
   const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops);
-  const policies = readPolicies(f, backbone, ties);
+  const policies = readPolicies(f, backbone, ties, clock.quantized);
   const objectTypes = [...snapshot.objectCounts.keys()];
-  const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes);
+  const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);
   const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart);
   const groups = readGroupings(f, profile, ends);
   process.case_represents += groups.note;
@@ -135,13 +137,17 @@ export function readProcess(input: ReadingInput): Reading {
     ...quality.assumptions,
     ...profile.assumptions(),
     ...groups.assumptions,
+    ...(clock.quantized
+      ? [`Clock: ${pct(clock.share)} of the hand-offs come after one of a few fixed waits (${clock.durations.slice(0, 6).join(', ')} hours, each within 5%): the times come from a simulated or batch clock, so no escalation, timeout or service level is read from them and timing policies are at most weak.`]
+      : []),
   ];
 
   const open_questions: Plain[] = [...quality.open_questions, ...groups.open_questions];
   for (const d of decisions.decisions) {
     if (d.explained) continue;
+    const lead = decisions.leads.get(d.id);
     open_questions.push({
-      question: `After ${q(d.at)}, what decides between ${listed(d.branches.map((b) => (b.to === END_LABEL ? 'stopping there' : q(b.to))))}? No attribute known at that point predicts it, on rules resting on at least 20 cases, at least 10 points better than always guessing the commonest branch.`,
+      question: `After ${q(d.at)}, what decides between ${listed(d.branches.map((b) => (b.to === END_LABEL ? 'stopping there' : q(b.to))))}? No attribute tried at that point predicts it, on rules resting on at least 20 cases, at least 10 points better than always guessing the commonest branch${lead ? `; but ${lead}` : ''}.`,
       evidence: d.evidence as unknown as Plain,
     });
   }
@@ -151,7 +157,9 @@ export function readProcess(input: ReadingInput): Reading {
     const cases = unread.reduce((n, o) => n + o.cases, 0);
     const shown = unread.slice(0, 8).map((o) => `${q(o.end_activity)} (${o.cases})`);
     open_questions.push({
-      question: `Which of these endings are successes and which failures? The log records no verdict for them: ${shown.join(', ')}${unread.length > 8 ? ` and ${unread.length - 8} more` : ''}.`,
+      question: profile.categories.length
+        ? `Which of these endings are successes and which failures? Their names give no verdict: ${shown.join(', ')}${unread.length > 8 ? ` and ${unread.length - 8} more` : ''}; the log records ${profile.categories.map((c) => q(c.attribute)).join(' and ')} at the end (see the outcome assumption): which of its values are successes?`
+        : `Which of these endings are successes and which failures? The log records no verdict for them: ${shown.join(', ')}${unread.length > 8 ? ` and ${unread.length - 8} more` : ''}.`,
       evidence: { cases, share: ratio(cases, f.cases), method: 'outcome counts; see the outcomes assumption' },
     });
   }
@@ -174,7 +182,7 @@ export function readProcess(input: ReadingInput): Reading {
     process,
     // A case duration capped by a timeout that ends cases (unanswered offers cancelled after 30 days) measures the
     // timeout, not a service the process keeps: no success criterion rests on it.
-    success_criteria: readSuccessCriteria(f, ends, cappedByTimeout(timeouts, ends, policies.serviceLevel) ? undefined : policies.serviceLevel, profile.outcomes),
+    success_criteria: readSuccessCriteria(f, ends, clock.quantized || cappedByTimeout(timeouts, ends, policies.serviceLevel) ? undefined : policies.serviceLevel, profile.outcomes),
     outcomes: ends.outcomes,
     stages: stages.stages,
     stageOf: stages.stageOf,

@@ -37,7 +37,7 @@ export const ONE_STEP_HOURS = 1 / 60;
  * steps, backbone order, and separation of duties. Each is stated as what it
  * is: a share of cases (or hand-offs) observed within a limit, not a rule.
  */
-export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { policies: Policy[]; serviceLevel: { hours: number; share: number; method: string } | undefined; method: string } {
+export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized = false): { policies: Policy[]; serviceLevel: { hours: number; share: number; method: string } | undefined; method: string } {
   const policies: Policy[] = [];
   let serviceLevel: { hours: number; share: number; method: string } | undefined;
   const durations = sketchCount(f.tally.caseDuration);
@@ -52,7 +52,7 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { polici
       statement: `${pct(share)} of cases run at most ${hours} hours from their first to their last event (the observed ${SERVICE_QUANTILE * 100}th percentile, rounded up; not a stated target).`,
       threshold_hours: hours,
       share_met: share,
-      evidence: evidence(Math.round(share * durations), durations, share, strengthOf(durations, share), method),
+      evidence: evidence(Math.round(share * durations), durations, share, quantized ? atMostWeak(strengthOf(durations, share)) : strengthOf(durations, share), method),
     });
   }
   const main = backbone.steps;
@@ -83,7 +83,7 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties): { polici
         Math.round(share * n),
         n,
         share,
-        tied >= TIE_DEPENDENT ? atMostWeak(strength) : strength,
+        tied >= TIE_DEPENDENT || quantized ? atMostWeak(strength) : strength,
         `wait sketch of the hand-off ${q(a)} -> ${q(b)} (${n} hand-offs): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits` +
           (tied >= TIE_DEPENDENT ? `; ${pct(tied)} of the hand-offs share a timestamp (the file orders them), so at most weak` : ''),
       ),

@@ -70,7 +70,7 @@ export function caseNoun(f: Facts, backbone: Backbone, caseNotion: string | unde
   return undefined;
 }
 
-export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string | undefined, objectTypes: string[], ends: EndReading, caseIds: readonly string[], outcomes: LogProfile['outcomes'] = []): ProcessPart {
+export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string | undefined, objectTypes: string[], ends: EndReading, caseIds: readonly string[], outcomes: LogProfile['outcomes'] = [], categories: LogProfile['categories'] = []): ProcessPart {
   // XES says 'trace' (the trace's concept:name); wire events carry a case id.
   const notion = caseNotion === undefined || caseNotion === '' ? 'case id' : caseNotion === 'trace' ? 'concept:name' : caseNotion;
   const objectType = objectTypes.includes(notion) ? notion : undefined;
@@ -91,6 +91,8 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
       ? `to reach ${passed.map(([a, n]) => `${q(a)} (${n} of ${f.cases} cases)`).join(' or ')}: the steps whose names say success, though cases go on after them.${recorded}`
       : outcomes.length
       ? `not named by an ending.${recorded}`
+      : categories.length
+      ? `recorded in ${categories.map((c) => `${q(c.attribute)} (${c.values.slice(0, 6).map(([v, n]) => `${q(v)} ${n}`).join(', ')})`).join(' and ')}, not by the endings' names: which of its values are successes the log does not say`
       : ends.failureEnds.length || verdictSteps(f, 'failure').length
       ? `not recorded as a success: the log names only failures (${[...new Set([...ends.failureEnds, ...verdictSteps(f, 'failure').map(([a]) => a)])].map(q).join(', ')}); what a successful ${thing ?? 'case'} looks like is not in the data`
       : `not recorded in the data: no ending names a verdict, so the log does not say how a ${thing ?? 'case'} went (where cases stop is not how they went)`;

@@ -46,6 +46,8 @@ const NON_STANDARD = 0.5;
 /** Words of an attribute name that make it a recorded outcome, read when its final value is a boolean. */
 const TRUE = ['b:true', 's:true', 's:TRUE', 's:True', 's:yes', 's:Yes', 'n:1'];
 const FALSE = ['b:false', 's:false', 's:FALSE', 's:False', 's:no', 's:No', 'n:0'];
+/** An outcome written as words has at most this many values. */
+const MAX_CATEGORIES = 12;
 const OUTCOME_WORDS = new Set(['sla', 'outcome', 'result', 'success', 'successful', 'ontime', 'late', 'breach', 'breached', 'compliant', 'compliance', 'met']);
 
 export interface AttributeProfile {
@@ -79,6 +81,8 @@ export interface LogProfile {
   groupings: { attribute: string; cases: number; values: number; byValue: Map<string, Map<string, number>> }[];
   /** Boolean attributes whose name reads as an outcome, with the cases ending true and false. */
   outcomes: { attribute: string; yes: number; no: number }[];
+  /** Attributes whose name reads as an outcome holding a few text values at the end of the cases: value -> cases, most first. */
+  categories: { attribute: string; values: [string, number][] }[];
   /** Activities with service times (a start per execution), and how many executions carry one. */
   serviced: { activities: number; executions: number; longest: [string, number][] };
   assumptions(): string[];
@@ -193,6 +197,19 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
     if (yes + no >= 0.9 * all && yes > 0 && no > 0) outcomes.push({ attribute, yes, no });
   }
   outcomes.sort((x, y) => cmp(x.attribute, y.attribute));
+  // An outcome written as words ('processed', 'rejected', 'not liable'): the log records how cases went, though not
+  // which values are successes.
+  const categories: LogProfile['categories'] = [];
+  for (const [attribute, byValue] of [...finals].sort((x, y) => cmp(x[0], y[0]))) {
+    const words = wordsOf(attribute.replace(/^case:/, ''));
+    if (!words.some((w) => OUTCOME_WORDS.has(w)) || outcomes.some((o) => o.attribute === attribute)) continue;
+    const texts = [...byValue].filter(([v]) => v.startsWith('s:') && !isPlaceholder(v.slice(2)));
+    const all = [...byValue.values()].reduce((n, k) => n + k, 0);
+    const covered = texts.reduce((n, [, k]) => n + k, 0);
+    if (texts.length >= 2 && texts.length <= MAX_CATEGORIES && covered >= 0.9 * all && covered >= 20) {
+      categories.push({ attribute, values: texts.map(([v, k]): [string, number] => [v.slice(2), k]).sort((x, y) => y[1] - x[1] || cmp(x[0], y[0])) });
+    }
+  }
 
   let executions = 0;
   const medians: [string, number][] = [];
@@ -216,6 +233,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
     lifecycle,
     groupings,
     outcomes,
+    categories,
     serviced,
     assumptions() {
       const out: string[] = [];
@@ -232,6 +250,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
       const constants = [...constant].filter((a) => a.startsWith('case:') && !leaks.has(a)).sort(cmp);
       if (constants.length) out.push(`Attributes of the whole case (${constants.slice(0, 8).map(q).join(', ')}${constants.length > 8 ? `, and ${constants.length - 8} more` : ''}) are written once per case, often when the log was extracted (a total of what came later, the path's own number): when they were set the log does not say, so they are left out of decision rules.`);
       for (const o of outcomes) out.push(`Outcome attribute: ${q(o.attribute)} ends true in ${o.yes} and false in ${o.no} cases: a verdict the log records.`);
+      for (const c of categories) out.push(`Outcome attribute: ${q(c.attribute)} records how cases ended, in words: ${c.values.map(([v, n]) => `${q(v)} (${n})`).join(', ')}; which of these are successes the log does not say.`);
       return out;
     },
   };

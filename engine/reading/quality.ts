@@ -6,6 +6,7 @@ import type { Plain } from '../document/types.js';
 import { pct, q, ratio, type Facts } from './facts.js';
 import type { EndReading } from './outcomes.js';
 import { isPlaceholder } from './words.js';
+import { tiedWaits } from './ties.js';
 
 /** Consecutive steps at one timestamp above this share make the order within a case partly file order. */
 const SAME_TIME_NOTE = 0.05;
@@ -19,12 +20,18 @@ const MANY_VARIANTS = 0.5;
  * nearly every case is its own path, and for OCEL the case notion and the
  * events it leaves out.
  */
+/** The end of 1970: times before it count from the Unix epoch. */
+const EPOCH_YEAR_END = Date.UTC(1971, 0, 1);
+
 export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, ends: EndReading, periodStart: number | undefined): { assumptions: Plain[]; open_questions: Plain[] } {
   const assumptions: Plain[] = [];
   const open_questions: Plain[] = [];
 
   const waits = sketchCount(f.handoffs);
-  const same = f.handoffs.get(ZERO_BUCKET) ?? 0;
+  // Hand-offs at one timestamp, per hop (a wait of 0 into a step whose start is recorded is no tie: see tiedWaits).
+  let same = 0;
+  for (const list of f.out.values()) for (const e of list) same += tiedWaits(f, e.to, e.wait.get(ZERO_BUCKET) ?? 0);
+  same = Math.round(same);
   if (waits > 0 && same === 0) assumptions.push(`Data quality: no two consecutive steps of a case share a timestamp (${waits} hand-offs), so the order within cases is the order in time.`);
   if (waits > 0 && same > 0) {
     const share = ratio(same, waits);
@@ -32,6 +39,11 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
       `Data quality: ${pct(share)} of consecutive steps in a case (${same} of ${waits}) share one timestamp; their order is the file's order (event id), not time` +
         (share >= SAME_TIME_NOTE ? ', so directly-follows counts, variants and the order of those steps partly reflect how the log was written.' : '.'),
     );
+  }
+  // A log whose times begin at the Unix epoch (1970-01-01) was written by a simulator or with times relative to some
+  // start: its durations hold, its dates, weekdays and hours of the day do not.
+  if (periodStart !== undefined && periodStart < EPOCH_YEAR_END) {
+    assumptions.push(`Data quality: the first event is at ${new Date(periodStart).toISOString()}, in the first year of the Unix epoch: times are relative or simulated, so durations and waits hold but dates, weekdays and hours of the day say nothing.`);
   }
   const split = Number(meta.split_cases ?? 0);
   if (split > 0) {

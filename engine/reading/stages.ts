@@ -64,7 +64,7 @@ export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<st
   const dominant = waits.length >= 2 && longest > 0 && waits.filter((w) => w * DOMINANT_WAIT > longest).length === 1;
   // Past a tiny process, at least two stages where the skeleton has the steps for them: four steps of ordering,
   // receiving and paying are not one phase.
-  const byCount = f.activities.length <= TINY ? 1 : Math.max(1, Math.min(MAX_STAGES, Math.max(2, Math.round(f.activities.length / ACTIVITIES_PER_STAGE)), Math.ceil(steps.length / 2)));
+  const byCount = f.activities.length <= TINY ? 1 : Math.max(1, Math.min(MAX_STAGES, Math.max(2, Math.round(f.activities.length / ACTIVITIES_PER_STAGE)), Math.ceil(ranked.length / 2)));
   const wanted = byCount === 1 && dominant ? 2 : byCount;
   const cuts = candidates
     .filter((c) => c.wait > 0)

@@ -18,6 +18,22 @@ import type { LogProfile } from './profile.js';
  * between the first a and the first b is tied.
  */
 export const TIED = 0.5;
+
+/**
+ * Of `zero` hand-offs into b with no wait, those made at one timestamp. A wait runs to b's recorded start where it
+ * has one (start/complete pairs), so no wait there says b began as the step before it ended, and b's own time, its
+ * completion, lies later: the order is time's, unless b took no time. The counters do not keep which hand-off led
+ * to which execution, so the zero-length share of b's executions (those without a recorded start counting as such)
+ * stands for each.
+ */
+export function tiedWaits(f: Facts, b: string, zero: number): number {
+  const service = f.tally.serviceTime.get(b);
+  const events = f.tally.activities.get(b)?.events ?? 0;
+  if (!service || zero === 0 || events === 0) return zero;
+  const timed = sketchCount(service);
+  const instant = (service.get(ZERO_BUCKET) ?? 0) + Math.max(0, events - timed);
+  return zero * Math.min(1, instant / events);
+}
 /** A claim whose supporting cases rest on ties at least this share is made at most weak. */
 export const TIE_DEPENDENT = 0.5;
 
@@ -55,7 +71,7 @@ export class Ties {
         const j = f.idOf.get(e.to);
         if (j === undefined) continue;
         const waits = sketchCount(e.wait);
-        if (waits > 0) this.tiedHop[i * n + j] = (e.wait.get(ZERO_BUCKET) ?? 0) / waits;
+        if (waits > 0) this.tiedHop[i * n + j] = tiedWaits(f, e.to, e.wait.get(ZERO_BUCKET) ?? 0) / waits;
       }
     }
   }
@@ -74,7 +90,7 @@ export class Ties {
   handoff(a: string, b: string): number {
     const e = this.f.tally.edges.get(pairKey(a, b));
     const waits = e ? sketchCount(e.wait) : 0;
-    return waits ? (e!.wait.get(ZERO_BUCKET) ?? 0) / waits : 0;
+    return waits ? tiedWaits(this.f, b, e!.wait.get(ZERO_BUCKET) ?? 0) / waits : 0;
   }
 
   /**

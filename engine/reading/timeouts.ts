@@ -16,8 +16,15 @@ const NEAR = 1.5;
 const FIXED_MIN = 10;
 /** The window must span this many steps of the times' resolution, or a day-level log has spikes at every whole day. */
 const RESOLUTION_STEPS = 3;
-/** Shortest fixed wait read as a timeout: a step a second after another is one step written twice. */
+/** Shortest fixed wait the clock is read from: a step a second after another is one step written twice. */
 const MIN_HOURS = 1;
+/**
+ * Shortest fixed wait read as a timeout: under a day, the working day makes spikes of its own (work finished in the
+ * evening, the next step first thing in the morning, 13 hours later).
+ */
+const TIMEOUT_MIN_HOURS = 24;
+/** Hand-offs a timeout must rest on. */
+const TIMEOUT_MIN = 20;
 
 /**
  * Timeouts: a step that follows another after a fixed wait (an offer nobody answered cancelled after 30 days, a
@@ -27,16 +34,20 @@ const MIN_HOURS = 1;
  * evidence counts the spike only. A resource doing a large share of the step and nothing else is named, as the
  * likely system account; the reading is a hypothesis either way, since a schedule also makes spikes.
  */
-export function readTimeouts(f: Facts, resolutionHours: number, taken: Set<string>): { escalation: Escalation; hours: number }[] {
+export function readTimeouts(f: Facts, clock: Clock, taken: Set<string>): { escalation: Escalation; hours: number }[] {
   const out: { escalation: Escalation; hours: number }[] = [];
+  // On a clock that ticks in fixed steps every hand-off spikes: none of them is a timeout.
+  if (clock.quantized) return out;
   const system = systemAccounts(f.tally.resources);
   for (const a of f.activities) {
-    for (const e of successors(f, a)) {
+    const next = successors(f, a);
+    const all = next.reduce((k, e) => k + sketchCount(e.wait), 0);
+    for (const e of next) {
       if (e.to === a || taken.has(`${a}\u0000${e.to}`)) continue;
+      const spike = clock.spikes.get(`${a}\u0000${e.to}`);
       const n = sketchCount(e.wait);
-      if (n < FIXED_MIN) continue;
-      const spike = spikeOf(e.wait, n, f, resolutionHours);
-      if (!spike) continue;
+      // The way most cases go on is the step's usual pace, not a step a wait triggers.
+      if (!spike || 2 * n >= all || n < TIMEOUT_MIN || spike.hours < TIMEOUT_MIN_HOURS) continue;
       const hours = hoursText(spike.hours);
       const days = spike.hours >= 48 ? ` (${hoursText(spike.hours / 24)} days)` : '';
       const account = system.get(e.to);
@@ -55,6 +66,40 @@ export function readTimeouts(f: Facts, resolutionHours: number, taken: Set<strin
     }
   }
   return out.sort((x, y) => cmp(x.escalation.id, y.escalation.id));
+}
+
+/** What the waits say of the clock: the spike of each hand-off, and whether the waits come in fixed steps. */
+export interface Clock {
+  spikes: Map<string, { hours: number; count: number; near: number }>;
+  /** Most hand-offs lie in spikes, over several hand-offs: a simulated or batch clock (fixed delays), not a timeout. */
+  quantized: boolean;
+  share: number;
+  durations: number[];
+}
+/** Share of all hand-offs in spikes from which the clock is read as ticking in fixed steps, over at least QUANTIZED_EDGES. */
+const QUANTIZED_SHARE = 0.5;
+const QUANTIZED_EDGES = 3;
+
+export function readClock(f: Facts, resolutionHours: number): Clock {
+  const spikes = new Map<string, { hours: number; count: number; near: number }>();
+  let all = 0;
+  let inSpikes = 0;
+  for (const a of f.activities) {
+    for (const e of successors(f, a)) {
+      const n = sketchCount(e.wait);
+      if (e.to === '' || n === 0) continue;
+      all += n;
+      if (n < FIXED_MIN) continue;
+      const spike = spikeOf(e.wait, n, f, resolutionHours);
+      if (!spike) continue;
+      spikes.set(`${a}\u0000${e.to}`, spike);
+      inSpikes += spike.count;
+    }
+  }
+  const share = all ? inSpikes / all : 0;
+  const quantized = spikes.size >= QUANTIZED_EDGES && share >= QUANTIZED_SHARE;
+  const durations = [...new Set([...spikes.values()].map((s) => Number(hoursText(s.hours))))].sort((x, y) => x - y);
+  return { spikes, quantized, share, durations };
 }
 
 function spikeOf(wait: Sketch, n: number, f: Facts, resolutionHours: number): { hours: number; count: number; near: number } | undefined {

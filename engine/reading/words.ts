@@ -182,7 +182,11 @@ export function isPlaceholder(value: string): boolean {
 
 /** Attribute names that identify rather than describe (numbers, ids, codes, keys). */
 export function isIdName(attribute: string): boolean {
-  const words = wordsOf(attribute.replace(/^case:/, ''));
+  const name = attribute.replace(/^case:/, '');
+  // Columns a tool adds when it writes a table out (pm4py's '@@index', '@@case_index') number rows, and a column
+  // named for the case or the row is its identifier.
+  if (name.startsWith('@@') || ['case', 'index', 'row', 'rownum', 'rowid'].includes(name.toLowerCase())) return true;
+  const words = wordsOf(name);
   const last = words[words.length - 1];
-  return last !== undefined && ['id', 'ids', 'number', 'nr', 'no', 'num', 'code', 'key', 'uuid', 'guid', 'identifier', 'ref', 'reference'].includes(last);
+  return last !== undefined && ['id', 'ids', 'number', 'nr', 'no', 'num', 'code', 'key', 'uuid', 'guid', 'identifier', 'ref', 'reference', 'index'].includes(last);
 }

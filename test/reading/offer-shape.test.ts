@@ -31,7 +31,7 @@ describe.each([false, true])('an offer log (names hidden: %s)', (hidden) => {
     expect(t!.trigger).toContain("'u01', which does nothing else (a system account or a specialist)");
     // Case durations capped by the timeout measure it, not a service level: no success criterion on them.
     expect(doc.success_criteria.map((c) => c.id)).not.toContain('within-service-level');
-    expect(doc.roles.find((r) => r.name.includes('u01'))).toMatchObject({ activities: [names.cancelled], name: `${names.cancelled} (u01 alone, doing only this step: a specialist or a system account)` });
+    expect(doc.roles.find((r) => r.name.includes('u01'))).toMatchObject({ activities: [names.cancelled], name: `${names.cancelled} (u01 alone, doing only this step)` });
   });
 
   it('closes with the verdicts as alternatives in one stage, never one verdict after another', () => {
