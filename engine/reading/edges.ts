@@ -1,6 +1,8 @@
 import type { EdgeKind, GraphEdge, GraphNode, Strength } from '../document/types.js';
 import { doneInsteadOf, type Backbone } from './backbone.js';
-import { parallel, pct, q, type Facts } from './facts.js';
+import { parallel, pct, q, shareAtMost, type Facts } from './facts.js';
+import { bucketValue } from '../sketch.js';
+import { pairKey } from '../tally.js';
 import type { LogProfile } from './profile.js';
 import { TIED, type Ties } from './ties.js';
 
@@ -86,6 +88,10 @@ export function readEdgeKinds(
       // Several entries of one step at one timestamp (lab results written together): entries, not work done again.
       kind = e.cases >= MOST_CASES * f.cases ? 'normal' : 'allowed';
       why = `${q(from)} repeats at the same timestamp in ${pct(ties.handoff(from, to))} of its direct repeats: entries written at once, not rework`;
+    } else if (from && to && from === to && withinAMinute(f, from) >= SAME_TIME_REPEAT) {
+      // Seconds apart: the same entry saved twice (a form submitted again), not work done again.
+      kind = e.cases >= MOST_CASES * f.cases ? 'normal' : 'allowed';
+      why = `${q(from)} repeats within a minute in ${pct(withinAMinute(f, from))} of its direct repeats: entries written twice, not rework`;
     } else if (from && to && from === to && e.cases >= MOST_CASES * f.cases) {
       // Work redone is the exception; a step most cases record twice in a row is recorded that way (status updates,
       // sessions of one work item), which a log of records cannot tell from work done again.
@@ -122,7 +128,7 @@ export function readEdgeKinds(
     else kinds.set(e.id, { kind, method: `${kind}: ${why}` });
   }
   const assumption =
-    `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp: entries written at once, or most cases make it: the step's usual recording), ` +
+    `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp or come within a minute: entries written at once or twice, or most cases make it: the step's usual recording), ` +
     `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
     `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases that is not done instead of a backbone step, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
   return { kinds, assumption };
@@ -159,4 +165,11 @@ function doneBefore(f: Facts, a: string, b: string, x: string): number {
 export function earlier(f: Facts, a: string, b: string): boolean {
   const o = f.order(a, b);
   return o.both > 0 && o.aFirst >= REWORK_ORDER * o.both;
+}
+
+/** Share of the direct repeats a -> a that come within a minute. */
+export function withinAMinute(f: Facts, a: string): number {
+  const e = f.tally.edges.get(pairKey(a, a));
+  // Sketches hold the document's time basis: read each bucket in hours.
+  return e ? shareAtMost(e.wait, 1 / 60, (b) => f.toHours(bucketValue(b))) : 0;
 }

@@ -1,7 +1,8 @@
 import { cmp } from '../event.js';
 import type { ExceptionItem } from '../document/types.js';
 import { doneInsteadOf, type Backbone } from './backbone.js';
-import { earlier, RARE_ACTIVITY_SHARE } from './edges.js';
+import { earlier, RARE_ACTIVITY_SHARE, SAME_TIME_REPEAT, withinAMinute } from './edges.js';
+import { pairKey } from '../tally.js';
 import { evidence, parallel, pct, q, ratio, slug, successors, type Facts } from './facts.js';
 
 const MIN_SHARE = 0.01;
@@ -50,6 +51,9 @@ export function readExceptions(
       loops.push(`${q(a)} (${pct(ratio(t.casesRepeating, t.cases))} of the ${t.cases} cases with it repeat it)`);
       continue;
     }
+    // Repeats that are the same entry saved again seconds later are no repeated work.
+    const again = f.tally.edges.get(pairKey(a, a));
+    if (again && again.cases >= SAME_TIME_REPEAT * t.casesRepeating && withinAMinute(f, a) >= SAME_TIME_REPEAT) continue;
     // The step right before each repeating case's second visit, counted exactly over the variants.
     const [prev, n] = commonest(f, (secondVisits ??= stepsBeforeVisit(f, 2)).get(f.idOf.get(a)!));
     const back = prev !== undefined && n >= TRIGGER_SHARE * t.casesRepeating ? prev : undefined;
@@ -189,7 +193,7 @@ export function readExceptions(
     item(`failed-ending-${slug(a)}`, `ends with ${q(a)}`, trigger, `a case whose last activity is the failure ending ${q(a)}`, [a, 'the case ends'], n, f.cases, `cases whose last event is ${q(a)}, among all cases`);
   }
   const method =
-    `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop), backbone steps the mined model requires that cases went on without, ` +
+    `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop; none that come right again within a minute: the same entry saved twice), backbone steps the mined model requires that cases went on without, ` +
     `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (${rare.length > MAX_RARE ? `the ${MAX_RARE} commonest of ${rare.length}` : `${rare.length}`}; not a step done instead of a backbone step, never with it and in its place${instead.length ? `: here ${instead.map(([a, b]) => `${q(a)} instead of ${q(b)}`).join(', ')}` : ''}) and cases ending in a failure ending (not the main path's ending or the commonest ending: that is how the process usually ends); ` +
     `kept when at least ${min} cases and at most ${MAX_EXCEPTION_SHARE * 100}% of all cases show one`;
   return { exceptions: out, loops, method };

@@ -88,6 +88,16 @@ describe('what the data records, read as recorded', () => {
     expect(JSON.stringify(doc.decisions)).not.toContain('@@index');
   });
 
+  it('a step saved again seconds later is one entry written twice: no rework, no repeated-step exception', () => {
+    const twice = events.flatMap((e) => (e.activity === 'Verify Information' && Number(e.caseId.slice(1)) % 3 === 1 ? [e, { ...e, eventId: `${e.eventId}-again`, timestamp: Number(e.timestamp) + 20_000 }] : [e]));
+    const d = docOf(twice);
+    const loop = d.edges.find((e) => e.from === e.to && d.nodes.find((n) => n.id === e.from)?.label === 'Verify Information')!;
+    expect(loop.cases).toBeGreaterThan(100);
+    expect(loop.kind).toBe('allowed');
+    expect(loop.evidence.method).toContain('repeats within a minute in 100% of its direct repeats: entries written twice, not rework');
+    expect(d.exceptions.map((e) => e.id)).not.toContain('repeated-verify-information');
+  });
+
   it('times at the Unix epoch are relative: said so', () => {
     const epoch = docOf(lendingLog(0).events);
     expect(epoch.assumptions.join('\n')).toMatch(/the first event is at 1970-01-01T00:00:00.000Z, in the first year of the Unix epoch/);

@@ -231,7 +231,7 @@ describe('the reading rules', () => {
     expect(d.explained).toBe(false);
     expect(d.rules).toEqual([]);
     const said = doc.assumptions.filter((a): a is string => typeof a === 'string');
-    expect(said.some((a) => a.startsWith("Attributes that may encode the ending, left out of decision rules: 'case:tier' (its value on the first event foretells the last activity in 100% of 70 cases"))).toBe(true);
+    expect(said.some((a) => a.startsWith("Attributes that may encode the ending (written knowing it, or deciding it from the first event on: the log does not say which), left out of decision rules: 'case:tier' (its value on the first event foretells the last activity in 100% of 70 cases"))).toBe(true);
   });
 
   it('a rule on fewer than 20 cases does not explain a decision', () => {
