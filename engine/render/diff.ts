@@ -110,7 +110,23 @@ function entries(doc: GraphDocument, section: DiffSection): Keyed[] {
 
 const equal = (a: Value | undefined, b: Value | undefined) => JSON.stringify(a) === JSON.stringify(b);
 
-function diffSection(a: Keyed[], b: Keyed[]): SectionDiff {
+/**
+ * A key met again in the same document (a hand-edited or older document) is
+ * told apart by its rank, `key #2`: paired by one map, the second would hide
+ * the first and a document diffed with itself would show a change.
+ */
+function ranked(items: Keyed[]): Keyed[] {
+  const seen = new Map<string, number>();
+  return items.map((e) => {
+    const n = (seen.get(e.key) ?? 0) + 1;
+    seen.set(e.key, n);
+    return n === 1 ? e : { ...e, key: `${e.key} #${n}` };
+  });
+}
+
+function diffSection(left: Keyed[], right: Keyed[]): SectionDiff {
+  const a = ranked(left);
+  const b = ranked(right);
   const before = new Map(a.map((e) => [e.key, e]));
   const after = new Map(b.map((e) => [e.key, e]));
   const out: SectionDiff = { added: [], removed: [], changed: [], unchanged: 0 };
