@@ -18,6 +18,7 @@ import { readConfig } from '../../api/config.js';
 import { ensureDemo, type Demo } from '../../api/demo.js';
 import { simulate, writeSimulation } from '../../connectors/simulator/index.js';
 import type { GraphDocument } from '../../engine/document/types.js';
+import { defaultSimplification, hiddenText, simplify, type Simplification } from '../../engine/render/simplify.js';
 
 const CHROMIUM = process.env.PCG_CHROMIUM ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
@@ -69,11 +70,25 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
   const version = () => page.evaluate(() => (globalThis as any).__pcg.version() as string | undefined);
   const drawn = () => page.evaluate(() => (globalThis as any).__pcg.drawn() as { nodes: string[]; edges: string[] });
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, name) });
-  const expectMapIs = async (doc: GraphDocument) => {
+  /** The map shows the document: whole, or simplified by `view` with the rule of pcg graph --format dot|html. */
+  const expectMapIs = async (doc: GraphDocument, view?: Simplification) => {
+    const want = view ? simplify(doc, view) : { nodes: doc.nodes.map((n) => n.id), edges: doc.edges.map((e) => e.id) };
     const d = await drawn();
-    expect(sorted(d.nodes)).toEqual(sorted(doc.nodes.map((n) => n.id)));
-    expect(sorted(d.edges)).toEqual(sorted(doc.edges.map((e) => e.id)));
+    expect(sorted(d.nodes)).toEqual(sorted(want.nodes));
+    expect(sorted(d.edges)).toEqual(sorted(want.edges));
   };
+  /** Moves both sliders as a user would (an input event each). */
+  const setSliders = (activities: number, paths: number) =>
+    page.evaluate(
+      ([a, p]) => {
+        for (const [id, v] of [['activities', a], ['paths', p]] as const) {
+          const el = (globalThis as any).document.querySelector(`#${id}`);
+          el.value = String(v);
+          el.dispatchEvent(new (globalThis as any).Event('input'));
+        }
+      },
+      [activities, paths] as const,
+    );
 
   beforeAll(async () => {
     if (!haveBrowser) throw new Error(`PCG_REQUIRE_BROWSER is set but there is no chromium at ${CHROMIUM}: apt-get install -y chromium`);
@@ -122,7 +137,22 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     expect(await page.getAttribute('#live', 'data-version')).toBe(v1);
     const doc1 = await graphAt(demo.projectId, v1);
     expect(doc1.source.events).toBeGreaterThan(1000);
+    // It opens simplified as pcg graph --format dot|html opens it: more than 15 activities, so the 15 most frequent, the hidden share said.
+    const activities = doc1.nodes.filter((n) => n.kind === 'activity').length;
+    expect(activities).toBeGreaterThan(15);
+    const opened = defaultSimplification(doc1);
+    expect(opened).toEqual({ activities: Math.floor(1500 / activities), paths: 20 });
+    await expectMapIs(doc1, opened);
+    expect((await drawn()).edges.length).toBeLessThan(doc1.edges.length);
+    expect(await page.inputValue('#activities')).toBe(String(opened.activities));
+    expect(await page.inputValue('#paths')).toBe('20');
+    expect(await page.textContent('#map-hidden')).toBe(hiddenText(simplify(doc1, opened)));
+    await shot('0-map-opened-simplified.png');
+    // Both sliders up: the whole document, and nothing said hidden.
+    await setSliders(100, 100);
+    await page.waitForFunction((n) => (globalThis as any).__pcg.drawn().edges.length === n, doc1.edges.length);
     await expectMapIs(doc1);
+    expect(await page.textContent('#map-hidden')).toBe('');
     await page.waitForFunction((n) => (globalThis as any).document.querySelector('#tabs [data-tab="variants"] .count')?.textContent === n, String(doc1.variants.length));
     await shot('1-map-frequency.png');
 
@@ -213,7 +243,8 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     const v3 = (await version())!;
     const doc3 = await graphAt(uploaded.id, v3);
     expect(doc3.source.cases).toBe(120);
-    await expectMapIs(doc3);
+    // A newly opened project opens at the defaults again.
+    await expectMapIs(doc3, defaultSimplification(doc3));
     await shot('6-uploaded-project.png');
 
     // ---- only the service was asked; the key never left in a URL or a cookie
@@ -248,7 +279,9 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     await page.click('#signin-button');
     await page.waitForFunction((id) => (globalThis as any).location.hash === `#project=${id}` && (globalThis as any).__pcg.version() !== undefined, project.id);
     const doc = await graphAt(project.id, (await version())!);
-    await expectMapIs(doc);
+    await expectMapIs(doc, defaultSimplification(doc));
+    // Three activities: every one is shown.
+    expect((await drawn()).nodes).toHaveLength(doc.nodes.length);
     const idOf = new Map(doc.nodes.map((n) => [n.label, n.id]));
 
     // On the map: the override shown as an escape, the 1 KB name cut at 60 characters, the tag as text.
@@ -281,6 +314,46 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     // Nowhere in the page, text or attribute, is a raw override or an element made from data.
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.outerHTML.includes('\u202e'))).toBe(false);
     expect(await page.locator('img').count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('opens a log of many activities simplified: fewer nodes than activities, every drawn node with an edge, the hidden share said', async () => {
+    const project: { id: string } = await api('POST', '/project', { name: 'many activities' });
+    // 60 cases along a main path of 8 steps; each also does one of 32 side steps (2 cases each) between steps 4 and 5.
+    const t0 = Date.UTC(2025, 0, 1);
+    const events = Array.from({ length: 64 }, (_, c) => {
+      const path = ['Step 1', 'Step 2', 'Step 3', 'Step 4', `Side ${String(c % 32).padStart(2, '0')}`, 'Step 5', 'Step 6', 'Step 7', 'Step 8'];
+      return path.map((activity, i) => ({ caseId: `m-${c}`, activity, timestamp: new Date(t0 + c * 86_400_000 + i * 3_600_000).toISOString() }));
+    }).flat();
+    expect((await api('POST', `/project/${project.id}/events`, events)).accepted).toBe(events.length);
+
+    await page.goto('about:blank');
+    await page.goto(`${base}/#project=${project.id}`);
+    await page.waitForFunction(() => {
+      const d = (globalThis as any).document;
+      return !d.querySelector('#signin')?.hidden || !d.querySelector('#app')?.hidden;
+    });
+    if (await page.isVisible('#signin')) {
+      await page.fill('#tenant', demo.tenantId);
+      await page.fill('#key', demo.key);
+      await page.click('#signin-button');
+    }
+    await page.waitForFunction((id) => (globalThis as any).location.hash === `#project=${id}` && (globalThis as any).__pcg.version() !== undefined, project.id);
+    const doc = await graphAt(project.id, (await version())!);
+    const activities = doc.nodes.filter((n) => n.kind === 'activity');
+    expect(activities).toHaveLength(40);
+    const opened = defaultSimplification(doc);
+    expect(opened).toEqual({ activities: 37, paths: 20 });
+    await expectMapIs(doc, opened);
+    const d = await drawn();
+    expect(d.nodes.length - 2).toBeLessThan(activities.length);
+    // The 8 main steps stay (each done by every case); most side steps are hidden.
+    const label = new Map(doc.nodes.map((n) => [n.id, n.label]));
+    for (let i = 1; i <= 8; i++) expect(d.nodes.map((id) => label.get(id))).toContain(`Step ${i}`);
+    const ends = new Set(doc.edges.filter((e) => d.edges.includes(e.id)).flatMap((e) => [e.from, e.to]));
+    expect(d.nodes.filter((id) => !ends.has(id))).toEqual([]);
+    expect(await page.textContent('#map-hidden')).toMatch(/^Hidden: \d+ of 40 activities \(/);
+    await shot('8-many-activities.png');
     expect(problems).toEqual([]);
   }, 120_000);
 

@@ -12,7 +12,7 @@
  */
 import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type NodeSingular, type StylesheetJson } from 'cytoscape';
 import { hours, int, waitColor } from './format.js';
-import { shown, type Shown } from './filter.js';
+import { shown, type Shown, type Simplified } from './filter.js';
 import { layout, segments, type LayoutEdge, type LayoutNode } from './layout.js';
 import { labelText, oneLine } from './text.js';
 import type { GraphDocument, GraphEdge, GraphNode } from './types.js';
@@ -207,6 +207,8 @@ export class ProcessMap {
   metric: WaitMetric = 'median';
   activitiesPct = 100;
   pathsPct = 100;
+  /** What the sliders kept and hid on the last drawing (its hidden counts are stated beside the sliders). */
+  lastShown: Simplified | undefined;
   /** Test hooks: how many pulses were shown and which nodes the last one touched. */
   pulses = 0;
   lastPulse: string[] = [];
@@ -341,6 +343,7 @@ export class ProcessMap {
   private async render(doc: GraphDocument): Promise<void> {
     const generation = this.generation;
     const vis = shown(doc, this.activitiesPct, this.pathsPct);
+    this.lastShown = vis;
     const nodeById = new Map(doc.nodes.map((n) => [n.id, n]));
     const edgeById = new Map(doc.edges.map((e) => [e.id, e]));
     const stageIndex = new Map(doc.stages.map((s, i) => [s.id, i + 1]));
