@@ -7,7 +7,7 @@
  * Without chromium the suite is skipped with a message, unless
  * PCG_REQUIRE_BROWSER is set (.ci/run sets it), then it fails.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -354,6 +354,56 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     expect(d.nodes.filter((id) => !ends.has(id))).toEqual([]);
     expect(await page.textContent('#map-hidden')).toMatch(/^Hidden: \d+ of 40 activities \(/);
     await shot('8-many-activities.png');
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('leaves nothing behind from a failed upload and never shows one that stored nothing as a success', async () => {
+    const before: { items: { id: string; name: string }[] } = await api('GET', '/project');
+    const rejectedOnly = join(dir, 'rejected-only.csv');
+    writeFileSync(rejectedOnly, 'case,activity,time\nc1,a,not-a-time\n');
+    const notALog = join(dir, 'not-a-log.csv');
+    writeFileSync(notALog, 'just some words\nand no columns a log has\n');
+    const failures: string[] = [];
+    for (const [file, name] of [
+      [rejectedOnly, 'Failed upload one'],
+      [notALog, 'Failed upload two'],
+    ] as const) {
+      if (!(await page.isVisible('#upload-dialog'))) await page.click('#open-upload');
+      await page.selectOption('#upload-project', '');
+      await page.fill('#upload-new-name', name);
+      await page.setInputFiles('#upload-file', file);
+      const runs = (await page.evaluate(() => (globalThis as any).__pcg.uploadPhases())).length;
+      await page.click('#upload-start');
+      await page.waitForFunction(
+        (n) => (globalThis as any).__pcg.uploadPhases().length > n && ['done', 'error'].includes((globalThis as any).document.querySelector('#upload-status')?.getAttribute('data-phase') ?? ''),
+        runs,
+      );
+      const status = (await page.textContent('#upload-status'))!;
+      expect(await page.getAttribute('#upload-status', 'data-phase'), status).toBe('error');
+      expect(status).toContain('The new project was removed.');
+      failures.push(status);
+    }
+    // 0 events and 1 rejected row: said so, with the reason, not in green.
+    expect(failures[0]).toMatch(/^Nothing imported from rejected-only\.csv: no event could be stored, 1 record rejected \(.*not-a-time.*\)\. The new project was removed\.$/);
+    expect(failures[1]).toMatch(/\(validation_failed\)\. The new project was removed\.$/);
+    await shot('9-failed-upload.png');
+    const after: { items: { id: string; name: string }[] } = await api('GET', '/project');
+    expect(after.items.map((p) => p.name).sort()).toEqual(before.items.map((p) => p.name).sort());
+
+    // Into an existing project: no empty dataset stays behind either.
+    const target = after.items.find((p) => p.name === 'many activities')!;
+    const datasets = async () => ((await api('GET', `/project/${target.id}/dataset`)) as { items: unknown[] }).items.length;
+    const had = await datasets();
+    await page.selectOption('#upload-project', target.id);
+    await page.setInputFiles('#upload-file', rejectedOnly);
+    const runs = (await page.evaluate(() => (globalThis as any).__pcg.uploadPhases())).length;
+    await page.click('#upload-start');
+    await page.waitForFunction((n) => (globalThis as any).__pcg.uploadPhases().length > n && (globalThis as any).document.querySelector('#upload-status')?.getAttribute('data-phase') === 'error', runs);
+    expect(await page.textContent('#upload-status')).toMatch(/^Nothing imported from rejected-only\.csv: no event could be stored, 1 record rejected \(/);
+    expect(await datasets()).toBe(had);
+    await page.click('#upload-close');
+    // The browser logs the refused upload's status itself: expected.
+    problems.splice(0, problems.length, ...problems.filter((p) => !/status of 4\d\d/.test(p)));
     expect(problems).toEqual([]);
   }, 120_000);
 
