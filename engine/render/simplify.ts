@@ -4,9 +4,10 @@
  * it, by two sliders in percent.
  *
  * - activities: the most frequent share of the activities (by cases; at least
- *   one) stays; start and end always stay. An activity a kept one can only be
- *   reached through (from start, or on to end) stays too, so nothing kept is
- *   cut off: the map never draws a step no case could get to.
+ *   one) stays; start and end always stay. When a kept activity cannot be
+ *   reached from start (or cannot reach end) over kept ones, the hidden
+ *   activities on its widest way from (or to) those that are stay too, and
+ *   only those: the map never draws a step no case could get to.
  * - paths: among the edges between kept nodes, the most frequent share (by
  *   cases) stays, plus the widest way (the path whose smallest edge carries
  *   the most cases) from start to every kept node and from it to end. So at
@@ -50,10 +51,11 @@ export const DEFAULT_SHOWN_ACTIVITIES = 15;
 /** The map opens with this share of the paths between the kept activities (and the widest routes). */
 export const DEFAULT_PATHS = 20;
 
-/** Where the sliders open for a document: every activity up to DEFAULT_SHOWN_ACTIVITIES, then the most frequent ones. */
+/** Where the sliders open for a document: every activity up to DEFAULT_SHOWN_ACTIVITIES, else about that many of the most frequent. */
 export function defaultSimplification(doc: Pick<GraphDocument, 'nodes'>): Simplification {
   const n = doc.nodes.filter((x) => x.kind === 'activity').length;
-  return { activities: n <= DEFAULT_SHOWN_ACTIVITIES ? 100 : Math.floor((100 * DEFAULT_SHOWN_ACTIVITIES) / n), paths: DEFAULT_PATHS };
+  // Rounded up: the sliders move by whole percents, and 3% of 398 activities would show only 12.
+  return { activities: n <= DEFAULT_SHOWN_ACTIVITIES ? 100 : Math.ceil((100 * DEFAULT_SHOWN_ACTIVITIES) / n), paths: DEFAULT_PATHS };
 }
 
 /** Every node and edge: the document as it is. */
@@ -63,12 +65,12 @@ const byCases = <T extends { cases: number; id: string }>(a: T, b: T) => b.cases
 const clampPct = (p: number) => (Number.isFinite(p) ? Math.min(100, Math.max(0, p)) : 100);
 
 /**
- * The widest-path tree from `root` over `edges` (forward, or backward towards
- * root when `reverse`): for each node reached, the edge it is reached by on the
- * path whose smallest edge carries the most cases (ties: the larger edge, then
- * the id). Self-loops never carry a way anywhere.
+ * The widest-path tree from `roots` over `edges` (forward, or backward towards
+ * the roots when `reverse`): for each node reached, the edge it is reached by
+ * on the path whose smallest edge carries the most cases (ties: the larger
+ * edge, then the id). Self-loops never carry a way anywhere.
  */
-function widestTree(root: string, edges: readonly GraphEdge[], reverse: boolean): Map<string, GraphEdge> {
+function widestTree(roots: Iterable<string>, edges: readonly GraphEdge[], reverse: boolean): Map<string, GraphEdge> {
   const out = new Map<string, GraphEdge[]>();
   for (const e of edges) {
     if (e.from === e.to) continue;
@@ -77,7 +79,8 @@ function widestTree(root: string, edges: readonly GraphEdge[], reverse: boolean)
     if (!list) out.set(k, (list = []));
     list.push(e);
   }
-  const width = new Map<string, number>([[root, Infinity]]);
+  const width = new Map<string, number>();
+  for (const r of roots) width.set(r, Infinity);
   const via = new Map<string, GraphEdge>();
   const done = new Set<string>();
   for (;;) {
@@ -100,6 +103,43 @@ function widestTree(root: string, edges: readonly GraphEdge[], reverse: boolean)
   }
 }
 
+/** The nodes `root` reaches over the edges between `nodes` (forward, or backward when `reverse`). */
+function reached(root: string, nodes: ReadonlySet<string>, edges: readonly GraphEdge[], reverse: boolean): Set<string> {
+  const next = new Map<string, string[]>();
+  for (const e of edges) {
+    if (!nodes.has(e.from) || !nodes.has(e.to)) continue;
+    const [a, b] = reverse ? [e.to, e.from] : [e.from, e.to];
+    let list = next.get(a);
+    if (!list) next.set(a, (list = []));
+    list.push(b);
+  }
+  const seen = new Set([root]);
+  const todo = [root];
+  while (todo.length) for (const b of next.get(todo.pop()!) ?? []) if (!seen.has(b) && seen.add(b)) todo.push(b);
+  return seen;
+}
+
+/**
+ * Adds to `nodes` the fewest hidden activities it takes for every kept node to
+ * be reached from `root` (or, `reverse`, to reach it): for each kept node the
+ * kept ones cannot reach, the activities on its widest way from those they do.
+ */
+function connect(root: string | undefined, nodes: Set<string>, edges: readonly GraphEdge[], reverse: boolean): void {
+  if (root === undefined || !nodes.has(root)) return;
+  const seen = reached(root, nodes, edges, reverse);
+  const missing = [...nodes].filter((id) => !seen.has(id));
+  if (!missing.length) return;
+  const tree = widestTree(seen, edges, reverse);
+  for (const id of missing) {
+    for (let at = tree.get(id); at; ) {
+      const back = reverse ? at.to : at.from;
+      if (seen.has(back) || nodes.has(back)) break;
+      nodes.add(back);
+      at = tree.get(back);
+    }
+  }
+}
+
 /** The nodes and edges the sliders keep, and what they hide. */
 export function simplify(doc: Doc, view: Simplification): Simplified {
   const activitiesPct = clampPct(view.activities);
@@ -111,14 +151,10 @@ export function simplify(doc: Doc, view: Simplification): Simplified {
   const start = doc.nodes.find((n) => n.kind === 'start')?.id;
   const end = doc.nodes.find((n) => n.kind === 'end')?.id;
 
-  // The activities a kept one is reached through, on its widest way from start and on to end, stay.
+  // An activity a kept one can only be reached through (from start, or on to end) stays too.
   if (keepCount < activities.length) {
-    const inTree = start !== undefined ? widestTree(start, doc.edges, false) : new Map<string, GraphEdge>();
-    const outTree = end !== undefined ? widestTree(end, doc.edges, true) : new Map<string, GraphEdge>();
-    for (const id of [...nodes]) {
-      for (let at = inTree.get(id); at && !nodes.has(at.from); at = inTree.get(at.from)) nodes.add(at.from);
-      for (let at = outTree.get(id); at && !nodes.has(at.to); at = outTree.get(at.to)) nodes.add(at.to);
-    }
+    connect(start, nodes, doc.edges, false);
+    connect(end, nodes, doc.edges, true);
   }
 
   const candidates = doc.edges.filter((e) => nodes.has(e.from) && nodes.has(e.to)).sort(byCases);
@@ -126,8 +162,8 @@ export function simplify(doc: Doc, view: Simplification): Simplified {
   const take = pathsPct >= 100 ? candidates.length : Math.round((pathsPct / 100) * candidates.length);
   for (const e of candidates.slice(0, take)) edges.add(e.id);
   if (take < candidates.length) {
-    const inTree = start !== undefined ? widestTree(start, candidates, false) : new Map<string, GraphEdge>();
-    const outTree = end !== undefined ? widestTree(end, candidates, true) : new Map<string, GraphEdge>();
+    const inTree = start !== undefined ? widestTree([start], candidates, false) : new Map<string, GraphEdge>();
+    const outTree = end !== undefined ? widestTree([end], candidates, true) : new Map<string, GraphEdge>();
     for (const e of [...inTree.values(), ...outTree.values()]) edges.add(e.id);
     // A node neither tree reaches (a document without start or end) keeps its strongest edge in and out.
     const touched = new Set<string>();
