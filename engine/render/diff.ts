@@ -65,7 +65,8 @@ export const compared: Record<DiffSection, string[]> = {
   decisions: ['branches', 'rules', 'explained'],
   sequence_rules: ['type', 'statement', 'holds'],
   policies: ['kind', 'statement', 'threshold_hours', 'share_met'],
-  outcomes: ['kind', 'cases', 'share'],
+  // The end activity too: ids are made from it, and two names that read alike (Check-in, Check in) share a stem.
+  outcomes: ['end_activity', 'kind', 'cases', 'share'],
 };
 
 interface Keyed {
@@ -104,7 +105,7 @@ function entries(doc: GraphDocument, section: DiffSection): Keyed[] {
     case 'policies':
       return doc.policies.map((p) => ({ key: p.id, label: p.statement, fields: { kind: p.kind, statement: p.statement, threshold_hours: p.threshold_hours, share_met: p.share_met } }));
     case 'outcomes':
-      return doc.outcomes.map((o) => ({ key: o.id, label: o.end_activity, fields: { kind: o.kind, cases: o.cases, share: o.share } }));
+      return doc.outcomes.map((o) => ({ key: o.id, label: o.end_activity, fields: { end_activity: o.end_activity, kind: o.kind, cases: o.cases, share: o.share } }));
   }
 }
 

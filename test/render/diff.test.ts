@@ -123,6 +123,15 @@ describe('a document against itself', () => {
     expect(renderDiffText(d)).toContain(`  ~ ${shared}: cases ${target.cases} → ${target.cases + 5}`);
   });
 
+  it('shows an outcome whose id now names another end activity (two names with one stem) as changed, not as the same', () => {
+    const doc = structuredClone(before);
+    const o = doc.outcomes[0]!;
+    const renamed = structuredClone(doc);
+    renamed.outcomes[0]!.end_activity = `${o.end_activity}!`;
+    const d = diffDocuments(doc, renamed);
+    expect(d.sections.outcomes.changed).toEqual([{ key: o.id, label: `${o.end_activity}!`, changes: { end_activity: { before: o.end_activity, after: `${o.end_activity}!` } } }]);
+  });
+
   it('tells apart a key met twice in one document (by its rank), so a document is still the same as itself', () => {
     const doc = structuredClone(before);
     doc.outcomes.push({ ...doc.outcomes[0]!, cases: doc.outcomes[0]!.cases + 1 });
