@@ -280,8 +280,9 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     await page.waitForFunction((id) => (globalThis as any).location.hash === `#project=${id}` && (globalThis as any).__pcg.version() !== undefined, project.id);
     const doc = await graphAt(project.id, (await version())!);
     await expectMapIs(doc, defaultSimplification(doc));
-    // Three activities: every one is shown.
+    // Three activities: every one is shown, and fitting them does not blow them up past 1.25 times their size.
     expect((await drawn()).nodes).toHaveLength(doc.nodes.length);
+    expect((await page.evaluate(() => (globalThis as any).__pcg.viewport())).zoom).toBeLessThanOrEqual(1.25);
     const idOf = new Map(doc.nodes.map((n) => [n.label, n.id]));
 
     // On the map: the override shown as an escape, the 1 KB name cut at 60 characters, the tag as text.
@@ -319,14 +320,8 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
 
   it('opens a log of many activities simplified: fewer nodes than activities, every drawn node with an edge, the hidden share said', async () => {
     const project: { id: string } = await api('POST', '/project', { name: 'many activities' });
-    // 60 cases along a main path of 8 steps; each also does one of 32 side steps (2 cases each) between steps 4 and 5.
-    const t0 = Date.UTC(2025, 0, 1);
-    const events = Array.from({ length: 64 }, (_, c) => {
-      const path = ['Step 1', 'Step 2', 'Step 3', 'Step 4', `Side ${String(c % 32).padStart(2, '0')}`, 'Step 5', 'Step 6', 'Step 7', 'Step 8'];
-      return path.map((activity, i) => ({ caseId: `m-${c}`, activity, timestamp: new Date(t0 + c * 86_400_000 + i * 3_600_000).toISOString() }));
-    }).flat();
-    expect((await api('POST', `/project/${project.id}/events`, events)).accepted).toBe(events.length);
 
+    // Empty first: the message alone, no start and end circles fitted into giant discs under it.
     await page.goto('about:blank');
     await page.goto(`${base}/#project=${project.id}`);
     await page.waitForFunction(() => {
@@ -339,6 +334,22 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
       await page.click('#signin-button');
     }
     await page.waitForFunction((id) => (globalThis as any).location.hash === `#project=${id}` && (globalThis as any).__pcg.version() !== undefined, project.id);
+    await page.waitForSelector('#map-empty:not([hidden])');
+    expect(await page.textContent('#map-empty')).toContain('No events in this project yet');
+    expect(await drawn()).toEqual({ nodes: [], edges: [] });
+    await shot('8-empty-project.png');
+
+    // 60 cases along a main path of 8 steps; each also does one of 32 side steps (2 cases each) between steps 4 and 5.
+    const t0 = Date.UTC(2025, 0, 1);
+    const events = Array.from({ length: 64 }, (_, c) => {
+      const path = ['Step 1', 'Step 2', 'Step 3', 'Step 4', `Side ${String(c % 32).padStart(2, '0')}`, 'Step 5', 'Step 6', 'Step 7', 'Step 8'];
+      return path.map((activity, i) => ({ caseId: `m-${c}`, activity, timestamp: new Date(t0 + c * 86_400_000 + i * 3_600_000).toISOString() }));
+    }).flat();
+    const posted = await api('POST', `/project/${project.id}/events`, events);
+    expect(posted.accepted).toBe(events.length);
+
+    // The events arrive live: the map follows.
+    await page.waitForFunction((v) => (globalThis as any).__pcg.version() === v, String(posted.dataVersion));
     const doc = await graphAt(project.id, (await version())!);
     const activities = doc.nodes.filter((n) => n.kind === 'activity');
     expect(activities).toHaveLength(40);

@@ -20,6 +20,9 @@ import type { GraphDocument, GraphEdge, GraphNode } from './types.js';
 export type View = 'frequency' | 'performance';
 export type WaitMetric = 'median' | 'slow';
 
+/** Fitting never zooms in further than this (labels at 1.25 times their size). */
+export const FIT_MAX_ZOOM = 1.25;
+
 export type MapSelection = { type: 'node' | 'edge' | 'stage'; id: string } | undefined;
 
 export interface MapOptions {
@@ -306,8 +309,17 @@ export class ProcessMap {
     if (id !== undefined) this.cy.getElementById(id).select();
   }
 
+  /**
+   * Fits the map to the window, never zooming in past FIT_MAX_ZOOM: a map of
+   * a few nodes (an empty project's start and end) would otherwise fill the
+   * window with giant circles and draw under the map's message.
+   */
   fit(): void {
     this.cy.fit(undefined, 50);
+    if (this.cy.zoom() > FIT_MAX_ZOOM) {
+      this.cy.zoom(FIT_MAX_ZOOM);
+      this.cy.center();
+    }
   }
 
   /** The document node and edge ids drawn (stage bands left out): what the test compares with the document. */
@@ -347,8 +359,10 @@ export class ProcessMap {
     const nodeById = new Map(doc.nodes.map((n) => [n.id, n]));
     const edgeById = new Map(doc.edges.map((e) => [e.id, e]));
     const stageIndex = new Map(doc.stages.map((s, i) => [s.id, i + 1]));
-    const nodes = vis.nodes.map((id) => nodeById.get(id)!);
-    const edges = vis.edges.map((id) => edgeById.get(id)!);
+    // An empty project draws nothing: a start and an end around no activity say nothing, and sat under the map's message.
+    const empty = !vis.nodes.some((id) => nodeById.get(id)?.kind === 'activity');
+    const nodes = empty ? [] : vis.nodes.map((id) => nodeById.get(id)!);
+    const edges = empty ? [] : vis.edges.map((id) => edgeById.get(id)!);
     const stageOf = (n: GraphNode) => (n.kind === 'activity' && stageIndex.has(n.stage) ? n.stage : '');
     const structure = JSON.stringify([nodes.map((n) => [n.id, stageOf(n), nodeBox(n).height]), edges.map((e) => e.id), doc.stages.map((s) => s.id)]);
 
