@@ -180,11 +180,19 @@ const script = `
 (() => {
   const box = document.querySelector('.map');
   document.querySelector('#fit').addEventListener('click', () => box.classList.toggle('fit'));
+  // A map a little wider than the page opens fitted when its 12 px labels stay at 10 px or more; a wider one opens at full size.
+  const readable = () => {
+    const svg = box.querySelector(box.classList.contains('whole') ? '.whole-map' : '.simple-map') || box.querySelector('.process-map');
+    const width = Number(svg.getAttribute('width')) || 1;
+    box.classList.toggle('fit', box.clientWidth < width && box.clientWidth / width >= 10 / 12);
+  };
+  readable();
   const whole = document.querySelector('#whole');
   if (whole) whole.addEventListener('click', () => {
     const on = box.classList.toggle('whole');
     whole.setAttribute('aria-pressed', String(on));
     whole.textContent = on ? 'Show the simplified map' : 'Show the whole map';
+    readable();
   });
   document.querySelectorAll('.process-map').forEach((svg) => {
     let focus = null;

@@ -18,7 +18,11 @@ import { readConfig } from '../../api/config.js';
 import { ensureDemo, type Demo } from '../../api/demo.js';
 import { simulate, writeSimulation } from '../../connectors/simulator/index.js';
 import type { GraphDocument } from '../../engine/document/types.js';
+import { importLog } from '../../connectors/files/index.js';
+import { buildDocument } from '../../engine/document/index.js';
+import { renderHtml } from '../../engine/render/html.js';
 import { defaultSimplification, hiddenText, simplify, type Simplification } from '../../engine/render/simplify.js';
+import { MemoryProject } from '../../engine/store/memory-project.js';
 
 const CHROMIUM = process.env.PCG_CHROMIUM ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
@@ -415,6 +419,48 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     await page.click('#upload-close');
     // The browser logs the refused upload's status itself: expected.
     problems.splice(0, problems.length, ...problems.filter((p) => !/status of 4\d\d/.test(p)));
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('opens the HTML rendering (pcg graph --format html) simplified, readable and without overlaps, the whole map one click away', async () => {
+    const log = join(dir, 'html-order-to-cash.ndjson');
+    await writeSimulation({ model: 'order-to-cash', cases: 400, seed: 3 }, 'ndjson', log);
+    const project = new MemoryProject();
+    await importLog(project, log);
+    const doc = buildDocument(project.snapshot()) as GraphDocument;
+    const view = defaultSimplification(doc);
+    const file = join(dir, 'map.html');
+    writeFileSync(file, renderHtml(doc, view));
+    await page.goto(`file://${file}`);
+    const visible = () =>
+      page.evaluate(() =>
+        [...(globalThis as any).document.querySelectorAll('svg.process-map')]
+          .filter((svg: any) => (globalThis as any).getComputedStyle(svg).display !== 'none')
+          .map((svg: any) => {
+            const vb = svg.viewBox.baseVal;
+            const boxes = [...svg.querySelectorAll('.node')].map((n: any) => n.getBoundingClientRect()).map((r: any) => ({ x: r.x, y: r.y, w: r.width, h: r.height }));
+            return { cls: svg.getAttribute('class'), ids: [...svg.querySelectorAll('.node')].map((n: any) => n.dataset.id), scale: svg.getBoundingClientRect().width / vb.width, boxes };
+          }),
+      );
+    const overlaps = (boxes: { x: number; y: number; w: number; h: number }[]) =>
+      boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1).map(() => i));
+    const [opened, ...more] = await visible();
+    expect(more).toEqual([]);
+    expect(opened!.cls).toBe('process-map simple-map');
+    expect(sorted(opened!.ids)).toEqual(sorted(simplify(doc, view).nodes));
+    // Labels are 12 px in the drawing: at least 10 px on the screen.
+    expect(opened!.scale).toBeGreaterThanOrEqual(10 / 12 - 1e-6);
+    expect(overlaps(opened!.boxes)).toEqual([]);
+    expect(await page.textContent('#map')).toContain(hiddenText(simplify(doc, view)));
+    await page.screenshot({ path: join(ARTIFACTS, '10-html-simplified.png') });
+
+    await page.click('#whole');
+    const [whole, ...others] = await visible();
+    expect(others).toEqual([]);
+    expect(whole!.cls).toBe('process-map whole-map');
+    expect(sorted(whole!.ids)).toEqual(sorted(doc.nodes.map((n) => n.id)));
+    expect(overlaps(whole!.boxes)).toEqual([]);
+    expect(await page.textContent('#whole')).toBe('Show the simplified map');
     expect(problems).toEqual([]);
   }, 120_000);
 
