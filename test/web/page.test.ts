@@ -81,6 +81,19 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     expect(sorted(d.nodes)).toEqual(sorted(want.nodes));
     expect(sorted(d.edges)).toEqual(sorted(want.edges));
   };
+  /** No drawn node lies under the map's tools or its legend (the side panel sits beside the map, never over it). */
+  const expectNothingCovered = async () => {
+    const boxes: Record<string, { x: number; y: number; w: number; h: number }> = await page.evaluate(() => (globalThis as any).__pcg.nodeBoxes());
+    const covers: { x: number; y: number; w: number; h: number }[] = await page.evaluate(() =>
+      [...(globalThis as any).document.querySelectorAll('#map-tools > *, #legend')]
+        .map((e: any) => e.getBoundingClientRect())
+        .filter((r: any) => r.width > 0 && r.height > 0)
+        .map((r: any) => ({ x: r.x, y: r.y, w: r.width, h: r.height })),
+    );
+    expect(Object.keys(boxes).length).toBeGreaterThan(0);
+    const under = Object.entries(boxes).filter(([, a]) => covers.some((b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h));
+    expect(under.map(([id]) => id)).toEqual([]);
+  };
   /** Moves both sliders as a user would (an input event each). */
   const setSliders = (activities: number, paths: number) =>
     page.evaluate(
@@ -151,6 +164,7 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     expect(await page.inputValue('#activities')).toBe(String(opened.activities));
     expect(await page.inputValue('#paths')).toBe('20');
     expect(await page.textContent('#map-hidden')).toBe(hiddenText(simplify(doc1, opened)));
+    await expectNothingCovered();
     await shot('0-map-opened-simplified.png');
     // Both sliders up: the whole document, and nothing said hidden.
     await setSliders(100, 100);
@@ -368,6 +382,25 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     const ends = new Set(doc.edges.filter((e) => d.edges.includes(e.id)).flatMap((e) => [e.from, e.to]));
     expect(d.nodes.filter((id) => !ends.has(id))).toEqual([]);
     expect(await page.textContent('#map-hidden')).toMatch(/^Hidden: \d+ of 40 activities \(/);
+    await expectNothingCovered();
+    // Every activity, fitted: a tall map (32 side steps in one column) stays clear of the tools and the legend too.
+    await setSliders(100, 100);
+    await page.waitForFunction((n) => (globalThis as any).__pcg.drawn().edges.length === n, doc.edges.length);
+    // The nodes glide to their new places: fitted once they are still (two reads alike).
+    await page.waitForFunction(
+      () => {
+        const g = globalThis as any;
+        const now = JSON.stringify(g.__pcg.nodeBoxes());
+        const still = now === g.__lastBoxes;
+        g.__lastBoxes = now;
+        return still;
+      },
+      undefined,
+      { polling: 100 },
+    );
+    await page.click('#fit');
+    await expectNothingCovered();
+    await shot('8-many-activities-whole.png');
     await shot('8-many-activities.png');
     expect(problems).toEqual([]);
   }, 120_000);

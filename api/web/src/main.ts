@@ -30,6 +30,12 @@ let slidersMoved = false;
 const mapEl = $<HTMLDivElement>('map');
 const map = new ProcessMap(mapEl, {
   onSelect: (s) => select(s, 'map'),
+  covered: () => {
+    const box = mapEl.getBoundingClientRect();
+    const tools = $('map-tools').getBoundingClientRect();
+    const legend = $('legend').getBoundingClientRect();
+    return { top: Math.max(0, tools.bottom - box.top), bottom: legend.height ? Math.max(0, box.bottom - legend.top) : 0 };
+  },
   onRendered: (shown) => {
     $('map-hidden').textContent = map.lastShown ? hiddenText(map.lastShown) : '';
     $('map-empty').hidden = shown.nodes.some((n) => n.kind === 'activity');
@@ -402,6 +408,8 @@ export interface PcgHook {
   setViewport(zoom: number, pan: { x: number; y: number }): void;
   /** Page coordinates of a drawn element's centre (to click it). */
   position(id: string): { x: number; y: number } | undefined;
+  /** Page rectangles of the drawn document nodes, by id. */
+  nodeBoxes(): Record<string, { x: number; y: number; w: number; h: number }>;
   selection(): Selection | undefined;
   selectedOnMap(): string[];
   highlighted(): { nodes: string[]; edges: string[] };
@@ -432,6 +440,15 @@ window.__pcg = {
     const p = node.nonempty() ? node.renderedPosition() : edge.renderedMidpoint();
     const r = mapEl.getBoundingClientRect();
     return { x: r.left + p.x, y: r.top + p.y };
+  },
+  nodeBoxes: () => {
+    const r = mapEl.getBoundingClientRect();
+    return Object.fromEntries(
+      map.cy.nodes('.doc').map((n) => {
+        const b = n.renderedBoundingBox({ includeLabels: true });
+        return [n.id(), { x: r.left + b.x1, y: r.top + b.y1, w: b.w, h: b.h }];
+      }),
+    );
   },
   selection: () => selection && { ...selection },
   selectedOnMap: () => map.cy.$(':selected').map((e) => e.id()),

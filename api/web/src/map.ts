@@ -29,6 +29,8 @@ export interface MapOptions {
   onSelect(selection: MapSelection): void;
   /** Called after each document has been drawn, with the version it showed. */
   onRendered(doc: GraphDocument): void;
+  /** Pixels at the top and bottom of the map that its tools and legend cover: fitting keeps the graph out of them. */
+  covered?(): { top: number; bottom: number };
 }
 
 /** The kinds of edge and how the map draws them (also the legend's source). */
@@ -315,11 +317,23 @@ export class ProcessMap {
    * window with giant circles and draw under the map's message.
    */
   fit(): void {
-    this.cy.fit(undefined, 50);
-    if (this.cy.zoom() > FIT_MAX_ZOOM) {
-      this.cy.zoom(FIT_MAX_ZOOM);
-      this.cy.center();
+    const cy = this.cy;
+    const elements = cy.elements();
+    if (elements.empty()) return;
+    const pad = 30;
+    const { top, bottom } = this.options.covered?.() ?? { top: 0, bottom: 0 };
+    const width = cy.width() - 2 * pad;
+    const height = cy.height() - top - bottom - 2 * pad;
+    const bb = elements.boundingBox();
+    if (width <= 0 || height <= 0 || bb.w <= 0 || bb.h <= 0) {
+      cy.fit(undefined, 50);
+      return;
     }
+    // Into the band between the tools and the legend, so neither covers a node.
+    const zoom = Math.max(cy.minZoom(), Math.min(FIT_MAX_ZOOM, width / bb.w, height / bb.h));
+    const cx = pad + width / 2;
+    const cyMid = top + pad + height / 2;
+    cy.viewport({ zoom, pan: { x: cx - zoom * (bb.x1 + bb.w / 2), y: cyMid - zoom * (bb.y1 + bb.h / 2) } });
   }
 
   /** The document node and edge ids drawn (stage bands left out): what the test compares with the document. */
