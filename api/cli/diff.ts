@@ -11,12 +11,13 @@ Compares two process context graph documents (A before, B after; - reads one
 of them from stdin) and prints what changed: nodes, edges, variants,
 decisions, sequence rules, policies and outcomes that were added, removed or
 changed, with their cases before → after. Elements are matched by id (nodes,
-edges, sequence rules, policies), by path (variants), by activity (decisions,
-outcomes). Compared: node kind, label, stage (by name), cases, events and
+edges, sequence rules, policies, outcomes: one end activity can end cases
+as a success, other and open, one outcome each), by path (variants), by
+activity (decisions). Compared: node kind, label, stage (by name), cases, events and
 repeating cases; edge kind and cases; variant class, cases and share; decision
 branches, rules and whether they explain it; sequence rule type, statement and
-holds; policy kind, statement, threshold and share met; outcome kind, cases and
-share. Waits and other hours read from sketches are not compared. Exit code 0
+holds; policy kind, statement, threshold and share met; outcome end activity,
+kind, cases and share. Waits and other hours read from sketches are not compared. Exit code 0
 whether or not anything changed; 1 when a file cannot be read or is no graph
 document.
 

@@ -6,6 +6,7 @@ import { UsageError, type Command, type Io } from './command.js';
 import { importOptionsFrom, readOptions, readOptionsUsage, reportFileError } from './inspect.js';
 import { importProgress } from './progress.js';
 import { oneLine } from '../../engine/render/safe-text.js';
+import { DEFAULT_PATHS, DEFAULT_SHOWN_ACTIVITIES, type Simplification } from '../../engine/render/simplify.js';
 
 const outputFormats = ['json', 'md', 'dot', 'html'] as const;
 type OutputFormat = (typeof outputFormats)[number];
@@ -18,8 +19,10 @@ class FileError extends Error {}
 export const command: Command = {
   summary: 'Print the process context graph document of a log file or a project (JSON, Markdown, DOT or HTML)',
   usage: `Usage: pcg graph FILE [reading options] [--format json|md|dot|html] [--out FILE]
+                 [--activities PCT] [--paths PCT]
                  [--time-basis clock|working] [--calendar JSON|FILE]
        pcg graph --project-dir DIR [--format json|md|dot|html] [--out FILE]
+                 [--activities PCT] [--paths PCT]
                  [--time-basis clock|working] [--calendar JSON|FILE]
 
 Builds the process context graph document (schema service.process-context-graph
@@ -36,6 +39,17 @@ project's stored state is read.
                          Default from the --out extension (.json .md .dot .gv
                          .html), else json
   --out FILE             write to FILE instead of stdout
+  --activities PCT       dot and html: the map keeps this percent (0-100) of
+                         the activities, the most frequent by cases, and those
+                         they are reached through (default: every activity up
+                         to ${DEFAULT_SHOWN_ACTIVITIES}, else the most frequent ${DEFAULT_SHOWN_ACTIVITIES}; the web
+                         page's map opens the same way)
+  --paths PCT            dot and html: the map keeps this percent (0-100) of
+                         the paths between kept activities, the most frequent
+                         by cases, and the widest way from start to every kept
+                         activity and on to end (default ${DEFAULT_PATHS}); the hidden
+                         share is stated on the map. --activities 100 --paths
+                         100 draws every node and edge
   --project-dir DIR      read the project whose state is DIR/state.sqlite
   --time-basis BASIS     clock (default) or working: every duration counts
                          working hours only (recounted from the stored events)
@@ -49,6 +63,8 @@ ${readOptionsUsage}`,
   options: {
     ...readOptions,
     format: { type: 'string' },
+    activities: { type: 'string' },
+    paths: { type: 'string' },
     'project-dir': { type: 'string' },
     'time-basis': { type: 'string' },
     calendar: { type: 'string' },
@@ -60,6 +76,7 @@ ${readOptionsUsage}`,
       throw new UsageError(dir ? 'give either FILE or --project-dir, not both' : positionals.length ? 'give exactly one FILE' : 'FILE or --project-dir DIR is required');
     }
     const format = outputFormat(values);
+    const view = mapView(values, format);
     const basis = values['time-basis'] ?? 'clock';
     if (basis !== 'clock' && basis !== 'working') throw new UsageError(`--time-basis must be clock or working, not '${String(basis)}'`);
     if (values.calendar !== undefined && basis !== 'working') throw new UsageError('--calendar needs --time-basis working');
@@ -67,7 +84,7 @@ ${readOptionsUsage}`,
     const reading = importOptionsFrom({ ...values, format: undefined });
     try {
       const calendarNeeded = basis === 'working';
-      if (!dir && !calendarNeeded) return await graphInMemory(positionals[0]!, reading, format, values.out, io);
+      if (!dir && !calendarNeeded) return await graphInMemory(positionals[0]!, reading, format, view, values.out, io);
       const [{ ProjectStore }, { buildDocument, workingSnapshot }, { parseCalendar }] = await Promise.all([
         import('../../engine/index.js'),
         import('../../engine/document/index.js'),
@@ -100,7 +117,7 @@ ${readOptionsUsage}`,
           }
         }
         const snapshot = calendar ? workingSnapshot(store, calendar) : store.snapshot();
-        return await write(buildDocument(snapshot), format, values.out, io);
+        return await write(buildDocument(snapshot), format, view, values.out, io);
       } finally {
         store.close();
         if (temp) rmSync(temp, { recursive: true, force: true });
@@ -127,10 +144,28 @@ function outputFormat(values: Parameters<Command['run']>[0]): OutputFormat {
   return 'json';
 }
 
-/** Renders the document and writes it to --out or stdout. */
-async function write(doc: GraphDocument, format: OutputFormat, out: unknown, io: Io): Promise<number> {
-  const { renderDocument } = await import('../../engine/render/index.js');
-  const text = renderDocument(doc, format);
+/** The given map percentages (the rest default per document), or undefined for json and md, which draw no map. */
+function mapView(values: Parameters<Command['run']>[0], format: OutputFormat): Partial<Simplification> | undefined {
+  const given: Partial<Simplification> = {};
+  for (const key of ['activities', 'paths'] as const) {
+    const v = values[key];
+    if (v === undefined) continue;
+    const n = Number(v);
+    if (typeof v !== 'string' || v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new UsageError(`--${key} must be a percent from 0 to 100, not '${String(v)}'`);
+    given[key] = n;
+  }
+  if (format !== 'dot' && format !== 'html') {
+    if (Object.keys(given).length) throw new UsageError('--activities and --paths simplify the map: give them with --format dot or html');
+    return undefined;
+  }
+  return given;
+}
+
+/** Renders the document and writes it to --out or stdout; dot and html draw the map simplified (defaults per document). */
+async function write(doc: GraphDocument, format: OutputFormat, given: Partial<Simplification> | undefined, out: unknown, io: Io): Promise<number> {
+  const { renderDocument, defaultSimplification } = await import('../../engine/render/index.js');
+  const view = given ? { ...defaultSimplification(doc), ...given } : undefined;
+  const text = renderDocument(doc, format, view);
   if (typeof out === 'string' && out !== '-') {
     try {
       writeFileSync(out, text);
@@ -147,7 +182,7 @@ async function write(doc: GraphDocument, format: OutputFormat, out: unknown, io:
  * same file has, so the document is the same bytes at a fraction of the time:
  * storing the events was almost all of the stored route's cost.
  */
-async function graphInMemory(file: string, reading: Record<string, unknown>, format: OutputFormat, out: unknown, io: Io): Promise<number> {
+async function graphInMemory(file: string, reading: Record<string, unknown>, format: OutputFormat, view: Partial<Simplification> | undefined, out: unknown, io: Io): Promise<number> {
   const [{ buildDocument }, { readLogInMemory }] = await Promise.all([import('../../engine/document/index.js'), import('../../connectors/files/memory.js')]);
   const progress = importProgress('pcg graph', file, io);
   let snapshot;
@@ -161,7 +196,7 @@ async function graphInMemory(file: string, reading: Record<string, unknown>, for
   }
   const refused = refusals('graph', file, snapshot.tally.events, snapshot.rejected, rejections, io);
   if (refused !== undefined) return refused;
-  return write(buildDocument(snapshot), format, out, io);
+  return write(buildDocument(snapshot), format, view, out, io);
 }
 
 /** JSON text as given, or the content of the file it names. */

@@ -65,7 +65,8 @@ export const compared: Record<DiffSection, string[]> = {
   decisions: ['branches', 'rules', 'explained'],
   sequence_rules: ['type', 'statement', 'holds'],
   policies: ['kind', 'statement', 'threshold_hours', 'share_met'],
-  outcomes: ['kind', 'cases', 'share'],
+  // The end activity too: ids are made from it, and two names that read alike (Check-in, Check in) share a stem.
+  outcomes: ['end_activity', 'kind', 'cases', 'share'],
 };
 
 interface Keyed {
@@ -104,13 +105,29 @@ function entries(doc: GraphDocument, section: DiffSection): Keyed[] {
     case 'policies':
       return doc.policies.map((p) => ({ key: p.id, label: p.statement, fields: { kind: p.kind, statement: p.statement, threshold_hours: p.threshold_hours, share_met: p.share_met } }));
     case 'outcomes':
-      return doc.outcomes.map((o) => ({ key: o.id, label: o.end_activity, fields: { kind: o.kind, cases: o.cases, share: o.share } }));
+      return doc.outcomes.map((o) => ({ key: o.id, label: o.end_activity, fields: { end_activity: o.end_activity, kind: o.kind, cases: o.cases, share: o.share } }));
   }
 }
 
 const equal = (a: Value | undefined, b: Value | undefined) => JSON.stringify(a) === JSON.stringify(b);
 
-function diffSection(a: Keyed[], b: Keyed[]): SectionDiff {
+/**
+ * A key met again in the same document (a hand-edited or older document) is
+ * told apart by its rank, `key #2`: paired by one map, the second would hide
+ * the first and a document diffed with itself would show a change.
+ */
+function ranked(items: Keyed[]): Keyed[] {
+  const seen = new Map<string, number>();
+  return items.map((e) => {
+    const n = (seen.get(e.key) ?? 0) + 1;
+    seen.set(e.key, n);
+    return n === 1 ? e : { ...e, key: `${e.key} #${n}` };
+  });
+}
+
+function diffSection(left: Keyed[], right: Keyed[]): SectionDiff {
+  const a = ranked(left);
+  const b = ranked(right);
   const before = new Map(a.map((e) => [e.key, e]));
   const after = new Map(b.map((e) => [e.key, e]));
   const out: SectionDiff = { added: [], removed: [], changed: [], unchanged: 0 };

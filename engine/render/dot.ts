@@ -14,6 +14,7 @@
 import type { EdgeKind, GraphDocument } from '../document/types.js';
 import { casesText, hours, pct } from './format.js';
 import { clip, oneLine } from './safe-text.js';
+import { hiddenText, simplified, simplify, type Simplification } from './simplify.js';
 
 /**
  * A DOT double-quoted string: the text on one line with its controls shown
@@ -42,13 +43,22 @@ const attrs = (a: Record<string, string>) =>
     .map(([k, v]) => `${k}=${v}`)
     .join(', ')}]`;
 
-export function renderDot(doc: GraphDocument): string {
+/**
+ * The map; with `view`, simplified by the rule every picture uses
+ * (simplify.ts), the hidden share said in the title and a comment. Without
+ * it, every node and edge of the document.
+ */
+export function renderDot(whole: GraphDocument, view?: Simplification): string {
+  const kept = view ? simplify(whole, view) : undefined;
+  const doc = kept ? simplified(whole, kept) : whole;
+  const hidden = kept ? hiddenText(kept) : '';
   const s = doc.source;
   const lines: string[] = [
     `// Process map of a process context graph document: ${s.cases} cases, ${s.events} events, data version ${s.data_version}.`,
     '// Render with: dot -Tsvg map.dot -o map.svg',
+    ...(view ? [`// Simplified: activities ${view.activities}%, paths ${view.paths}% (pcg graph --activities 100 --paths 100 draws every node and edge). ${hidden}`] : []),
     'digraph process {',
-    `  graph ${attrs({ rankdir: 'LR', fontname: '"Helvetica"', fontsize: '12', nodesep: '0.35', ranksep: '0.6', labelloc: 't', label: dotString(`${s.cases} cases, ${s.period_start} to ${s.period_end}`) })};`,
+    `  graph ${attrs({ rankdir: 'LR', fontname: '"Helvetica"', fontsize: '12', nodesep: '0.35', ranksep: '0.6', labelloc: 't', label: dotString(`${s.cases} cases, ${s.period_start} to ${s.period_end}`, ...(hidden ? [hidden] : [])) })};`,
     // A comment ends at a line break only, and oneLine leaves none (nor a \r or a separator) in the name.
     ...doc.stages.map((st, i) => `  // stage ${i + 1} (${stagePalette[i % stagePalette.length]}): ${oneLine(st.name)}`),
     `  node ${attrs({ shape: 'box', style: '"rounded,filled"', fillcolor: '"#eef3fb"', color: '"#3b4a63"', fontname: '"Helvetica"', fontsize: '11' })};`,

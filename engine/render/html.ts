@@ -18,6 +18,7 @@ import { casesText, hours, pct } from './format.js';
 import { layoutDocument } from './layout.js';
 import { buildReport, nodeSummary, type Block } from './report.js';
 import { oneLine, visibleText } from './safe-text.js';
+import { hiddenText, simplified, simplify, type Simplification } from './simplify.js';
 
 const entities = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 
@@ -154,6 +155,8 @@ h1 { margin: 24px 0 4px; } h2 { margin-top: 36px; border-bottom: 1px solid var(-
 nav { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 14px; } nav a { color: #2451a6; text-decoration: none; }
 .map { overflow: auto; border: 1px solid var(--line); border-radius: 8px; background: #fcfdff; max-height: 80vh; }
 .map.fit svg { width: 100%; height: auto; }
+.map .process-map.whole-map, .map.whole .process-map.simple-map { display: none; } .map.whole .process-map.whole-map { display: block; }
+.hidden-share { color: var(--muted); }
 .process-map text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, Helvetica, Arial, sans-serif; text-anchor: middle; }
 .process-map .node rect { stroke: #3b4a63; stroke-width: 1; }
 .process-map .node .count { fill: var(--muted); font-size: 11px; }
@@ -172,33 +175,40 @@ pre { background: #f3f5f9; padding: 10px; border-radius: 6px; overflow: auto; wh
 footer { margin-top: 40px; color: var(--muted); font-size: 13px; }
 `;
 
-/** Clicking a node fades what does not touch it; the button fits the map to the page width; the slider hides rare hand-offs. Inline, no requests. */
+/** Clicking a node fades what does not touch it; one button fits the map to the page width, the other swaps the simplified map for the whole one. Inline, no requests. */
 const script = `
 (() => {
-  const svg = document.querySelector('.process-map');
   const box = document.querySelector('.map');
   document.querySelector('#fit').addEventListener('click', () => box.classList.toggle('fit'));
-  const rare = document.querySelector('#rare');
-  const shown = document.querySelector('#rare-value');
-  const total = Number(svg.dataset.cases) || 1;
-  rare.addEventListener('input', () => {
-    const share = Number(rare.value) / 100;
-    shown.textContent = rare.value + '%';
-    svg.querySelectorAll('.edge').forEach((e) => { e.style.display = Number(e.dataset.cases) < share * total ? 'none' : ''; });
+  // A map a little wider than the page opens fitted when its 12 px labels stay at 10 px or more; a wider one opens at full size.
+  const readable = () => {
+    const svg = box.querySelector(box.classList.contains('whole') ? '.whole-map' : '.simple-map') || box.querySelector('.process-map');
+    const width = Number(svg.getAttribute('width')) || 1;
+    box.classList.toggle('fit', box.clientWidth < width && box.clientWidth / width >= 10 / 12);
+  };
+  readable();
+  const whole = document.querySelector('#whole');
+  if (whole) whole.addEventListener('click', () => {
+    const on = box.classList.toggle('whole');
+    whole.setAttribute('aria-pressed', String(on));
+    whole.textContent = on ? 'Show the simplified map' : 'Show the whole map';
+    readable();
   });
-  let focus = null;
-  svg.addEventListener('click', (ev) => {
-    const node = ev.target.closest('.node');
-    svg.querySelectorAll('.near').forEach((x) => x.classList.remove('near'));
-    if (!node || node.dataset.id === focus) { focus = null; svg.classList.remove('focused'); return; }
-    focus = node.dataset.id;
-    svg.classList.add('focused');
-    node.classList.add('near');
-    svg.querySelectorAll('.edge').forEach((e) => {
-      if (e.dataset.from !== focus && e.dataset.to !== focus) return;
-      e.classList.add('near');
-      const other = e.dataset.from === focus ? e.dataset.to : e.dataset.from;
-      svg.querySelectorAll('.node').forEach((n) => { if (n.dataset.id === other) n.classList.add('near'); });
+  document.querySelectorAll('.process-map').forEach((svg) => {
+    let focus = null;
+    svg.addEventListener('click', (ev) => {
+      const node = ev.target.closest('.node');
+      svg.querySelectorAll('.near').forEach((x) => x.classList.remove('near'));
+      if (!node || node.dataset.id === focus) { focus = null; svg.classList.remove('focused'); return; }
+      focus = node.dataset.id;
+      svg.classList.add('focused');
+      node.classList.add('near');
+      svg.querySelectorAll('.edge').forEach((e) => {
+        if (e.dataset.from !== focus && e.dataset.to !== focus) return;
+        e.classList.add('near');
+        const other = e.dataset.from === focus ? e.dataset.to : e.dataset.from;
+        svg.querySelectorAll('.node').forEach((n) => { if (n.dataset.id === other) n.classList.add('near'); });
+      });
     });
   });
 })();
@@ -214,8 +224,21 @@ const csp = [
   "form-action 'none'",
 ].join('; ');
 
-export function renderHtml(doc: GraphDocument): string {
+/**
+ * The page; with `view`, the map opens simplified by the rule every picture
+ * uses (simplify.ts), the hidden share said under it, and a button swaps in
+ * the whole map (both are drawn: the page runs no layout of its own).
+ */
+export function renderHtml(doc: GraphDocument, view?: Simplification): string {
   const report = buildReport(doc);
+  const kept = view ? simplify(doc, view) : undefined;
+  const hidden = kept ? hiddenText(kept) : '';
+  const maps = hidden
+    ? `${renderSvg(simplified(doc, kept!)).replace('<svg class="process-map"', '<svg class="process-map simple-map"')}\n${renderSvg(doc).replace('<svg class="process-map"', '<svg class="process-map whole-map"')}`
+    : renderSvg(doc);
+  const caption = hidden
+    ? ` <span class="hidden-share">Simplified (activities ${view!.activities}%, paths ${view!.paths}%): ${escapeHtml(hidden)}</span> <button id="whole" type="button" aria-pressed="false">Show the whole map</button>`
+    : '';
   const kinds = [...new Set(doc.edges.map((e) => e.kind))];
   const legend = [
     ...kinds.map((k) => `<li><span class="swatch" style="border-top-color:${edgeColour[k]};${edgeDash[k] ? 'border-top-style:dashed;' : ''}"></span>${escapeHtml(edgeMeaning[k])}</li>`),
@@ -224,8 +247,8 @@ export function renderHtml(doc: GraphDocument): string {
   const body: string[] = [
     `<header><h1>${escapeHtml(report.title)}</h1><p class="lead">${escapeHtml(report.lead)}</p></header>`,
     `<nav><a href="#map">Map</a>${report.sections.map((s) => `<a href="#${s.id}">${escapeHtml(s.title)}</a>`).join('')}</nav>`,
-    `<section id="map"><h2>Map</h2><p>${escapeHtml(nodeSummary(doc))}. Edge labels and widths are cases; click a step to see its hand-offs. <button id="fit" type="button">Fit to width</button> <label>Hide hand-offs of fewer than <input id="rare" type="range" min="0" max="20" step="1" value="0"> <span id="rare-value">0%</span> of the cases</label></p>`,
-    `<div class="map">${renderSvg(doc)}</div>`,
+    `<section id="map"><h2>Map</h2><p>${escapeHtml(nodeSummary(doc))}. Edge labels and widths are cases; click a step to see its hand-offs.${caption} <button id="fit" type="button">Fit to width</button></p>`,
+    `<div class="map">${maps}</div>`,
     `<ul class="legend">${legend.join('')}</ul></section>`,
   ];
   for (const s of report.sections) body.push(`<section id="${s.id}"><h2>${escapeHtml(s.title)}</h2>\n${s.blocks.map(blockHtml).join('\n')}\n</section>`);

@@ -8,12 +8,14 @@ export { diffDocuments, renderDiffText, diffSections, compared, type DocumentDif
 export { pct, hours, whenText, conditionText, pathText, plainText, mainVariant } from './format.js';
 export { clip, controlEscape, jsonText, LABEL_MAX, oneLine, visibleText } from './safe-text.js';
 export { markdownCode, markdownText } from './markdown.js';
+export { defaultSimplification, hiddenText, simplified, simplify, WHOLE, type Simplification, type Simplified } from './simplify.js';
 
 import type { GraphDocument } from '../document/types.js';
 import { renderDot } from './dot.js';
 import { renderHtml } from './html.js';
 import { renderMarkdown } from './markdown.js';
 import { jsonText } from './safe-text.js';
+import type { Simplification } from './simplify.js';
 
 export const documentFormats = ['json', 'md', 'dot', 'html'] as const;
 export type DocumentFormat = (typeof documentFormats)[number];
@@ -22,16 +24,18 @@ export type DocumentFormat = (typeof documentFormats)[number];
  * The document in one of the formats `pcg graph --format` writes. json is the
  * document exactly (it parses back to the same value), as `pcg graph` always
  * printed it, except that controls JSON.stringify leaves raw are \u-escaped.
+ * `view` simplifies the map of dot and html (simplify.ts); without it they
+ * draw every node and edge.
  */
-export function renderDocument(doc: GraphDocument, format: DocumentFormat): string {
+export function renderDocument(doc: GraphDocument, format: DocumentFormat, view?: Simplification): string {
   switch (format) {
     case 'json':
       return `${jsonText(doc, 2)}\n`;
     case 'md':
       return renderMarkdown(doc);
     case 'dot':
-      return renderDot(doc);
+      return renderDot(doc, view);
     case 'html':
-      return renderHtml(doc);
+      return renderHtml(doc, view);
   }
 }

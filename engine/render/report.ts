@@ -6,6 +6,8 @@
  */
 import type { GraphDocument, Plain } from '../document/types.js';
 import { casesText, hours, labelsById, mainVariant, pathText, pct, plainText, whenText } from './format.js';
+import { performanceSection } from './performance.js';
+import { indentedTree } from './tree-text.js';
 
 export type Block =
   | { kind: 'p'; text: string }
@@ -48,6 +50,7 @@ export function buildReport(doc: GraphDocument): Report {
       outcomesSection(doc),
       stagesSection(doc),
       mainPathSection(doc),
+      performanceSection(doc),
       variantsSection(doc),
       decisionsSection(doc),
       sequenceSection(doc),
@@ -119,7 +122,7 @@ function mainPathSection(doc: GraphDocument): Section {
     : [{ kind: 'p', text: 'The document names no main path.' }];
   blocks.push({ kind: 'h3', text: 'Process tree' });
   blocks.push({ kind: 'p', text: `The mined process tree accepts ${pct(doc.model.cases_it_accepts)} of the cases.` });
-  blocks.push({ kind: 'code', text: doc.model.process_tree });
+  blocks.push({ kind: 'code', text: indentedTree(doc.model.process_tree) });
   return { id: 'main-path', title: main && main.share < TYPICAL_PATH_SHARE ? 'Commonest path' : 'Main path', blocks };
 }
 

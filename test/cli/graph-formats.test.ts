@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../api/cli/main.js';
 import type { GraphDocument } from '../../engine/document/types.js';
-import { renderDot, renderHtml, renderMarkdown } from '../../engine/render/index.js';
+import { defaultSimplification, renderDot, renderHtml, renderMarkdown, simplify } from '../../engine/render/index.js';
+import { parseDot } from '../render/dot-parse.js';
 import { documentOf, scratchDir, simulatedLog } from '../render/helpers.js';
 
 const bin = fileURLToPath(new URL('../../api/bin.mjs', import.meta.url));
@@ -63,11 +64,14 @@ describe('pcg graph --format', () => {
     expect(run.err()).toMatch(/^pcg graph: no event of .*not-a-log\.json could be read: 1 record was refused; line 1: caseId: .* \(pcg inspect .* tells more\)\n$/);
   });
 
-  it('prints the Markdown report, the DOT map and the HTML page of the same document', async () => {
+  it('prints the Markdown report, the DOT map and the HTML page of the same document (the maps simplified as the web page opens them)', async () => {
+    const view = defaultSimplification(doc);
+    // claims: 16 activities, so the map opens with the 15 most frequent (94 %) and 20 % of the paths.
+    expect(view).toEqual({ activities: 94, paths: 20 });
     for (const [format, render] of [
       ['md', renderMarkdown],
-      ['dot', renderDot],
-      ['html', renderHtml],
+      ['dot', (d: GraphDocument) => renderDot(d, view)],
+      ['html', (d: GraphDocument) => renderHtml(d, view)],
     ] as const) {
       const c = capture();
       expect(await main(['graph', log, '--format', format], c.io)).toBe(0);
@@ -76,10 +80,48 @@ describe('pcg graph --format', () => {
     }
   });
 
+  it('simplifies the DOT and HTML maps by --activities and --paths, with the hidden share stated; 100 and 100 draw the whole document', async () => {
+    const whole = capture();
+    expect(await main(['graph', log, '--format', 'dot', '--activities', '100', '--paths', '100'], whole.io)).toBe(0);
+    expect(whole.out()).toBe(renderDot(doc, { activities: 100, paths: 100 }));
+    const g = parseDot(whole.out());
+    expect([...g.nodes.keys()].sort()).toEqual(doc.nodes.map((n) => n.id).sort());
+    expect(g.edges).toHaveLength(doc.edges.length);
+    expect(whole.out()).not.toContain('Hidden:');
+
+    const thin = capture();
+    expect(await main(['graph', log, '--format', 'dot', '--activities', '0', '--paths', '0'], thin.io)).toBe(0);
+    const s = simplify(doc, { activities: 0, paths: 0 });
+    const t = parseDot(thin.out());
+    expect([...t.nodes.keys()].sort()).toEqual([...s.nodes].sort());
+    expect(t.edges).toHaveLength(s.edges.length);
+    expect(s.nodes.length).toBeLessThan(doc.nodes.length);
+    // No kept node without an edge, though 0 % of the paths were asked for.
+    for (const id of s.nodes) expect(t.edges.some((e) => e.from === id || e.to === id), id).toBe(true);
+    const activities = doc.nodes.filter((n) => n.kind === 'activity').length;
+    expect(thin.out()).toContain(`Hidden: ${s.hidden.activities} of ${activities} activities (`);
+    expect(thin.out()).toContain(`and ${s.hidden.paths} of ${doc.edges.length} paths (`);
+
+    // Only --paths given: the activities keep their default.
+    const paths = capture();
+    expect(await main(['graph', log, '--format', 'html', '--paths', '50'], paths.io)).toBe(0);
+    expect(paths.out()).toBe(renderHtml(doc, { activities: 94, paths: 50 }));
+    expect(paths.out()).toContain('Simplified (activities 94%, paths 50%): Hidden: ');
+
+    for (const bad of [['--activities', '101'], ['--paths', '-1'], ['--paths', 'most'], ['--activities', '']]) {
+      const c = capture();
+      expect(await main(['graph', log, '--format', 'dot', `${bad[0]}=${bad[1]}`], c.io)).toBe(2);
+      expect(c.err()).toContain(`${bad[0]} must be a percent from 0 to 100, not '${bad[1]}'`);
+    }
+    const md = capture();
+    expect(await main(['graph', log, '--format', 'md', '--paths', '10'], md.io)).toBe(2);
+    expect(md.err()).toContain('--activities and --paths simplify the map: give them with --format dot or html');
+  });
+
   it('takes the format from the --out extension, and --format over it', async () => {
     const html = join(dir, 'map.html');
     expect(await main(['graph', log, '--out', html], capture().io)).toBe(0);
-    expect(readFileSync(html, 'utf8')).toBe(renderHtml(doc));
+    expect(readFileSync(html, 'utf8')).toBe(renderHtml(doc, defaultSimplification(doc)));
     const gv = join(dir, 'map.gv');
     expect(await main(['graph', log, '--out', gv], capture().io)).toBe(0);
     expect(readFileSync(gv, 'utf8').startsWith('// Process map')).toBe(true);
@@ -133,7 +175,11 @@ describe('pcg graph --format', () => {
     expect(existsSync(out)).toBe(true);
     const html = readFileSync(out, 'utf8');
     expect(html).not.toMatch(/https?:\/\//);
-    expect(html.match(/<g class="node /g)).toHaveLength(doc.nodes.length);
+    // The simplified map, and the whole one behind the "Show the whole map" button.
+    const kept = simplify(doc, defaultSimplification(doc));
+    expect(html.match(/<g class="node /g)).toHaveLength(kept.nodes.length + doc.nodes.length);
+    expect(html.match(/<svg class="process-map simple-map"/g)).toHaveLength(1);
+    expect(html.match(/<svg class="process-map whole-map"/g)).toHaveLength(1);
   });
 });
 

@@ -87,6 +87,12 @@ describe('document diff', () => {
 });
 
 describe('a document against itself', () => {
+  let before: GraphDocument;
+  const dir = scratchDir();
+  beforeAll(async () => {
+    before = await documentOf(await simulatedLog(dir));
+  });
+
   it('is the same when one end activity ends cases as success, other and open alike (outcomes are paired by id)', async () => {
     const { simulate } = await import('../../connectors/simulator/index.js');
     const { freshStore } = await import('../engine/helpers.js');
@@ -98,6 +104,52 @@ describe('a document against itself', () => {
     const byEnd = new Map<string, number>();
     for (const o of doc.outcomes) byEnd.set(o.end_activity, (byEnd.get(o.end_activity) ?? 0) + 1);
     expect(Math.max(...byEnd.values())).toBeGreaterThan(1);
-    expect(diffDocuments(doc, doc).same).toBe(true);
+    const self = diffDocuments(doc, structuredClone(doc));
+    expect(self.same).toBe(true);
+    for (const s of diffSections) expect(self.summary[s]).toEqual({ added: 0, removed: 0, changed: 0, unchanged: sectionLength(doc, s) });
+    expect(self.summary.outcomes.unchanged).toBe(doc.outcomes.length);
+
+    // One outcome of an activity that ends cases in several ways changes: that one, and only it, is reported.
+    const shared = [...byEnd].find(([, n]) => n > 1)![0];
+    const target = doc.outcomes.find((o) => o.end_activity === shared && o.kind === 'open') ?? doc.outcomes.find((o) => o.end_activity === shared)!;
+    const changed = structuredClone(doc);
+    const moved = changed.outcomes.find((o) => o.id === target.id)!;
+    moved.cases = target.cases + 5;
+    const d = diffDocuments(doc, changed);
+    expect(d.same).toBe(false);
+    expect(d.sections.outcomes.changed).toEqual([{ key: target.id, label: shared, changes: { cases: { before: target.cases, after: target.cases + 5 } } }]);
+    expect(d.summary.outcomes).toEqual({ added: 0, removed: 0, changed: 1, unchanged: doc.outcomes.length - 1 });
+    for (const s of diffSections.filter((x) => x !== 'outcomes')) expect(d.summary[s]).toEqual({ added: 0, removed: 0, changed: 0, unchanged: sectionLength(doc, s) });
+    expect(renderDiffText(d)).toContain(`  ~ ${shared}: cases ${target.cases} → ${target.cases + 5}`);
+  });
+
+  it('shows an outcome whose id now names another end activity (two names with one stem) as changed, not as the same', () => {
+    const doc = structuredClone(before);
+    const o = doc.outcomes[0]!;
+    const renamed = structuredClone(doc);
+    renamed.outcomes[0]!.end_activity = `${o.end_activity}!`;
+    const d = diffDocuments(doc, renamed);
+    expect(d.sections.outcomes.changed).toEqual([{ key: o.id, label: `${o.end_activity}!`, changes: { end_activity: { before: o.end_activity, after: `${o.end_activity}!` } } }]);
+  });
+
+  it('tells apart a key met twice in one document (by its rank), so a document is still the same as itself', () => {
+    const doc = structuredClone(before);
+    doc.outcomes.push({ ...doc.outcomes[0]!, cases: doc.outcomes[0]!.cases + 1 });
+    const d = diffDocuments(doc, structuredClone(doc));
+    expect(d.same).toBe(true);
+    expect(d.summary.outcomes.unchanged).toBe(doc.outcomes.length);
+  });
+
+  it('has one key per element in every section of a real document (ids are unique)', () => {
+    for (const s of diffSections) {
+      const keys = diffDocuments(before, before).summary[s].unchanged;
+      expect(keys).toBe(sectionLength(before, s));
+    }
+    const ids = before.outcomes.map((o) => o.id);
+    expect(new Set(ids).size).toBe(ids.length);
   });
 });
+
+function sectionLength(doc: GraphDocument, s: (typeof diffSections)[number]): number {
+  return (doc[s] as unknown[]).length;
+}

@@ -16,6 +16,7 @@ import { ProjectStore, type WireEvent } from '../../engine/index.js';
 import { buildReport, diffDocuments, oneLine, renderDiffText, renderDocument, visibleText } from '../../engine/render/index.js';
 import { parseDot } from './dot-parse.js';
 import { controlsIn, readHtml, readMarkdown, strayDiffLines } from './format-checks.js';
+import { indentedTree } from '../../engine/render/tree-text.js';
 
 const PIECES = [
   '<img src=x onerror=alert(1)>', '\n# Injected heading', '\x1b]0;pwned\x07', '\x1b[2J', '\u202e', '\u202d', '\u2066', '\u200f', '\u061c',
@@ -88,8 +89,8 @@ function checkAllFormats(doc: GraphDocument, files: [string, string]): void {
   expect(m.headings.filter((l) => l.startsWith('## '))).toEqual(report.sections.map((s) => `## ${s.title}`));
   expect(m.listItems).toBe(report.sections.flatMap((s) => s.blocks).reduce((n, b) => n + (b.kind === 'list' ? b.items.length : 0), 0));
   expect(m.tableLines).toBe(report.sections.flatMap((s) => s.blocks).reduce((n, b) => n + (b.kind === 'table' ? b.rows.length + 2 : 0), 0));
-  // The one code block is the process tree, whole: no line of it closed the fence early.
-  expect(m.code).toEqual([visibleText(doc.model.process_tree)]);
+  // The one code block is the process tree, whole (printed indented: the same tree): no line of it closed the fence early.
+  expect(m.code).toEqual([visibleText(indentedTree(doc.model.process_tree))]);
   for (const l of labels) expect(m.text).toContain(oneLine(l));
 
   const html = renderDocument(doc, 'html');

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDocument } from '../../engine/document/types.js';
-import { escapeHtml, layoutDocument, renderHtml } from '../../engine/render/index.js';
+import { escapeHtml, hiddenText, layoutDocument, renderHtml, simplify } from '../../engine/render/index.js';
 import { documentOf, scratchDir, simulatedLog } from './helpers.js';
 
 const asPercent = (share: number) => `${Math.round(share * 1000) / 10}%`;
@@ -35,6 +35,25 @@ describe('HTML page', () => {
       const edges = [...html.matchAll(/<g class="edge (\w+)" data-id="[^"]*" data-from="([^"]*)" data-to="([^"]*)" data-cases="(\d+)">/g)];
       expect(edges.map((m) => [m[1], m[2], m[3], Number(m[4])])).toEqual(doc.edges.map((e) => [e.kind, escapeHtml(e.from), escapeHtml(e.to), e.cases]));
       for (const e of doc.edges) expect(html).toContain(`>${e.cases}</text></g>`);
+    }
+  });
+
+  it('opens the map simplified by a view, states the hidden share and carries the whole map behind a button', () => {
+    for (const doc of docs.values()) {
+      const view = { activities: 30, paths: 0 };
+      const kept = simplify(doc, view);
+      const html = renderHtml(doc, view);
+      const [simple, whole] = html.split('<svg class="process-map whole-map"');
+      expect(whole).toBeDefined();
+      const ids = (text: string) => [...text.matchAll(/<g class="node (?:start|end|activity)" data-id="([^"]*)"/g)].map((m) => m[1]);
+      expect(ids(simple!).sort()).toEqual(kept.nodes.map(escapeHtml).sort());
+      expect(ids(whole!).sort()).toEqual(doc.nodes.map((n) => escapeHtml(n.id)).sort());
+      expect(kept.nodes.length).toBeLessThan(doc.nodes.length);
+      const edges = [...simple!.matchAll(/<g class="edge \w+" data-id="([^"]*)"/g)].map((m) => m[1]);
+      expect(edges.sort()).toEqual(kept.edges.map(escapeHtml).sort());
+      expect(html).toContain(`Simplified (activities 30%, paths 0%): ${escapeHtml(hiddenText(kept))}`);
+      expect(html).toContain('<button id="whole" type="button" aria-pressed="false">Show the whole map</button>');
+      expect(html).not.toContain('id="rare"');
     }
   });
 

@@ -1,6 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { GraphDocument } from '../../engine/document/types.js';
+import { parseTree } from '../../engine/mining/tree.js';
+import { hours } from '../../engine/render/format.js';
 import { markdownText, renderMarkdown, TYPICAL_PATH_SHARE } from '../../engine/render/index.js';
+import { TREE_LINE } from '../../engine/render/tree-text.js';
 import { documentOf, figuresOf, scratchDir, simulatedLog } from './helpers.js';
 
 /** The percentage a share reads as: one decimal at most, as written independently of the renderer. */
@@ -22,6 +25,7 @@ describe('Markdown report', () => {
       '## Outcomes',
       '## Stages',
       '## Main path',
+      '## Performance',
       '## Top variants',
       '## Decisions',
       '## Sequence rules',
@@ -46,7 +50,53 @@ describe('Markdown report', () => {
     expect(lines[at + 2]).toBe(main.path.join(' → '));
     expect(md).toContain(`The commonest path: ${main.cases} cases (${asPercent(main.share)} of all cases), variant ${main.id}.`);
     expect(md).toContain(`The mined process tree accepts ${asPercent(doc.model.cases_it_accepts)} of the cases.`);
-    expect(md).toContain(`\`\`\`\n${doc.model.process_tree}\n\`\`\``);
+    // The tree is printed indented, one operator or label a line where a line would grow long: the same tree.
+    const open = md.indexOf('```\n', md.indexOf('### Process tree')) + 4;
+    const tree = md.slice(open, md.indexOf('\n```', open));
+    expect(parseTree(tree)).toEqual(parseTree(doc.model.process_tree));
+    expect(doc.model.process_tree.length).toBeGreaterThan(TREE_LINE);
+    const treeLines = tree.split('\n');
+    expect(treeLines.length).toBeGreaterThan(3);
+    for (const l of treeLines) expect(l.length <= TREE_LINE || /^ *'[^']*',?$/.test(l)).toBe(true);
+    expect(treeLines[0]).toBe(`${doc.model.process_tree.split('(')[0]}(`);
+    expect(treeLines.at(-1)).toBe(')');
+  });
+
+  it('has a performance section with the case duration, the slowest hand-offs and steps the document holds', () => {
+    const part = md.slice(md.indexOf('## Performance'), md.indexOf('## Top variants'));
+    const level = doc.policies.find((p) => p.kind === 'service_level')!;
+    expect(level).toBeDefined();
+    expect(part).toContain(`${markdownText(level.statement)} ${level.evidence.cases} of ${level.evidence.of_cases} cases are within it.`);
+    expect(part).toContain('no median or maximum case duration');
+
+    // Written independently: hand-offs of at least 1% of the 400 cases (4), longest median wait first, ten at most.
+    const floor = Math.ceil(0.01 * doc.source.cases);
+    expect(floor).toBe(4);
+    const label = new Map(doc.nodes.map((n) => [n.id, n.label]));
+    const edges = doc.edges.filter((e) => e.cases >= floor && e.median_wait_hours > 0).sort((a, b) => b.median_wait_hours - a.median_wait_hours);
+    expect(edges.length).toBeGreaterThan(3);
+    const rows = part
+      .slice(part.indexOf('### Slowest hand-offs'), part.indexOf('### Slowest steps'))
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('| From') && !l.startsWith('| ---'));
+    expect(rows.length).toBe(Math.min(10, edges.length));
+    rows.forEach((row, i) => {
+      const e = edges[i]!;
+      expect(row).toBe(`| ${label.get(e.from)} | ${label.get(e.to)} | ${e.kind} | ${e.cases} | ${hours(e.median_wait_hours)} | ${hours(e.slow_wait_hours)} |`);
+    });
+    const steps = doc.nodes.filter((n) => n.kind === 'activity' && n.cases >= floor && n.median_hours_to_next > 0).sort((a, b) => b.median_hours_to_next - a.median_hours_to_next);
+    const stepRows = part
+      .slice(part.indexOf('### Slowest steps'))
+      .split('\n')
+      .filter((l) => l.startsWith('| ') && !l.startsWith('| Step') && !l.startsWith('| ---'));
+    expect(stepRows).toEqual(steps.slice(0, 10).map((n) => `| ${n.label} | ${n.cases} | ${n.events} | ${hours(n.median_hours_to_next)} |`));
+  });
+
+  it('says the case duration is missing when the document holds none, and lists no hand-off under the case floor', () => {
+    const bare = { ...doc, policies: doc.policies.filter((p) => p.kind !== 'service_level'), edges: doc.edges.map((e) => ({ ...e, cases: Math.min(e.cases, 3) })) } as GraphDocument;
+    const text = renderMarkdown(bare);
+    expect(text).toContain('The document holds no case duration (no service-level policy).');
+    expect(text).toContain('No hand-off with a wait. Only those taken by at least 4 cases (1% of the cases) are listed.');
   });
 
   it("lists the top variants with the document's cases and shares", () => {

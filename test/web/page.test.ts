@@ -7,7 +7,7 @@
  * Without chromium the suite is skipped with a message, unless
  * PCG_REQUIRE_BROWSER is set (.ci/run sets it), then it fails.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,6 +18,11 @@ import { readConfig } from '../../api/config.js';
 import { ensureDemo, type Demo } from '../../api/demo.js';
 import { simulate, writeSimulation } from '../../connectors/simulator/index.js';
 import type { GraphDocument } from '../../engine/document/types.js';
+import { importLog } from '../../connectors/files/index.js';
+import { buildDocument } from '../../engine/document/index.js';
+import { renderHtml } from '../../engine/render/html.js';
+import { defaultSimplification, hiddenText, simplify, type Simplification } from '../../engine/render/simplify.js';
+import { MemoryProject } from '../../engine/store/memory-project.js';
 
 const CHROMIUM = process.env.PCG_CHROMIUM ?? '/usr/bin/chromium';
 const haveBrowser = existsSync(CHROMIUM);
@@ -69,11 +74,38 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
   const version = () => page.evaluate(() => (globalThis as any).__pcg.version() as string | undefined);
   const drawn = () => page.evaluate(() => (globalThis as any).__pcg.drawn() as { nodes: string[]; edges: string[] });
   const shot = (name: string) => page.screenshot({ path: join(ARTIFACTS, name) });
-  const expectMapIs = async (doc: GraphDocument) => {
+  /** The map shows the document: whole, or simplified by `view` with the rule of pcg graph --format dot|html. */
+  const expectMapIs = async (doc: GraphDocument, view?: Simplification) => {
+    const want = view ? simplify(doc, view) : { nodes: doc.nodes.map((n) => n.id), edges: doc.edges.map((e) => e.id) };
     const d = await drawn();
-    expect(sorted(d.nodes)).toEqual(sorted(doc.nodes.map((n) => n.id)));
-    expect(sorted(d.edges)).toEqual(sorted(doc.edges.map((e) => e.id)));
+    expect(sorted(d.nodes)).toEqual(sorted(want.nodes));
+    expect(sorted(d.edges)).toEqual(sorted(want.edges));
   };
+  /** No drawn node lies under the map's tools or its legend (the side panel sits beside the map, never over it). */
+  const expectNothingCovered = async () => {
+    const boxes: Record<string, { x: number; y: number; w: number; h: number }> = await page.evaluate(() => (globalThis as any).__pcg.nodeBoxes());
+    const covers: { x: number; y: number; w: number; h: number }[] = await page.evaluate(() =>
+      [...(globalThis as any).document.querySelectorAll('#map-tools > *, #legend')]
+        .map((e: any) => e.getBoundingClientRect())
+        .filter((r: any) => r.width > 0 && r.height > 0)
+        .map((r: any) => ({ x: r.x, y: r.y, w: r.width, h: r.height })),
+    );
+    expect(Object.keys(boxes).length).toBeGreaterThan(0);
+    const under = Object.entries(boxes).filter(([, a]) => covers.some((b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h));
+    expect(under.map(([id]) => id)).toEqual([]);
+  };
+  /** Moves both sliders as a user would (an input event each). */
+  const setSliders = (activities: number, paths: number) =>
+    page.evaluate(
+      ([a, p]) => {
+        for (const [id, v] of [['activities', a], ['paths', p]] as const) {
+          const el = (globalThis as any).document.querySelector(`#${id}`);
+          el.value = String(v);
+          el.dispatchEvent(new (globalThis as any).Event('input'));
+        }
+      },
+      [activities, paths] as const,
+    );
 
   beforeAll(async () => {
     if (!haveBrowser) throw new Error(`PCG_REQUIRE_BROWSER is set but there is no chromium at ${CHROMIUM}: apt-get install -y chromium`);
@@ -122,7 +154,23 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     expect(await page.getAttribute('#live', 'data-version')).toBe(v1);
     const doc1 = await graphAt(demo.projectId, v1);
     expect(doc1.source.events).toBeGreaterThan(1000);
+    // It opens simplified as pcg graph --format dot|html opens it: more than 15 activities, so the 15 most frequent, the hidden share said.
+    const activities = doc1.nodes.filter((n) => n.kind === 'activity').length;
+    expect(activities).toBeGreaterThan(15);
+    const opened = defaultSimplification(doc1);
+    expect(opened).toEqual({ activities: Math.ceil(1500 / activities), paths: 20 });
+    await expectMapIs(doc1, opened);
+    expect((await drawn()).edges.length).toBeLessThan(doc1.edges.length);
+    expect(await page.inputValue('#activities')).toBe(String(opened.activities));
+    expect(await page.inputValue('#paths')).toBe('20');
+    expect(await page.textContent('#map-hidden')).toBe(hiddenText(simplify(doc1, opened)));
+    await expectNothingCovered();
+    await shot('0-map-opened-simplified.png');
+    // Both sliders up: the whole document, and nothing said hidden.
+    await setSliders(100, 100);
+    await page.waitForFunction((n) => (globalThis as any).__pcg.drawn().edges.length === n, doc1.edges.length);
     await expectMapIs(doc1);
+    expect(await page.textContent('#map-hidden')).toBe('');
     await page.waitForFunction((n) => (globalThis as any).document.querySelector('#tabs [data-tab="variants"] .count')?.textContent === n, String(doc1.variants.length));
     await shot('1-map-frequency.png');
 
@@ -213,7 +261,8 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     const v3 = (await version())!;
     const doc3 = await graphAt(uploaded.id, v3);
     expect(doc3.source.cases).toBe(120);
-    await expectMapIs(doc3);
+    // A newly opened project opens at the defaults again.
+    await expectMapIs(doc3, defaultSimplification(doc3));
     await shot('6-uploaded-project.png');
 
     // ---- only the service was asked; the key never left in a URL or a cookie
@@ -248,7 +297,10 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     await page.click('#signin-button');
     await page.waitForFunction((id) => (globalThis as any).location.hash === `#project=${id}` && (globalThis as any).__pcg.version() !== undefined, project.id);
     const doc = await graphAt(project.id, (await version())!);
-    await expectMapIs(doc);
+    await expectMapIs(doc, defaultSimplification(doc));
+    // Three activities: every one is shown, and fitting them does not blow them up past 1.25 times their size.
+    expect((await drawn()).nodes).toHaveLength(doc.nodes.length);
+    expect((await page.evaluate(() => (globalThis as any).__pcg.viewport())).zoom).toBeLessThanOrEqual(1.25);
     const idOf = new Map(doc.nodes.map((n) => [n.label, n.id]));
 
     // On the map: the override shown as an escape, the 1 KB name cut at 60 characters, the tag as text.
@@ -281,6 +333,167 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     // Nowhere in the page, text or attribute, is a raw override or an element made from data.
     expect(await page.evaluate(() => (globalThis as any).document.documentElement.outerHTML.includes('\u202e'))).toBe(false);
     expect(await page.locator('img').count()).toBe(0);
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('opens a log of many activities simplified: fewer nodes than activities, every drawn node with an edge, the hidden share said', async () => {
+    const project: { id: string } = await api('POST', '/project', { name: 'many activities' });
+
+    // Empty first: the message alone, no start and end circles fitted into giant discs under it.
+    await page.goto('about:blank');
+    await page.goto(`${base}/#project=${project.id}`);
+    await page.waitForFunction(() => {
+      const d = (globalThis as any).document;
+      return !d.querySelector('#signin')?.hidden || !d.querySelector('#app')?.hidden;
+    });
+    if (await page.isVisible('#signin')) {
+      await page.fill('#tenant', demo.tenantId);
+      await page.fill('#key', demo.key);
+      await page.click('#signin-button');
+    }
+    await page.waitForFunction((id) => (globalThis as any).location.hash === `#project=${id}` && (globalThis as any).__pcg.version() !== undefined, project.id);
+    await page.waitForSelector('#map-empty:not([hidden])');
+    expect(await page.textContent('#map-empty')).toContain('No events in this project yet');
+    expect(await drawn()).toEqual({ nodes: [], edges: [] });
+    await shot('8-empty-project.png');
+
+    // 60 cases along a main path of 8 steps; each also does one of 32 side steps (2 cases each) between steps 4 and 5.
+    const t0 = Date.UTC(2025, 0, 1);
+    const events = Array.from({ length: 64 }, (_, c) => {
+      const path = ['Step 1', 'Step 2', 'Step 3', 'Step 4', `Side ${String(c % 32).padStart(2, '0')}`, 'Step 5', 'Step 6', 'Step 7', 'Step 8'];
+      return path.map((activity, i) => ({ caseId: `m-${c}`, activity, timestamp: new Date(t0 + c * 86_400_000 + i * 3_600_000).toISOString() }));
+    }).flat();
+    const posted = await api('POST', `/project/${project.id}/events`, events);
+    expect(posted.accepted).toBe(events.length);
+
+    // The events arrive live: the map follows.
+    await page.waitForFunction((v) => (globalThis as any).__pcg.version() === v, String(posted.dataVersion));
+    const doc = await graphAt(project.id, (await version())!);
+    const activities = doc.nodes.filter((n) => n.kind === 'activity');
+    expect(activities).toHaveLength(40);
+    const opened = defaultSimplification(doc);
+    expect(opened).toEqual({ activities: 38, paths: 20 });
+    await expectMapIs(doc, opened);
+    const d = await drawn();
+    expect(d.nodes.length - 2).toBeLessThan(activities.length);
+    // The 8 main steps stay (each done by every case); most side steps are hidden.
+    const label = new Map(doc.nodes.map((n) => [n.id, n.label]));
+    for (let i = 1; i <= 8; i++) expect(d.nodes.map((id) => label.get(id))).toContain(`Step ${i}`);
+    const ends = new Set(doc.edges.filter((e) => d.edges.includes(e.id)).flatMap((e) => [e.from, e.to]));
+    expect(d.nodes.filter((id) => !ends.has(id))).toEqual([]);
+    expect(await page.textContent('#map-hidden')).toMatch(/^Hidden: \d+ of 40 activities \(/);
+    await expectNothingCovered();
+    // Every activity, fitted: a tall map (32 side steps in one column) stays clear of the tools and the legend too.
+    await setSliders(100, 100);
+    await page.waitForFunction((n) => (globalThis as any).__pcg.drawn().edges.length === n, doc.edges.length);
+    // The nodes glide to their new places: fitted once they are still (two reads alike).
+    await page.waitForFunction(
+      () => {
+        const g = globalThis as any;
+        const now = JSON.stringify(g.__pcg.nodeBoxes());
+        const still = now === g.__lastBoxes;
+        g.__lastBoxes = now;
+        return still;
+      },
+      undefined,
+      { polling: 100 },
+    );
+    await page.click('#fit');
+    await expectNothingCovered();
+    await shot('8-many-activities-whole.png');
+    await shot('8-many-activities.png');
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('leaves nothing behind from a failed upload and never shows one that stored nothing as a success', async () => {
+    const before: { items: { id: string; name: string }[] } = await api('GET', '/project');
+    const rejectedOnly = join(dir, 'rejected-only.csv');
+    writeFileSync(rejectedOnly, 'case,activity,time\nc1,a,not-a-time\n');
+    const notALog = join(dir, 'not-a-log.csv');
+    writeFileSync(notALog, 'just some words\nand no columns a log has\n');
+    const failures: string[] = [];
+    for (const [file, name] of [
+      [rejectedOnly, 'Failed upload one'],
+      [notALog, 'Failed upload two'],
+    ] as const) {
+      if (!(await page.isVisible('#upload-dialog'))) await page.click('#open-upload');
+      await page.selectOption('#upload-project', '');
+      await page.fill('#upload-new-name', name);
+      await page.setInputFiles('#upload-file', file);
+      const runs = (await page.evaluate(() => (globalThis as any).__pcg.uploadPhases())).length;
+      await page.click('#upload-start');
+      await page.waitForFunction(
+        (n) => (globalThis as any).__pcg.uploadPhases().length > n && ['done', 'error'].includes((globalThis as any).document.querySelector('#upload-status')?.getAttribute('data-phase') ?? ''),
+        runs,
+      );
+      const status = (await page.textContent('#upload-status'))!;
+      expect(await page.getAttribute('#upload-status', 'data-phase'), status).toBe('error');
+      expect(status).toContain('The new project was removed.');
+      failures.push(status);
+    }
+    // 0 events and 1 rejected row: said so, with the reason, not in green.
+    expect(failures[0]).toMatch(/^Nothing imported from rejected-only\.csv: no event could be stored, 1 record rejected \(.*not-a-time.*\)\. The new project was removed\.$/);
+    expect(failures[1]).toMatch(/\(validation_failed\)\. The new project was removed\.$/);
+    await shot('9-failed-upload.png');
+    const after: { items: { id: string; name: string }[] } = await api('GET', '/project');
+    expect(after.items.map((p) => p.name).sort()).toEqual(before.items.map((p) => p.name).sort());
+
+    // Into an existing project: no empty dataset stays behind either.
+    const target = after.items.find((p) => p.name === 'many activities')!;
+    const datasets = async () => ((await api('GET', `/project/${target.id}/dataset`)) as { items: unknown[] }).items.length;
+    const had = await datasets();
+    await page.selectOption('#upload-project', target.id);
+    await page.setInputFiles('#upload-file', rejectedOnly);
+    const runs = (await page.evaluate(() => (globalThis as any).__pcg.uploadPhases())).length;
+    await page.click('#upload-start');
+    await page.waitForFunction((n) => (globalThis as any).__pcg.uploadPhases().length > n && (globalThis as any).document.querySelector('#upload-status')?.getAttribute('data-phase') === 'error', runs);
+    expect(await page.textContent('#upload-status')).toMatch(/^Nothing imported from rejected-only\.csv: no event could be stored, 1 record rejected \(/);
+    expect(await datasets()).toBe(had);
+    await page.click('#upload-close');
+    // The browser logs the refused upload's status itself: expected.
+    problems.splice(0, problems.length, ...problems.filter((p) => !/status of 4\d\d/.test(p)));
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('opens the HTML rendering (pcg graph --format html) simplified, readable and without overlaps, the whole map one click away', async () => {
+    const log = join(dir, 'html-order-to-cash.ndjson');
+    await writeSimulation({ model: 'order-to-cash', cases: 400, seed: 3 }, 'ndjson', log);
+    const project = new MemoryProject();
+    await importLog(project, log);
+    const doc = buildDocument(project.snapshot()) as GraphDocument;
+    const view = defaultSimplification(doc);
+    const file = join(dir, 'map.html');
+    writeFileSync(file, renderHtml(doc, view));
+    await page.goto(`file://${file}`);
+    const visible = () =>
+      page.evaluate(() =>
+        [...(globalThis as any).document.querySelectorAll('svg.process-map')]
+          .filter((svg: any) => (globalThis as any).getComputedStyle(svg).display !== 'none')
+          .map((svg: any) => {
+            const vb = svg.viewBox.baseVal;
+            const boxes = [...svg.querySelectorAll('.node')].map((n: any) => n.getBoundingClientRect()).map((r: any) => ({ x: r.x, y: r.y, w: r.width, h: r.height }));
+            return { cls: svg.getAttribute('class'), ids: [...svg.querySelectorAll('.node')].map((n: any) => n.dataset.id), scale: svg.getBoundingClientRect().width / vb.width, boxes };
+          }),
+      );
+    const overlaps = (boxes: { x: number; y: number; w: number; h: number }[]) =>
+      boxes.flatMap((a, i) => boxes.slice(i + 1).filter((b) => a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1).map(() => i));
+    const [opened, ...more] = await visible();
+    expect(more).toEqual([]);
+    expect(opened!.cls).toBe('process-map simple-map');
+    expect(sorted(opened!.ids)).toEqual(sorted(simplify(doc, view).nodes));
+    // Labels are 12 px in the drawing: at least 10 px on the screen.
+    expect(opened!.scale).toBeGreaterThanOrEqual(10 / 12 - 1e-6);
+    expect(overlaps(opened!.boxes)).toEqual([]);
+    expect(await page.textContent('#map')).toContain(hiddenText(simplify(doc, view)));
+    await page.screenshot({ path: join(ARTIFACTS, '10-html-simplified.png') });
+
+    await page.click('#whole');
+    const [whole, ...others] = await visible();
+    expect(others).toEqual([]);
+    expect(whole!.cls).toBe('process-map whole-map');
+    expect(sorted(whole!.ids)).toEqual(sorted(doc.nodes.map((n) => n.id)));
+    expect(overlaps(whole!.boxes)).toEqual([]);
+    expect(await page.textContent('#whole')).toBe('Show the simplified map');
     expect(problems).toEqual([]);
   }, 120_000);
 

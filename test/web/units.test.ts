@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
-import { shown, pathElements, touchedNodes } from '../../api/web/src/filter.js';
+import { defaultSimplification, hiddenText, shown, pathElements, touchedNodes } from '../../api/web/src/filter.js';
 import { hours, pct, plainText, waitColor } from '../../api/web/src/format.js';
 import { SseParser } from '../../api/web/src/sse.js';
 import { hoverText, labelText, LABEL_MAX } from '../../api/web/src/text.js';
@@ -49,14 +49,23 @@ describe('the map filter (Disco-like sliders)', () => {
 
   it('hides rare activities first and keeps start and end', () => {
     expect(shown(doc, 50, 100).nodes).toEqual(['start', 'a', 'b', 'end']);
-    expect(shown(doc, 0, 100).nodes).toEqual(['start', 'a', 'end']);
     expect(shown(doc, 50, 100).edges).toEqual(['start->a', 'a->b', 'b->end', 'b->b']);
+    expect(shown(doc, 50, 100).hidden).toEqual({ activities: 2, ofActivities: 4, eventsShare: 3 / 21, paths: 4, ofPaths: 8, casesShare: 6 / 34 });
+    // At 0 % only A is asked for, but cases go on from A to end through B (its widest way): B stays, so A is not cut off.
+    expect(shown(doc, 0, 100).nodes).toEqual(['start', 'a', 'b', 'end']);
   });
 
-  it('thins paths but leaves every shown activity its strongest way in and out', () => {
+  it('thins paths but leaves every shown activity its widest way from start and on to end', () => {
     const s = shown(doc, 100, 0);
     expect(s.edges).toEqual(['start->a', 'a->b', 'a->c', 'b->end', 'c->end', 'a->d', 'd->end']);
     expect(s.edges).not.toContain('b->b');
+    expect(hiddenText(s)).toBe('Hidden: 1 of 8 paths (8.8% of the cases counted on paths).');
+  });
+
+  it('opens where pcg graph --format dot|html opens: every activity up to 15, else the 15 most frequent', () => {
+    expect(defaultSimplification(doc)).toEqual({ activities: 100, paths: 20 });
+    const thirty = { nodes: Array.from({ length: 30 }, () => node('x', 1)) };
+    expect(defaultSimplification(thirty)).toEqual({ activities: 50, paths: 20 });
   });
 
   it('walks a variant from start to end and finds the nodes a new version touched', () => {

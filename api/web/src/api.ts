@@ -128,6 +128,21 @@ export class Client {
     return this.json<Project>('POST', '/project', { name, description: 'created from the web page' });
   }
 
+  /** Deletes a project with its records, state and files (204, no body). */
+  deleteProject(projectId: string): Promise<void> {
+    return this.remove(`/project/${encodeURIComponent(projectId)}`);
+  }
+
+  /** Deletes a dataset: its events leave the project's state (204, no body). */
+  deleteDataset(projectId: string, datasetId: string): Promise<void> {
+    return this.remove(`/project/${encodeURIComponent(projectId)}/dataset/${encodeURIComponent(datasetId)}`);
+  }
+
+  private async remove(path: string): Promise<void> {
+    const response = await fetch(this.base + path, { method: 'DELETE', headers: this.headers({ accept: 'application/json' }), cache: 'no-store', credentials: 'omit' });
+    if (!response.ok) throw await errorOf(response);
+  }
+
   graph(projectId: string): Promise<GraphDocument> {
     return this.json<GraphDocument>('GET', `/project/${encodeURIComponent(projectId)}/graph`);
   }

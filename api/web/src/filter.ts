@@ -1,50 +1,21 @@
 /**
- * What the map shows: the document's nodes and edges, thinned the way Disco's
- * two sliders thin a map. Pure, so tests run it in Node.
- *
- * - activities (0-100 %): the most frequent activities by cases are kept
- *   (at least one); start and end always stay;
- * - paths (0-100 %): among the edges between kept nodes, the most frequent
- *   share of them is kept, plus each kept node's strongest incoming and
- *   outgoing edge, so no kept activity is left hanging at 0 %.
- *
- * At 100 % and 100 % the map is the document, edge for edge.
+ * What the map shows: the document's nodes and edges, thinned by the
+ * activities and paths sliders with the rule every picture of the map uses
+ * (engine/render/simplify.ts, bundled: `pcg graph --format dot|html` draws the
+ * same map at the same percentages). Pure, so tests run it in Node.
  */
-import type { GraphDocument, GraphEdge, Plain } from './types.js';
+import { simplify, type Simplified } from '../../../engine/render/simplify.js';
+import type { GraphDocument, Plain } from './types.js';
+
+export { defaultSimplification, hiddenText, type Simplified } from '../../../engine/render/simplify.js';
 
 export interface Shown {
   nodes: string[];
   edges: string[];
 }
 
-const byCases = <T extends { cases: number; id: string }>(a: T, b: T) => b.cases - a.cases || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-
-export function shown(doc: Pick<GraphDocument, 'nodes' | 'edges'>, activitiesPct: number, pathsPct: number): Shown {
-  const activities = doc.nodes.filter((n) => n.kind === 'activity').sort(byCases);
-  const keepCount = activitiesPct >= 100 ? activities.length : Math.max(1, Math.round((activitiesPct / 100) * activities.length));
-  const nodes = new Set(doc.nodes.filter((n) => n.kind !== 'activity').map((n) => n.id));
-  for (const n of activities.slice(0, keepCount)) nodes.add(n.id);
-
-  const candidates = doc.edges.filter((e) => nodes.has(e.from) && nodes.has(e.to)).sort(byCases);
-  const edges = new Set<string>();
-  const take = pathsPct >= 100 ? candidates.length : Math.round((pathsPct / 100) * candidates.length);
-  for (const e of candidates.slice(0, take)) edges.add(e.id);
-  if (take < candidates.length) {
-    const strongestOut = new Map<string, GraphEdge>();
-    const strongestIn = new Map<string, GraphEdge>();
-    for (const e of candidates) {
-      if (e.from === e.to) continue;
-      if (!strongestOut.has(e.from)) strongestOut.set(e.from, e);
-      if (!strongestIn.has(e.to)) strongestIn.set(e.to, e);
-    }
-    for (const e of [...strongestOut.values(), ...strongestIn.values()]) edges.add(e.id);
-  }
-  const order = new Map(doc.nodes.map((n, i) => [n.id, i]));
-  const edgeOrder = new Map(doc.edges.map((e, i) => [e.id, i]));
-  return {
-    nodes: [...nodes].sort((a, b) => order.get(a)! - order.get(b)!),
-    edges: [...edges].sort((a, b) => edgeOrder.get(a)! - edgeOrder.get(b)!),
-  };
+export function shown(doc: Pick<GraphDocument, 'nodes' | 'edges'>, activitiesPct: number, pathsPct: number): Simplified {
+  return simplify(doc, { activities: activitiesPct, paths: pathsPct });
 }
 
 /** Node ids by activity label (variants, decisions, stages and roles name activities by label). */

@@ -4,7 +4,7 @@
  */
 import './style.css';
 import { ApiError, Client, saveSession, savedSession, type Project } from './api.js';
-import { touchedNodes } from './filter.js';
+import { defaultSimplification, hiddenText, touchedNodes } from './filter.js';
 import { ago, int } from './format.js';
 import { Live, type LiveState } from './live.js';
 import { EDGE_KINDS, ProcessMap, type View, type WaitMetric } from './map.js';
@@ -24,11 +24,20 @@ let doc: GraphDocument | undefined;
 let receivedAt = 0;
 let selection: Selection | undefined;
 let tab: Tab = 'overview';
+/** Until the user moves a slider, each document opens where `pcg graph --format dot|html` opens it (defaultSimplification). */
+let slidersMoved = false;
 
 const mapEl = $<HTMLDivElement>('map');
 const map = new ProcessMap(mapEl, {
   onSelect: (s) => select(s, 'map'),
+  covered: () => {
+    const box = mapEl.getBoundingClientRect();
+    const tools = $('map-tools').getBoundingClientRect();
+    const legend = $('legend').getBoundingClientRect();
+    return { top: Math.max(0, tools.bottom - box.top), bottom: legend.height ? Math.max(0, box.bottom - legend.top) : 0 };
+  },
   onRendered: (shown) => {
+    $('map-hidden').textContent = map.lastShown ? hiddenText(map.lastShown) : '';
     $('map-empty').hidden = shown.nodes.some((n) => n.kind === 'activity');
     $('map-empty').textContent = 'No events in this project yet: upload a log, or send events to …/events.';
     updateIndicator();
@@ -123,6 +132,7 @@ function openProject(id: string): void {
   map.reset();
   doc = undefined;
   selection = undefined;
+  slidersMoved = false;
   projectId = id;
   fillProjects();
   history.replaceState(null, '', `#project=${id}`);
@@ -136,6 +146,7 @@ function openProject(id: string): void {
       if (before && before.source.data_version === next.source.data_version) return;
       doc = next;
       receivedAt = Date.now();
+      if (!slidersMoved) setSliders(defaultSimplification(next));
       map.show(next, touchedNodes(before, next));
       if (before) {
         flash();
@@ -204,12 +215,19 @@ $('toggle-panels').addEventListener('click', () => {
 });
 
 const sliders = () => [Number($<HTMLInputElement>('activities').value), Number($<HTMLInputElement>('paths').value)] as const;
+function setSliders(view: { activities: number; paths: number }): void {
+  $<HTMLInputElement>('activities').value = String(view.activities);
+  $<HTMLInputElement>('paths').value = String(view.paths);
+  const [a, p] = sliders();
+  $('activities-out').textContent = `${a} %`;
+  $('paths-out').textContent = `${p} %`;
+  if (a !== map.activitiesPct || p !== map.pathsPct) map.setFilter(a, p);
+}
 for (const id of ['activities', 'paths']) {
   $<HTMLInputElement>(id).addEventListener('input', () => {
+    slidersMoved = true;
     const [a, p] = sliders();
-    $('activities-out').textContent = `${a} %`;
-    $('paths-out').textContent = `${p} %`;
-    map.setFilter(a, p);
+    setSliders({ activities: a, paths: p });
   });
 }
 
@@ -390,6 +408,8 @@ export interface PcgHook {
   setViewport(zoom: number, pan: { x: number; y: number }): void;
   /** Page coordinates of a drawn element's centre (to click it). */
   position(id: string): { x: number; y: number } | undefined;
+  /** Page rectangles of the drawn document nodes, by id. */
+  nodeBoxes(): Record<string, { x: number; y: number; w: number; h: number }>;
   selection(): Selection | undefined;
   selectedOnMap(): string[];
   highlighted(): { nodes: string[]; edges: string[] };
@@ -420,6 +440,15 @@ window.__pcg = {
     const p = node.nonempty() ? node.renderedPosition() : edge.renderedMidpoint();
     const r = mapEl.getBoundingClientRect();
     return { x: r.left + p.x, y: r.top + p.y };
+  },
+  nodeBoxes: () => {
+    const r = mapEl.getBoundingClientRect();
+    return Object.fromEntries(
+      map.cy.nodes('.doc').map((n) => {
+        const b = n.renderedBoundingBox({ includeLabels: true });
+        return [n.id(), { x: r.left + b.x1, y: r.top + b.y1, w: b.w, h: b.h }];
+      }),
+    );
   },
   selection: () => selection && { ...selection },
   selectedOnMap: () => map.cy.$(':selected').map((e) => e.id()),

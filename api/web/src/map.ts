@@ -12,7 +12,7 @@
  */
 import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type NodeSingular, type StylesheetJson } from 'cytoscape';
 import { hours, int, waitColor } from './format.js';
-import { shown, type Shown } from './filter.js';
+import { shown, type Shown, type Simplified } from './filter.js';
 import { layout, segments, type LayoutEdge, type LayoutNode } from './layout.js';
 import { labelText, oneLine } from './text.js';
 import type { GraphDocument, GraphEdge, GraphNode } from './types.js';
@@ -20,12 +20,17 @@ import type { GraphDocument, GraphEdge, GraphNode } from './types.js';
 export type View = 'frequency' | 'performance';
 export type WaitMetric = 'median' | 'slow';
 
+/** Fitting never zooms in further than this (labels at 1.25 times their size). */
+export const FIT_MAX_ZOOM = 1.25;
+
 export type MapSelection = { type: 'node' | 'edge' | 'stage'; id: string } | undefined;
 
 export interface MapOptions {
   onSelect(selection: MapSelection): void;
   /** Called after each document has been drawn, with the version it showed. */
   onRendered(doc: GraphDocument): void;
+  /** Pixels at the top and bottom of the map that its tools and legend cover: fitting keeps the graph out of them. */
+  covered?(): { top: number; bottom: number };
 }
 
 /** The kinds of edge and how the map draws them (also the legend's source). */
@@ -207,6 +212,8 @@ export class ProcessMap {
   metric: WaitMetric = 'median';
   activitiesPct = 100;
   pathsPct = 100;
+  /** What the sliders kept and hid on the last drawing (its hidden counts are stated beside the sliders). */
+  lastShown: Simplified | undefined;
   /** Test hooks: how many pulses were shown and which nodes the last one touched. */
   pulses = 0;
   lastPulse: string[] = [];
@@ -304,8 +311,29 @@ export class ProcessMap {
     if (id !== undefined) this.cy.getElementById(id).select();
   }
 
+  /**
+   * Fits the map to the window, never zooming in past FIT_MAX_ZOOM: a map of
+   * a few nodes (an empty project's start and end) would otherwise fill the
+   * window with giant circles and draw under the map's message.
+   */
   fit(): void {
-    this.cy.fit(undefined, 50);
+    const cy = this.cy;
+    const elements = cy.elements();
+    if (elements.empty()) return;
+    const pad = 30;
+    const { top, bottom } = this.options.covered?.() ?? { top: 0, bottom: 0 };
+    const width = cy.width() - 2 * pad;
+    const height = cy.height() - top - bottom - 2 * pad;
+    const bb = elements.boundingBox();
+    if (width <= 0 || height <= 0 || bb.w <= 0 || bb.h <= 0) {
+      cy.fit(undefined, 50);
+      return;
+    }
+    // Into the band between the tools and the legend, so neither covers a node.
+    const zoom = Math.max(cy.minZoom(), Math.min(FIT_MAX_ZOOM, width / bb.w, height / bb.h));
+    const cx = pad + width / 2;
+    const cyMid = top + pad + height / 2;
+    cy.viewport({ zoom, pan: { x: cx - zoom * (bb.x1 + bb.w / 2), y: cyMid - zoom * (bb.y1 + bb.h / 2) } });
   }
 
   /** The document node and edge ids drawn (stage bands left out): what the test compares with the document. */
@@ -341,11 +369,14 @@ export class ProcessMap {
   private async render(doc: GraphDocument): Promise<void> {
     const generation = this.generation;
     const vis = shown(doc, this.activitiesPct, this.pathsPct);
+    this.lastShown = vis;
     const nodeById = new Map(doc.nodes.map((n) => [n.id, n]));
     const edgeById = new Map(doc.edges.map((e) => [e.id, e]));
     const stageIndex = new Map(doc.stages.map((s, i) => [s.id, i + 1]));
-    const nodes = vis.nodes.map((id) => nodeById.get(id)!);
-    const edges = vis.edges.map((id) => edgeById.get(id)!);
+    // An empty project draws nothing: a start and an end around no activity say nothing, and sat under the map's message.
+    const empty = !vis.nodes.some((id) => nodeById.get(id)?.kind === 'activity');
+    const nodes = empty ? [] : vis.nodes.map((id) => nodeById.get(id)!);
+    const edges = empty ? [] : vis.edges.map((id) => edgeById.get(id)!);
     const stageOf = (n: GraphNode) => (n.kind === 'activity' && stageIndex.has(n.stage) ? n.stage : '');
     const structure = JSON.stringify([nodes.map((n) => [n.id, stageOf(n), nodeBox(n).height]), edges.map((e) => e.id), doc.stages.map((s) => s.id)]);
 

@@ -6,8 +6,27 @@
  * records are applied (`progress`, counted by the check pass that reads the
  * whole file first), polled every quarter second; the bar fills when the
  * service answers with the import summary.
+ *
+ * An upload that stores nothing is no success: a file the service refuses,
+ * or one all of whose records were rejected, ends in the error phase with
+ * the first reasons, and leaves nothing behind: a project this upload
+ * created is deleted again, an empty dataset in an existing project too.
+ * (The project is created first because the upload names it; the service
+ * checks the whole file before it applies anything.)
  */
 import { ApiError, type Client, type Dataset, type Project, type UploadOptions } from './api.js';
+
+/** An upload the service took but that stored no event: shown as a failure, with why. */
+class NothingImported extends Error {}
+
+/** The first few rejections of an import summary, as `where: why` text. */
+function reasons(summary: Record<string, unknown>, max = 3): string {
+  const list = Array.isArray(summary.rejections) ? (summary.rejections as { location?: unknown; reason?: unknown }[]) : [];
+  return list
+    .slice(0, max)
+    .map((r) => `${String(r.location ?? '?')}: ${String(r.reason ?? '?')}`)
+    .join('; ');
+}
 import { int } from './format.js';
 import { projectOption } from './labels.js';
 import { labelText, oneLine } from './text.js';
@@ -118,11 +137,14 @@ export class UploadDialog {
       if (v) options[f] = v;
     }
     options.name ??= file.name.slice(0, 200);
+    /** The project this upload made, removed again if nothing is imported into it. */
+    let created: Project | undefined;
     try {
       let project = this.host.projects().find((p) => p.id === this.target.value);
       if (!project) {
         this.status.textContent = 'Creating the project…';
         project = await client.createProject(this.newName.value.trim());
+        created = project;
       }
       this.lastProject = project;
       this.watchImport(client, project.id, options.name);
@@ -150,16 +172,40 @@ export class UploadDialog {
       this.importBar.max = 1;
       this.importBar.value = 1;
       const s = dataset.summary as Record<string, number | string>;
+      const accepted = Number(s.accepted ?? 0);
+      const rejected = Number(s.rejected ?? 0);
+      const duplicates = Number(s.duplicates ?? 0);
+      const why = reasons(dataset.summary);
+      // Only a re-sent file (every record already stored) stores nothing and is still fine.
+      if (accepted === 0 && (rejected > 0 || duplicates === 0)) {
+        if (!created) await client.deleteDataset(project.id, dataset.id).catch(() => undefined);
+        throw new NothingImported(
+          `Nothing imported from ${labelText(file.name)}: no event could be stored, ${int(rejected)} record${rejected === 1 ? '' : 's'} rejected${why ? ` (${why})` : ''}.`,
+        );
+      }
       this.importText.textContent = 'done';
-      this.status.textContent = `Imported ${labelText(file.name)}: ${int(Number(s.accepted ?? 0))} events stored of ${int(Number(s.cases ?? 0))} cases (${String(s.format ?? '?')}), ${int(Number(s.duplicates ?? 0))} duplicates, ${int(Number(s.rejected ?? 0))} rejected.`;
+      this.status.textContent =
+        `Imported ${labelText(file.name)}: ${int(accepted)} events stored of ${int(Number(s.cases ?? 0))} cases (${String(s.format ?? '?')}), ${int(duplicates)} duplicates, ${int(rejected)} rejected` +
+        (rejected && why ? ` (${why}).` : '.');
       this.setPhase('done');
       this.open.hidden = project.id === this.host.currentProject();
       await this.host.finished(project, false);
     } catch (error) {
+      let removed = '';
+      if (created) {
+        // Nothing of a failed upload stays behind: the project it made goes again.
+        removed = await client.deleteProject(created.id).then(
+          () => ' The new project was removed.',
+          () => ` The new project ${labelText(created!.name)} could not be removed.`,
+        );
+        this.lastProject = undefined;
+      }
       this.setPhase('error');
       this.importBar.value = 0;
+      this.importText.textContent = 'failed';
       // The service's message may quote what was sent: shown on one line, controls visible.
-      this.status.textContent = oneLine(error instanceof ApiError ? `${error.message} (${error.code})` : String(error));
+      const text = error instanceof ApiError ? `${error.message} (${error.code}).` : error instanceof NothingImported ? error.message : String(error);
+      this.status.textContent = oneLine(text + removed);
     } finally {
       this.running = undefined;
       this.watch?.abort();
