@@ -94,7 +94,7 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
       : categories.length
       ? `recorded in ${categories.map((c) => `${q(c.attribute)} (${c.values.slice(0, 6).map(([v, n]) => `${q(v)} ${n}`).join(', ')})`).join(' and ')}, not by the endings' names: which of its values are successes the log does not say`
       : ends.failureEnds.length || verdictSteps(f, 'failure').length
-      ? `not recorded as a success: the log names only failures (${[...new Set([...ends.failureEnds, ...verdictSteps(f, 'failure').map(([a]) => a)])].map(q).join(', ')}); what a successful ${thing ?? 'case'} looks like is not in the data`
+      ? `not recorded as a success: the log names only failures (${[...new Set([...ends.failureEnds, ...verdictSteps(f, 'failure').map(([a]) => a)])].map(q).join(', ')}); what a successful ${thing ?? 'case'} looks like is not in the data${otherEndings(ends, f.cases)}`
       : `not recorded in the data: no ending names a verdict, so the log does not say how a ${thing ?? 'case'} went (where cases stop is not how they went)`;
   const strength: Strength = objectType ? 'counted' : 'hypothesis';
   const method =
@@ -191,4 +191,10 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { 
     });
   }
   return out;
+}
+
+/** The endings with no verdict in their names that end at least 5% of the cases: they may be the successes. */
+function otherEndings(ends: EndReading, cases: number): string {
+  const other = ends.outcomes.filter((o) => o.kind === 'other' && ends.ends.has(o.end_activity) && o.cases >= 0.05 * cases).sort((x, y) => y.cases - x.cases || cmp(x.end_activity, y.end_activity));
+  return other.length ? `, though cases also end at ${other.slice(0, 4).map((o) => `${q(o.end_activity)} (${o.cases})`).join(', ')}, which give no verdict in their names: whether those are successes the log does not say` : '';
 }
