@@ -178,16 +178,30 @@ export function readSequenceRules(f: Facts, ties: Ties, instead: ReadonlyMap<str
     for (let c = 0; c < n; c++) if (c !== a && c !== b && kept(m, act, a, c) && kept(m, act, c, b)) return false;
     return true;
   };
+  // Precedence on a step other steps are done instead of: counted over all of them too (b after a or any of its
+  // channels), kept and pruned like the rest.
+  const anyOf = new Map<number, { holds: number; of: number }>();
+  for (let a = 0; a < n; a++) {
+    const ways = instead.get(acts[a]!);
+    if (ways?.length) for (let b = 0; b < n; b++) if (a !== b) anyOf.set(a * n + b, precededByAny(f, [acts[a]!, ...ways], acts[b]!));
+  }
+  const keptPrec = (a: number, b: number) => {
+    const either = anyOf.get(a * n + b);
+    return kept(prec, precAct, a, b) || (either !== undefined && keep(either.holds, either.of));
+  };
+  const reducedPrec = (a: number, b: number) => {
+    for (let c = 0; c < n; c++) if (c !== a && c !== b && keptPrec(a, c) && keptPrec(c, b)) return false;
+    return true;
+  };
   for (let a = 0; a < n; a++) {
     for (let b = 0; b < n; b++) {
       if (kept(resp, respAct, a, b) && reduced(resp, respAct, a, b))
         add('response', 'response', `After ${q(acts[a]!)}, ${q(acts[b]!)} eventually follows.`, [acts[a]!, acts[b]!], resp[a * n + b]!, respAct[a * n + b]!);
-      if (kept(prec, precAct, a, b) && reduced(prec, precAct, a, b)) {
+      if (keptPrec(a, b) && reducedPrec(a, b)) {
         // Where other steps are done instead of a (another channel for it), b may follow any of them: say so.
-        const ways = instead.get(acts[a]!) ?? [];
-        const either = ways.length ? precededByAny(f, [acts[a]!, ...ways], acts[b]!) : undefined;
-        if (either && either.holds > prec[a * n + b]!)
-          add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${[acts[a]!, ...ways].map(q).join(' or ')}.`, [acts[a]!, ...ways, acts[b]!], either.holds, either.of);
+        const either = anyOf.get(a * n + b);
+        if (either && either.holds * precAct[a * n + b]! > prec[a * n + b]! * either.of)
+          add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${[acts[a]!, ...instead.get(acts[a]!)!].map(q).join(' or ')}.`, [acts[a]!, ...instead.get(acts[a]!)!, acts[b]!], either.holds, either.of);
         else add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${q(acts[a]!)}.`, [acts[a]!, acts[b]!], prec[a * n + b]!, precAct[a * n + b]!);
       }
       if (kept(chain, chainAct, a, b))

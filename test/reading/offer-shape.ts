@@ -1,3 +1,4 @@
+import { Rng } from '../../connectors/simulator/random.js';
 import type { WireEvent } from '../../engine/index.js';
 
 /**
@@ -25,21 +26,11 @@ export interface OfferTruth {
 export const OFFER_NAMES = { create: 'Create Offer', created: 'Offer Created', sent: 'Offer Sent', sentOnline: 'Offer Sent Online', returned: 'Offer Returned', accepted: 'Offer Accepted', refused: 'Offer Refused', cancelled: 'Offer Cancelled' } as const;
 const HIDDEN: Record<keyof typeof OFFER_NAMES, string> = { create: 'A1', created: 'A2', sent: 'A3', sentOnline: 'A8', returned: 'A4', accepted: 'A5', refused: 'A6', cancelled: 'A7' };
 
-/** A small deterministic generator (mulberry32): the shape must be the same on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function offerLog(options: { applications?: number; seed?: number; hidden?: boolean } = {}): { events: WireEvent[]; truth: OfferTruth; names: Record<keyof typeof OFFER_NAMES, string> } {
   const n = options.applications ?? 600;
-  const r = rng(options.seed ?? 7);
+  // The simulator's seeded generator: the shape is the same on every run.
+  const rng = new Rng(options.seed ?? 7);
+  const r = () => rng.next();
   const names = options.hidden ? HIDDEN : OFFER_NAMES;
   const H = 3_600_000;
   const events: WireEvent[] = [];
