@@ -73,7 +73,7 @@ const FILLER = new Set([
 
 /** Verbs and statuses that are never nouns in activity names. */
 const VERBS = new Set([
-  'create', 'created', 'register', 'registered', 'registration', 'receive', 'received', 'submit', 'submitted', 'send', 'sent', 'check',
+  'create', 'created', 'hand', 'handed', 'register', 'registered', 'registration', 'receive', 'received', 'submit', 'submitted', 'send', 'sent', 'check',
   'checked', 'update', 'updated', 'changed', 'set', 'remove', 'removed', 'assign', 'assigned', 'insert', 'inserted', 'add', 'added', 'pick',
   'picked', 'load', 'loaded', 'place', 'placed', 'confirm', 'confirmed', 'confirmation', 'pay', 'notify', 'notified', 'handle', 'handled',
   'determine', 'draft', 'print', 'adjust', 'processed', 'reviewed', 'analyze', 'analyse', 'start', 'started', 'end', 'ended', 'open',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { leaf, node, tau } from '../../engine/mining/index.js';
 import { treeFacts } from '../../engine/reading/tree-facts.js';
-import { isFinalName, isIdName, isPlaceholder, nameVerdict, nounContexts, nounOf, nounOfColumn, nounOfIds, wordsOf } from '../../engine/reading/words.js';
+import { isFinalName, isIdName, isPlaceholder, nameVerdict, nounContexts, nounOf, nounOfColumn, nounOfIds, objectOf, wordsOf } from '../../engine/reading/words.js';
 import { CASE_ID_SAMPLE, mergeCaseSample } from '../../engine/store/case-sample.js';
 
 describe('what names say', () => {
@@ -36,6 +36,8 @@ describe('what names say', () => {
   it('finds the object of "verb object" names, never a status, verb, gerund, quality or code', () => {
     expect(nounOf('Create Fine')).toBe('fine');
     expect(nounOf('register request')).toBe('request');
+    // A phrasal verb opens the name: what is handed in is the object.
+    expect(objectOf('Hand In Job Application')).toBe('job application');
     expect(nounOf('Declaration SUBMITTED by EMPLOYEE')).toBe('declaration');
     expect(nounOf('Create Purchase Order Item')).toBe('purchase order item');
     expect(nounOf('Request For Payment SUBMITTED by EMPLOYEE')).toBe('request payment');
