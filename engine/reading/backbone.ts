@@ -1,3 +1,4 @@
+import { pairKey } from '../tally.js';
 import { cmp } from '../event.js';
 import type { Facts } from './facts.js';
 
@@ -97,7 +98,10 @@ export function doneInsteadOf(f: Facts, backbone: Backbone, a: string): string |
     const b = backbone.steps[i]!;
     if (f.order(a, b).both > INSTEAD_EXCLUSIVE * own) continue;
     const context = backbone.steps[i > 0 ? i - 1 : i + 1];
-    if (context !== undefined && f.order(a, context).both >= INSTEAD_CONTEXT * own) return b;
+    if (context === undefined || f.order(a, context).both < INSTEAD_CONTEXT * own) continue;
+    // In its place: right after the step before it (or right before the one after), as the step it stands for is.
+    const hop = i > 0 ? f.tally.edges.get(pairKey(context, a)) : f.tally.edges.get(pairKey(a, context));
+    if (hop && hop.cases >= 0.5 * own) return b;
   }
   return undefined;
 }

@@ -183,7 +183,12 @@ export function readSequenceRules(f: Facts, ties: Ties, instead: ReadonlyMap<str
   const anyOf = new Map<number, { holds: number; of: number }>();
   for (let a = 0; a < n; a++) {
     const ways = instead.get(acts[a]!);
-    if (ways?.length) for (let b = 0; b < n; b++) if (a !== b) anyOf.set(a * n + b, precededByAny(f, [acts[a]!, ...ways], acts[b]!));
+    if (!ways?.length) continue;
+    for (let b = 0; b < n; b++) {
+      // Only where no one of them alone precedes b: a step of one channel follows that channel, not "either".
+      if (a === b || ways.includes(acts[b]!) || ways.some((w) => idx.has(w) && kept(prec, precAct, idx.get(w)!, b))) continue;
+      anyOf.set(a * n + b, precededByAny(f, [acts[a]!, ...ways], acts[b]!));
+    }
   }
   const keptPrec = (a: number, b: number) => {
     const either = anyOf.get(a * n + b);

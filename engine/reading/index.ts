@@ -138,7 +138,7 @@ export function readProcess(input: ReadingInput): Reading {
     ...profile.assumptions(),
     ...groups.assumptions,
     ...(clock.quantized
-      ? [`Clock: ${pct(clock.share)} of the hand-offs come after one of a few fixed waits (${clock.durations.slice(0, 6).join(', ')} hours, each within 5%): the times come from a simulated or batch clock, so no escalation, timeout or service level is read from them and timing policies are at most weak.`]
+      ? [`Clock: ${pct(clock.share)} of the hand-offs come after one of a few fixed waits (${clock.durations.slice(0, 6).join(', ')} hours, each within 5%): the times come from a simulated or batch clock, so no escalation, timeout, timing policy or service level is read from them.`]
       : []),
   ];
 
@@ -180,9 +180,7 @@ export function readProcess(input: ReadingInput): Reading {
 
   return {
     process,
-    // A case duration capped by a timeout that ends cases (unanswered offers cancelled after 30 days) measures the
-    // timeout, not a service the process keeps: no success criterion rests on it.
-    success_criteria: readSuccessCriteria(f, ends, clock.quantized || cappedByTimeout(timeouts, ends, policies.serviceLevel) ? undefined : policies.serviceLevel, profile.outcomes),
+    success_criteria: readSuccessCriteria(f, ends, profile.outcomes),
     outcomes: ends.outcomes,
     stages: stages.stages,
     stageOf: stages.stageOf,
@@ -197,7 +195,3 @@ export function readProcess(input: ReadingInput): Reading {
   };
 }
 
-/** A timeout into an ending whose fixed wait is at least half the case-duration service level sets that level. */
-function cappedByTimeout(timeouts: readonly { escalation: Escalation; hours: number }[], ends: { ends: ReadonlyMap<string, unknown> }, serviceLevel: { hours: number } | undefined): boolean {
-  return serviceLevel !== undefined && timeouts.some((t) => ends.ends.has(t.escalation.to) && t.hours >= 0.5 * serviceLevel.hours);
-}

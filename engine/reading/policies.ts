@@ -41,7 +41,8 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
   const policies: Policy[] = [];
   let serviceLevel: { hours: number; share: number; method: string } | undefined;
   const durations = sketchCount(f.tally.caseDuration);
-  if (durations >= MIN_CASES) {
+  // On a clock ticking in fixed steps the case duration is a sum of the clock's steps: no service level.
+  if (durations >= MIN_CASES && !quantized) {
     const hours = niceHours(f.toHours(quantile(f.tally.caseDuration, SERVICE_QUANTILE)));
     const share = shareWithin(f, f.tally.caseDuration, hours);
     const method = `case duration sketch (first to last event, all cases including open ones, whose duration so far counts): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits; share of cases at or under it`;
@@ -52,7 +53,7 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
       statement: `${pct(share)} of cases run at most ${hours} hours from their first to their last event (the observed ${SERVICE_QUANTILE * 100}th percentile, rounded up; not a stated target).`,
       threshold_hours: hours,
       share_met: share,
-      evidence: evidence(Math.round(share * durations), durations, share, quantized ? atMostWeak(strengthOf(durations, share)) : strengthOf(durations, share), method),
+      evidence: evidence(Math.round(share * durations), durations, share, strengthOf(durations, share), method),
     });
   }
   const main = backbone.steps;
@@ -66,7 +67,8 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
     // "Within 0 hours" says the two are written at one time, not how soon one follows the other; nor does a minute:
     // two records a system writes for one step (created, then recorded as created) are no hand-off between people.
     // Nothing is stated below the times' resolution (a day for day-level data) either.
-    if (hours < ONE_STEP_HOURS || hours < ties.resolutionHours) continue;
+    // On a clock ticking in fixed steps (a simulator's), a wait is the clock's step, not a timing anyone keeps.
+    if (hours < ONE_STEP_HOURS || hours < ties.resolutionHours || quantized) continue;
     const share = shareWithin(f, e.wait, hours);
     const tied = ties.handoff(a, b);
     const strength = strengthOf(n, share);
@@ -83,7 +85,7 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
         Math.round(share * n),
         n,
         share,
-        tied >= TIE_DEPENDENT || quantized ? atMostWeak(strength) : strength,
+        tied >= TIE_DEPENDENT ? atMostWeak(strength) : strength,
         `wait sketch of the hand-off ${q(a)} -> ${q(b)} (${n} hand-offs): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits` +
           (tied >= TIE_DEPENDENT ? `; ${pct(tied)} of the hand-offs share a timestamp (the file orders them), so at most weak` : ''),
       ),

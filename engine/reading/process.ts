@@ -112,7 +112,7 @@ function verdictSteps(f: Facts, kind: 'success' | 'failure'): [string, number][]
 }
 
 /** Statements with a test on the data and the counted share of cases meeting them. */
-export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { hours: number; share: number; method: string } | undefined, outcomes: LogProfile['outcomes'] = []): SuccessCriterion[] {
+export function readSuccessCriteria(f: Facts, ends: EndReading, outcomes: LogProfile['outcomes'] = []): SuccessCriterion[] {
   const out: SuccessCriterion[] = [];
   const success = new Set(ends.successEnds);
   const passed = verdictSteps(f, 'success');
@@ -180,16 +180,8 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, serviceLevel: { 
       evidence: evidence(o.yes, n, ratio(o.yes, n), 'counted', `the value each case ends with (profile counters), over the ${n} cases carrying it; taken as a verdict because its values are true/false and its name reads as one (a hypothesis about the name)`),
     });
   }
-  if (serviceLevel) {
-    out.push({
-      id: 'within-service-level',
-      statement: `A case runs at most ${serviceLevel.hours} hours from its first to its last event (the observed 90th percentile of case durations, rounded up).`,
-      test: `last event time - first event time <= ${serviceLevel.hours} h`,
-      share_met: serviceLevel.share,
-      // The share is counted; that a case within it succeeded is an assumption (the threshold is observed, not stated).
-      evidence: evidence(Math.round(serviceLevel.share * f.cases), f.cases, serviceLevel.share, 'hypothesis', `${serviceLevel.method}; that staying within it is success is a hypothesis (an observed percentile, not a stated target)`),
-    });
-  }
+  // No criterion rests on the case duration: an observed percentile is no target, and on a simulated or capped
+  // clock not even a pace (the service-level policy states it as what it is).
   return out;
 }
 

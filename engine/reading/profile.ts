@@ -200,13 +200,17 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
   // An outcome written as words ('processed', 'rejected', 'not liable'): the log records how cases went, though not
   // which values are successes.
   const categories: LogProfile['categories'] = [];
+  // Several such names that differ only in their last word ('Result by Reviewer A', '... B') are the verdicts of
+  // the parts of a case (each reviewer's), not the case's own.
+  const stem = (a: string) => a.replace(/^case:/, '').replace(/[\s_:.-]*[^\s_:.-]+$/, '');
+  const family = (a: string) => [...finals.keys()].filter((b) => b !== a && stem(b) !== '' && stem(b) === stem(a)).length > 0;
   for (const [attribute, byValue] of [...finals].sort((x, y) => cmp(x[0], y[0]))) {
     const words = wordsOf(attribute.replace(/^case:/, ''));
     if (!words.some((w) => OUTCOME_WORDS.has(w)) || outcomes.some((o) => o.attribute === attribute)) continue;
     const texts = [...byValue].filter(([v]) => v.startsWith('s:') && !isPlaceholder(v.slice(2)));
     const all = [...byValue.values()].reduce((n, k) => n + k, 0);
     const covered = texts.reduce((n, [, k]) => n + k, 0);
-    if (texts.length >= 2 && texts.length <= MAX_CATEGORIES && covered >= 0.9 * all && covered >= 20) {
+    if (texts.length >= 2 && texts.length <= MAX_CATEGORIES && covered >= 0.9 * all && covered >= 20 && !family(attribute)) {
       categories.push({ attribute, values: texts.map(([v, k]): [string, number] => [v.slice(2), k]).sort((x, y) => y[1] - x[1] || cmp(x[0], y[0])) });
     }
   }

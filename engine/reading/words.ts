@@ -175,7 +175,7 @@ export function nounOfIds(ids: readonly string[]): string | undefined {
 }
 
 /** Attribute values that stand for "no value" in real logs. */
-const PLACEHOLDERS = new Set(['', '?', '-', '--', 'missing', 'undefined', 'unknown', 'null', 'none', 'n/a', 'na', 'nan', 'nil', 'empty', 'not set', '#n/a']);
+const PLACEHOLDERS = new Set(['', '?', '-', '--', 'missing', 'undefined', 'unknown', 'null', 'none', 'n/a', 'na', 'nan', 'nil', 'empty', 'not set', '#n/a', '__invalid__']);
 export function isPlaceholder(value: string): boolean {
   return PLACEHOLDERS.has(value.trim().toLowerCase());
 }
