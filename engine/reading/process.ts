@@ -82,7 +82,8 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
       ? `one ${found.noun} (${found.source}), identified by ${q(notion)}`
       : `one case, identified by ${q(notion)}; the activity names do not say what it is`;
   const successCases = ends.outcomes.filter((o) => o.kind === 'success').reduce((n, o) => n + o.cases, 0);
-  const recorded = outcomes.length ? ` The log records ${outcomes.map((o) => `${q(o.attribute)} (true at the end of ${o.yes} of ${o.yes + o.no} cases)`).join(' and ')} as an outcome.` : '';
+  const words = categories.length ? ` The log also records ${categories.map((c) => `${q(c.attribute)} at the end (${c.values.slice(0, 6).map(([v, n]) => `${q(v)} ${n}`).join(', ')})`).join(' and ')}.` : '';
+  const recorded = (outcomes.length ? ` The log records ${outcomes.map((o) => `${q(o.attribute)} (true at the end of ${o.yes} of ${o.yes + o.no} cases)`).join(' and ')} as an outcome.` : '') + words;
   // Verdicts recorded by steps cases pass rather than end with ('Application Approved' before a notification).
   const passed = verdictSteps(f, 'success');
   const objective = ends.successEnds.length
@@ -97,16 +98,22 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
       ? `not recorded as a success: the log names only failures (${[...new Set([...ends.failureEnds, ...verdictSteps(f, 'failure').map(([a]) => a)])].map(q).join(', ')}); what a successful ${thing ?? 'case'} looks like is not in the data${otherEndings(ends, f.cases)}`
       : `not recorded in the data: no ending names a verdict, so the log does not say how a ${thing ?? 'case'} went (where cases stop is not how they went)`;
   const strength: Strength = objectType ? 'counted' : 'hypothesis';
+  // The evidence speaks of what the objective rests on: success endings, else the success-named steps cases pass.
+  const fromSteps = !ends.successEnds.length && passed.length > 0;
+  const reached = fromSteps ? passed[0]![1] : successCases;
   const method =
     (objectType ? `the case notion is the OCEL object type ${q(objectType)}` : found ? found.from : 'no step cases start with names an object, nor does the case identifier') +
-    `; the objective is the success endings (${ends.successEnds.length ? ends.successEnds.map(q).join(', ') : 'none'}), reached by ${successCases} of ${f.cases} cases`;
-  return { case_represents: represents, objective, evidence: evidence(objectType ? f.cases : successCases, f.cases, objectType ? 1 : ratio(successCases, f.cases), strength, method) };
+    (fromSteps
+      ? `; the objective is the success-named steps cases pass (${passed.map(([a]) => q(a)).join(', ')}), the commonest reached by ${reached} of ${f.cases} cases; no ending names a success`
+      : `; the objective is the success endings (${ends.successEnds.length ? ends.successEnds.map(q).join(', ') : 'none'}), reached by ${successCases} of ${f.cases} cases`);
+  return { case_represents: represents, objective, evidence: evidence(objectType ? f.cases : reached, f.cases, objectType ? 1 : ratio(reached, f.cases), strength, method) };
 }
 
 /** Activities whose names say success (or failure) that at least one case in a hundred passes, with their cases, most first. */
 function verdictSteps(f: Facts, kind: 'success' | 'failure'): [string, number][] {
   return f.activities
-    .filter((a) => nameVerdict(a) === kind && (f.activityCases.get(a) ?? 0) >= Math.max(1, 0.01 * f.cases))
+    // A step (nearly) every case passes tells no case from another, whatever its name.
+    .filter((a) => nameVerdict(a) === kind && (f.activityCases.get(a) ?? 0) >= Math.max(1, 0.01 * f.cases) && (f.activityCases.get(a) ?? 0) < 0.99 * f.cases)
     .map((a): [string, number] => [a, f.activityCases.get(a) ?? 0])
     .sort((x, y) => y[1] - x[1] || cmp(x[0], y[0]));
 }

@@ -143,6 +143,8 @@ describe('what the data records, read as recorded', () => {
     expect(claims.roles.flatMap((r) => r.activities)).toContain('Assess Claim');
     expect(claims.assumptions).toContain("Outcome attribute: 'outcome' records how cases ended, in words: 'not liable' (30), 'processed' (30), 'rejected' (30); which of these are successes the log does not say.");
     expect(claims.open_questions.map((x) => JSON.stringify(x)).join('\n')).not.toContain('The log records no verdict');
+    // The objective (a success-named step every case passes is none: it ends them all) says where the outcome is.
+    expect(claims.process.objective).toBe("recorded in 'outcome' ('not liable' 30, 'processed' 30, 'rejected' 30), not by the endings' names: which of its values are successes the log does not say");
     expect(claims.assumptions.join('\n')).toContain('Data quality: no two consecutive steps of a case share a timestamp');
     expect(claims.assumptions.join('\n')).not.toContain('Result by Reviewer');
     expect(JSON.stringify(claims.roles)).not.toContain('__INVALID__');
