@@ -96,9 +96,11 @@ export function doneInsteadOf(f: Facts, backbone: Backbone, a: string): string |
   if (own === 0 || backbone.steps.includes(a)) return undefined;
   for (let i = 0; i < backbone.steps.length; i++) {
     const b = backbone.steps[i]!;
-    if (f.order(a, b).both > INSTEAD_EXCLUSIVE * own) continue;
+    // Asked from the backbone step's side: its order row is built already (one per backbone step), where a row for
+    // every other activity would cost a pass over the variants each.
+    if (f.order(b, a).both > INSTEAD_EXCLUSIVE * own) continue;
     const context = backbone.steps[i > 0 ? i - 1 : i + 1];
-    if (context === undefined || f.order(a, context).both < INSTEAD_CONTEXT * own) continue;
+    if (context === undefined || f.order(context, a).both < INSTEAD_CONTEXT * own) continue;
     // In its place: right after the step before it (or right before the one after), as the step it stands for is.
     const hop = i > 0 ? f.tally.edges.get(pairKey(context, a)) : f.tally.edges.get(pairKey(a, context));
     if (hop && hop.cases >= 0.5 * own) return b;

@@ -184,11 +184,9 @@ export function readSequenceRules(f: Facts, ties: Ties, instead: ReadonlyMap<str
   for (let a = 0; a < n; a++) {
     const ways = instead.get(acts[a]!);
     if (!ways?.length) continue;
-    for (let b = 0; b < n; b++) {
-      // Only where no one of them alone precedes b: a step of one channel follows that channel, not "either".
-      if (a === b || ways.includes(acts[b]!) || ways.some((w) => idx.has(w) && kept(prec, precAct, idx.get(w)!, b))) continue;
-      anyOf.set(a * n + b, precededByAny(f, [acts[a]!, ...ways], acts[b]!));
-    }
+    // Only where no one of them alone precedes b: a step of one channel follows that channel, not "either".
+    const targets = acts.filter((x, b) => a !== b && !ways.includes(x) && !ways.some((w) => idx.has(w) && kept(prec, precAct, idx.get(w)!, b)));
+    for (const [b, counts] of precededByAny(f, [acts[a]!, ...ways], targets)) anyOf.set(a * n + idx.get(b)!, counts);
   }
   const keptPrec = (a: number, b: number) => {
     const either = anyOf.get(a * n + b);
@@ -219,22 +217,25 @@ export function readSequenceRules(f: Facts, ties: Ties, instead: ReadonlyMap<str
   return { rules, method };
 }
 
-/** Cases with b, and those whose first b comes after one of `before` (counted over the variants). */
-function precededByAny(f: Facts, before: readonly string[], b: string): { holds: number; of: number } {
+/** Per target b: the cases with b, and those whose first b comes after one of `before` (one pass over the variants). */
+function precededByAny(f: Facts, before: readonly string[], targets: readonly string[]): Map<string, { holds: number; of: number }> {
   const ids = new Set(before.map((a) => f.idOf.get(a)));
-  const target = f.idOf.get(b);
-  let holds = 0;
-  let of = 0;
+  const wanted = new Map(targets.map((b) => [f.idOf.get(b)!, b]));
+  const out = new Map(targets.map((b) => [b, { holds: 0, of: 0 }]));
+  const seen = new Set<number>();
   for (const v of f.variants) {
-    const at = v.ids.indexOf(target!);
-    if (at < 0) continue;
-    of += v.count;
-    for (let i = 0; i < at; i++) {
-      if (ids.has(v.ids[i]!)) {
-        holds += v.count;
-        break;
+    seen.clear();
+    let after = false;
+    for (const id of v.ids) {
+      const b = wanted.get(id);
+      if (b !== undefined && !seen.has(id)) {
+        seen.add(id);
+        const c = out.get(b)!;
+        c.of += v.count;
+        if (after) c.holds += v.count;
       }
+      if (ids.has(id)) after = true;
     }
   }
-  return { holds, of };
+  return out;
 }
