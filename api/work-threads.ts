@@ -1,6 +1,7 @@
 import type { Transferable } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { INGEST_HEAP, type EventLimits } from '../engine/index.js';
+import type { WorkOutcome, WorkTask, WorkThreadStats } from './work-thread.js';
 
 /** What every work thread is started with (api/work-thread.ts reads it). */
 export interface WorkThreadData {
@@ -25,6 +26,9 @@ export interface WorkThreadData {
  */
 export class WorkThreads {
   private readonly pools: Piscina[];
+  /** What each thread answered when last asked (api/work-thread.ts), and whether it is being asked now. */
+  private readonly reported: (WorkThreadStats | undefined)[];
+  private readonly asking: boolean[];
 
   constructor(
     readonly size: number,
@@ -51,6 +55,31 @@ export class WorkThreads {
           resourceLimits: INGEST_HEAP,
         }),
     );
+    this.reported = this.pools.map(() => undefined);
+    this.asking = this.pools.map(() => false);
+  }
+
+  /**
+   * What the threads reported last, summed, and each started thread is asked again (its answer reaches the next
+   * call). Never waited for: a thread answers between its tasks, and a scrape of the metrics should not wait
+   * behind a build. A thread not started holds nothing and is not started for this.
+   */
+  stats(): WorkThreadStats {
+    const sum: WorkThreadStats = { openStores: 0, counterKeys: 0, cachedFolds: 0, cachedFoldTextBytes: 0, heapUsedBytes: 0 };
+    this.pools.forEach((pool, slot) => {
+      const r = this.reported[slot];
+      if (r) for (const k of Object.keys(sum) as (keyof WorkThreadStats)[]) sum[k] += r[k];
+      if (this.asking[slot] || pool.threads.length === 0) return;
+      this.asking[slot] = true;
+      (pool.run({ stats: true } satisfies WorkTask) as Promise<WorkOutcome<WorkThreadStats>>)
+        .then((outcome) => {
+          if ('ok' in outcome) this.reported[slot] = outcome.ok;
+        })
+        // A thread stopped (a budget aborted its task, or the pool closed): its successor starts empty.
+        .catch(() => (this.reported[slot] = undefined))
+        .finally(() => (this.asking[slot] = false));
+    });
+    return sum;
   }
 
   /** Runs a task on the thread of `slot`; an abort terminates the thread (a new one starts for the next task). */
