@@ -26,8 +26,6 @@ export interface FairQueueOptions {
    * both in one rotation. Default WRITE_TURNS.
    */
   writeTurns?: number;
-  /** Other work (builds, reads, views) never holds every slot, so a write always finds one that only writes can take. */
-  keepSlotForWrites?: boolean;
 }
 
 /** Writes (one lane per project, ingestion and uploads) and the rest (builds, case reads, views): each served in its own rotation. */
@@ -102,13 +100,10 @@ export class FairQueue {
   private readonly home = new Map<string, number>();
   /** The most slots one tenant may hold at once. */
   readonly perTenantRunning: number;
-  /** The most slots other work (not writes) may hold at once. */
-  readonly otherRunning: number;
   private readonly writeTurns: number;
   /** Writes started in a row while other work waited. */
   private writeStreak = 0;
-  /** Slots running other work now. */
-  private others = 0;
+
   /** Tasks refused because their tenant's queue was full (a metric). */
   refused = 0;
   private closed = false;
@@ -117,7 +112,6 @@ export class FairQueue {
     if (!(options.slots >= 1) || !(options.perTenant >= 1)) throw new Error('a fair queue needs at least one slot and one waiting place per tenant');
     this.busy = Array.from({ length: options.slots }, () => false);
     this.perTenantRunning = options.slots > 1 ? options.slots - 1 : 1;
-    this.otherRunning = options.keepSlotForWrites && options.slots > 1 ? options.slots - 1 : options.slots;
     this.writeTurns = options.writeTurns ?? WRITE_TURNS;
   }
 
@@ -214,14 +208,16 @@ export class FairQueue {
    * The next item to start. Writes first: a good tenant's batch of 150 events waited behind the builds on both
    * threads (its p99 doubled over the soak's ten minutes), though it takes a few milliseconds and a build
    * hundreds. But after `writeTurns` writes in a row while other work waited, other work goes, so a stream of
-   * writes delays builds without starving them. Within a class, round-robin: of the tenants with a lane of
+   * writes delays builds without starving them. (A thread kept for writes instead, builds taking the others, did
+   * no better for ingests in test/bench/fairness.ts and made a good tenant's graph after a new version wait
+   * behind a hostile tenant's builds on the one thread left: p99 17.7 s against 0.6 s; BENCHMARKS.md, Fairness.) Within a class, round-robin: of the tenants with a lane of
    * that class ready and a slot left to take, the one served least recently in that class; of its ready
    * lanes, likewise. (An index cursor over a list would serve a tenant twice in a row when another arrived
    * just behind it.)
    */
   private pick(): Item | undefined {
     const write = this.ready('write');
-    const other = this.others < this.otherRunning ? this.ready('other') : undefined;
+    const other = this.ready('other');
     let best: Lane | undefined;
     if (this.writeTurns <= 0) {
       // One rotation for both classes: the tenant, then the lane, served least recently of either.
@@ -265,7 +261,6 @@ export class FairQueue {
     if (this.home.size > HOMES) this.home.delete(this.home.keys().next().value!);
     t.waiting -= 1;
     t.running += 1;
-    if (lane.kind === 'other') this.others += 1;
     item.forget?.();
     let outcome: Promise<unknown>;
     try {
@@ -277,7 +272,6 @@ export class FairQueue {
       this.busy[slot] = false;
       lane.running = false;
       t.running -= 1;
-      if (lane.kind === 'other') this.others -= 1;
       this.tidy(lane);
       this.pump();
     });

@@ -206,21 +206,4 @@ describe('the fair queue', () => {
     expect(f.started).toEqual(['hold', 'b1', 'w1', 'w2']);
     await f.end('w2');
   });
-
-  it('keeps a slot that only writes may take, when asked to', async () => {
-    const f = new Fake(new FairQueue({ slots: 3, perTenant: 100, keepSlotForWrites: true }));
-    void f.submit('b1', 'a', 'p', 'build');
-    void f.submit('b2', 'b', 'p', 'build');
-    void f.submit('b3', 'c', 'p', 'view');
-    // Two of the three slots build; the third waits for a write.
-    expect(f.running().sort()).toEqual(['b1', 'b2']);
-    void f.submit('w1', 'c', 'q', 'ingest');
-    expect(f.running().sort()).toEqual(['b1', 'b2', 'w1']);
-    await f.end('w1');
-    expect(f.running().sort()).toEqual(['b1', 'b2']);
-    await f.end('b1');
-    expect(f.running().sort()).toEqual(['b2', 'b3']);
-    await f.end('b2');
-    await f.end('b3');
-  });
 });
