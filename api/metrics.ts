@@ -85,7 +85,7 @@ export function createMetrics(ctx: AppContext): Metrics {
   // The work threads hold stores of their own (the batches they apply, the builds they read): what each reported
   // last is added (api/work-threads.ts), asked once per scrape and never waited for. `threads` is read by the
   // first of these gauges and used by the rest of the same scrape (gauges collect in registration order).
-  const none = { openStores: 0, counterKeys: 0, cachedFolds: 0, cachedFoldTextBytes: 0, heapUsedBytes: 0 };
+  const none = { openStores: 0, counterKeys: 0, cachedFolds: 0, cachedFoldTextBytes: 0, heapUsedBytes: 0, heapLiveBytes: 0 };
   let threads = none;
   new Gauge({
     name: 'pcg_open_project_stores',
@@ -126,6 +126,14 @@ export function createMetrics(ctx: AppContext): Metrics {
     registers,
     collect() {
       this.set(threads.heapUsedBytes);
+    },
+  });
+  new Gauge({
+    name: 'pcg_work_thread_heap_live_bytes',
+    help: 'V8 heap used by the work threads together right after each one\'s latest full collection (their live data), as each last reported it; 0 for a thread before its first',
+    registers,
+    collect() {
+      this.set(threads.heapLiveBytes);
     },
   });
   new Counter({

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
 import type { ApplyResult, Batch, Position } from '../engine/index.js';
@@ -38,6 +39,8 @@ export interface WorkThreadStats {
   cachedFolds: number;
   cachedFoldTextBytes: number;
   heapUsedBytes: number;
+  /** Heap used right after this thread's latest full collection: its live data (0 before the first). */
+  heapLiveBytes: number;
 }
 
 /** An applied batch, with how long its transaction took (for the apply metric). */
@@ -60,6 +63,12 @@ const files = new StateFiles(16, {
   deferMerges: true,
 });
 
+/** What the heap held right after the latest full collection (as the loop's pcg_heap_live_bytes, api/metrics.ts). */
+let liveHeap = 0;
+new PerformanceObserver((list) => {
+  if (list.getEntries().some((e) => (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)) liveHeap = getHeapStatistics().used_heap_size;
+}).observe({ entryTypes: ['gc'] });
+
 /** Runs one task on this thread (api/workers/work.mjs hands them in). */
 export function runWork(task: WorkTask): WorkOutcome<unknown> | Promise<WorkOutcome<unknown>> {
   try {
@@ -71,6 +80,7 @@ export function runWork(task: WorkTask): WorkOutcome<unknown> | Promise<WorkOutc
         cachedFolds: folds.size,
         cachedFoldTextBytes: folds.coldBytes,
         heapUsedBytes: getHeapStatistics().used_heap_size,
+        heapLiveBytes: liveHeap,
       };
       return { ok: stats };
     }

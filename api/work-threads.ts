@@ -75,7 +75,7 @@ export class WorkThreads {
    * behind a build. A thread not started holds nothing and is not started for this.
    */
   stats(): WorkThreadStats {
-    const sum: WorkThreadStats = { openStores: 0, counterKeys: 0, cachedFolds: 0, cachedFoldTextBytes: 0, heapUsedBytes: 0 };
+    const sum: WorkThreadStats = { openStores: 0, counterKeys: 0, cachedFolds: 0, cachedFoldTextBytes: 0, heapUsedBytes: 0, heapLiveBytes: 0 };
     this.pools.forEach((pool, slot) => {
       const r = this.reported[slot];
       if (r) for (const k of Object.keys(sum) as (keyof WorkThreadStats)[]) sum[k] += r[k];
