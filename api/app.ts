@@ -145,7 +145,7 @@ export function createApp(options: AppOptions): PcgApp {
     queue.run(tenantId, projectId, 'read', async (slot) =>
       threads ? unwrap(await threads.run<WorkOutcome<SourceCounts>>(slot, { sourceCounts: { file: states.fileOf(projectId), source } })) : states.store(projectId).sourceCounts(source),
     );
-  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, queue, ingest, sourceCounts, closing: closing.signal, usage };
+  const context: AppContext = { config, catalog, states, logger, loopShare: new LoopShare(config.loopShareMs), work: queue.run, queue, ingest, sourceCounts, closing: closing.signal, usage, ...(threads ? { threadStats: () => threads.stats() } : {}) };
   const globalKey = ensureGlobalKey(config, catalog);
   // The clusters of the configuration are the catalog's configured ones from now on (workers read them there).
   const clusters = catalog.clusters.syncConfigured(config.kafkaClusters);

@@ -8,6 +8,7 @@ import type { LoopShare } from './loop-share.js';
 import type { FairQueue, FairRun } from './fair-queue.js';
 import type { Ingest } from './ingestion.js';
 import type { TenantUsage } from './usage.js';
+import type { WorkThreadStats } from './work-thread.js';
 
 /** What every route module needs: built once by buildApp. */
 export interface AppContext {
@@ -33,6 +34,8 @@ export interface AppContext {
   closing: AbortSignal;
   /** What each tenant keeps, against its quotas (api/usage.ts). */
   usage: TenantUsage;
+  /** What the work threads last reported holding, summed (none without threads): the metrics add it to the loop's. */
+  threadStats?(): WorkThreadStats;
 }
 
 export function notFound(what: string): never {

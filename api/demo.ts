@@ -59,9 +59,11 @@ export function ensureDemo(ctx: AppContext): Demo {
 
 /**
  * Feeds the demo project from the simulator's live feed until `signal`
- * aborts, through the one ingest path HTTP ingestion uses.
+ * aborts, through the one ingest path HTTP ingestion uses: on a work thread,
+ * in the demo tenant's fair queue (api/ingestion.ts), never on the request loop.
  */
-export async function runLiveFeed(ctx: AppContext, projectId: string, signal: AbortSignal, casesPerMinute = 30): Promise<void> {
+export async function runLiveFeed(ctx: AppContext, demo: { tenantId: string; projectId: string }, signal: AbortSignal, casesPerMinute = 30): Promise<void> {
+  const { tenantId, projectId } = demo;
   const names = modelNames();
   const model = names.includes('order-to-cash') ? 'order-to-cash' : names[0]!;
   const store = ctx.states.store(projectId);
@@ -72,7 +74,7 @@ export async function runLiveFeed(ctx: AppContext, projectId: string, signal: Ab
       if (!records.length) continue;
       // A dataset of the demo project being taken back on another thread: the same records once it is done.
       await ctx.states.whenWritable(projectId);
-      ctx.states.ingest(projectId, { records });
+      await ctx.ingest(tenantId, projectId, { records }, signal);
     }
   } catch (error) {
     if (!signal.aborted) ctx.logger.error({ err: error }, 'demo live feed stopped');

@@ -20,7 +20,20 @@ export interface FairQueueOptions {
   slots: number;
   /** Tasks one tenant may have waiting; one more is 429 (PCG_TENANT_QUEUE). */
   perTenant: number;
+  /**
+   * Writes (ingestion, uploads) start before other work, but after this many writes in a row started while
+   * other work waited, the next start is other work: builds and reads are delayed, never starved. 0 serves
+   * both in one rotation. Default WRITE_TURNS.
+   */
+  writeTurns?: number;
 }
+
+/** Writes (one lane per project, ingestion and uploads) and the rest (builds, case reads, views): each served in its own rotation. */
+type Class = 'write' | 'other';
+const classOf = (kind: WorkKind): Class => (kind === 'ingest' || kind === 'upload' ? 'write' : 'other');
+
+/** Writes that may start in a row while other work waits (see FairQueueOptions.writeTurns). */
+export const WRITE_TURNS = 4;
 
 interface Item {
   lane: Lane;
@@ -33,6 +46,7 @@ interface Item {
 
 interface Lane {
   key: string;
+  kind: Class;
   /** When this lane was last served (the queue's count of started tasks): the least recently served goes first. */
   served: number;
   project: string;
@@ -45,8 +59,8 @@ interface Tenant {
   id: string;
   /** Its lanes (project and kind) with work waiting or running. */
   lanes: Lane[];
-  /** When this tenant was last served: the least recently served tenant with work that can start goes first. */
-  served: number;
+  /** When this tenant was last served, per class: the least recently served tenant with work that can start goes first. */
+  served: Record<Class, number>;
   running: number;
   waiting: number;
 }
@@ -86,6 +100,10 @@ export class FairQueue {
   private readonly home = new Map<string, number>();
   /** The most slots one tenant may hold at once. */
   readonly perTenantRunning: number;
+  private readonly writeTurns: number;
+  /** Writes started in a row while other work waited. */
+  private writeStreak = 0;
+
   /** Tasks refused because their tenant's queue was full (a metric). */
   refused = 0;
   private closed = false;
@@ -94,6 +112,7 @@ export class FairQueue {
     if (!(options.slots >= 1) || !(options.perTenant >= 1)) throw new Error('a fair queue needs at least one slot and one waiting place per tenant');
     this.busy = Array.from({ length: options.slots }, () => false);
     this.perTenantRunning = options.slots > 1 ? options.slots - 1 : 1;
+    this.writeTurns = options.writeTurns ?? WRITE_TURNS;
   }
 
   /** The FairRun of this queue (bound, to hand around). */
@@ -103,7 +122,7 @@ export class FairQueue {
     let t = this.tenants.get(tenant);
     if (!t) {
       // A tenant new to the rotation (or back after it had nothing) goes first: it was served least recently.
-      t = { id: tenant, lanes: [], served: 0, running: 0, waiting: 0 };
+      t = { id: tenant, lanes: [], served: { write: 0, other: 0 }, running: 0, waiting: 0 };
       this.tenants.set(tenant, t);
     }
     if (t.waiting >= this.options.perTenant) {
@@ -113,7 +132,7 @@ export class FairQueue {
     const key = `${project}\u0000${kind === 'upload' ? 'ingest' : kind}`;
     let lane = t.lanes.find((l) => l.key === key);
     if (!lane) {
-      lane = { key, served: 0, project, tenant: t, items: [], running: false };
+      lane = { key, kind: classOf(kind), served: 0, project, tenant: t, items: [], running: false };
       t.lanes.push(lane);
     }
     return new Promise<T>((resolve, reject) => {
@@ -186,24 +205,47 @@ export class FairQueue {
   }
 
   /**
-   * The next item to start, round-robin: of the tenants with a lane ready and a slot left to take, the one served
-   * least recently; of its ready lanes, likewise. (An index cursor over a list would serve a tenant twice in a row
-   * when another arrived just behind it.)
+   * The next item to start. Writes first: a good tenant's batch of 150 events waited behind the builds on both
+   * threads (its p99 doubled over the soak's ten minutes), though it takes a few milliseconds and a build
+   * hundreds. But after `writeTurns` writes in a row while other work waited, other work goes, so a stream of
+   * writes delays builds without starving them. (A thread kept for writes instead, builds taking the others, did
+   * no better for ingests in test/bench/fairness.ts and made a good tenant's graph after a new version wait
+   * behind a hostile tenant's builds on the one thread left: p99 17.7 s against 0.6 s; BENCHMARKS.md, Fairness.) Within a class, round-robin: of the tenants with a lane of
+   * that class ready and a slot left to take, the one served least recently in that class; of its ready
+   * lanes, likewise. (An index cursor over a list would serve a tenant twice in a row when another arrived
+   * just behind it.)
    */
   private pick(): Item | undefined {
+    const write = this.ready('write');
+    const other = this.ready('other');
+    let best: Lane | undefined;
+    if (this.writeTurns <= 0) {
+      // One rotation for both classes: the tenant, then the lane, served least recently of either.
+      const lanes = write?.tenant.lanes ?? [];
+      const otherFirst =
+        write && other && (other.tenant === write.tenant ? other.served - write.served || lanes.indexOf(other) - lanes.indexOf(write) : other.tenant.served.other - write.tenant.served.write) < 0;
+      best = otherFirst ? other : (write ?? other);
+    } else best = write && other ? (this.writeStreak >= this.writeTurns ? other : write) : (write ?? other);
+    if (!best) return undefined;
+    this.writeStreak = best.kind === 'write' && other ? this.writeStreak + 1 : 0;
+    this.started += 1;
+    best.served = this.started;
+    best.tenant.served[best.kind] = this.started;
+    if (this.writeTurns <= 0) best.tenant.served[best.kind === 'write' ? 'other' : 'write'] = this.started;
+    return best.items.shift();
+  }
+
+  /** The lane of this class that would start next: of the least recently served tenant (in the class), its least recently served ready lane. */
+  private ready(kind: Class): Lane | undefined {
     let best: Lane | undefined;
     for (const t of this.tenants.values()) {
       if (t.waiting === 0 || t.running >= this.perTenantRunning) continue;
-      if (best && t.served >= best.tenant.served) continue;
+      if (best && t.served[kind] >= best.tenant.served[kind]) continue;
       let lane: Lane | undefined;
-      for (const l of t.lanes) if (!l.running && l.items.length > 0 && (!lane || l.served < lane.served)) lane = l;
+      for (const l of t.lanes) if (l.kind === kind && !l.running && l.items.length > 0 && (!lane || l.served < lane.served)) lane = l;
       if (lane) best = lane;
     }
-    if (!best) return undefined;
-    this.started += 1;
-    best.served = this.started;
-    best.tenant.served = this.started;
-    return best.items.shift();
+    return best;
   }
 
   private start(item: Item): void {

@@ -82,36 +82,58 @@ export function createMetrics(ctx: AppContext): Metrics {
     if (list.getEntries().some((e) => (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)) liveHeap.set(getHeapStatistics().used_heap_size);
   });
   gcs.observe({ entryTypes: ['gc'] });
+  // The work threads hold stores of their own (the batches they apply, the builds they read): what each reported
+  // last is added (api/work-threads.ts), asked once per scrape and never waited for. `threads` is read by the
+  // first of these gauges and used by the rest of the same scrape (gauges collect in registration order).
+  const none = { openStores: 0, counterKeys: 0, cachedFolds: 0, cachedFoldTextBytes: 0, heapUsedBytes: 0, heapLiveBytes: 0 };
+  let threads = none;
   new Gauge({
     name: 'pcg_open_project_stores',
-    help: "Project state files (projects' own stores and stream partition states) held open by the API process; at most PCG_MAX_OPEN_STORES",
+    help: "Project state files (projects' own stores and stream partition states) held open by the API process, its request loop and its work threads together (a store open on two of them counts twice); the loop's at most PCG_MAX_OPEN_STORES, each work thread's at most 16",
     registers,
     collect() {
-      this.set(ctx.states.openCount);
+      threads = ctx.threadStats?.() ?? none;
+      this.set(ctx.states.openCount + threads.openStores);
     },
   });
   new Gauge({
     name: 'pcg_counter_keys',
-    help: "Counter keys the open project stores of the API process hold in memory (each store's key book: at most 200,000, then renewed with only those in use); grows with a project's distinct counters, e.g. its end activities per hour",
+    help: "Counter keys the open project stores of the API process (loop and work threads) hold in memory (each store's key book: at most 200,000, then renewed with only those in use); grows with a project's distinct counters, e.g. its end activities per hour",
     registers,
     collect() {
-      this.set(ctx.states.counterKeys);
+      this.set(ctx.states.counterKeys + threads.counterKeys);
     },
   });
   new Gauge({
     name: 'pcg_cached_case_folds',
-    help: 'Case folds the open project stores of the API process cache together; at most PCG_CACHED_CASES',
+    help: 'Case folds the open project stores of the API process (loop and work threads) cache together; at most PCG_CACHED_CASES on the loop and as much again shared by the work threads',
     registers,
     collect() {
-      this.set(ctx.states.folds.size);
+      this.set(ctx.states.folds.size + threads.cachedFolds);
     },
   });
   new Gauge({
     name: 'pcg_cached_case_text_bytes',
-    help: 'Bytes of case folds the open project stores gave up and keep as text (restored when the case comes back); at most PCG_CACHED_CASE_TEXT_MIB MiB',
+    help: 'Bytes of case folds the open project stores (loop and work threads) gave up and keep as text (restored when the case comes back); at most PCG_CACHED_CASE_TEXT_MIB MiB on the loop and as much again shared by the work threads',
     registers,
     collect() {
-      this.set(ctx.states.folds.coldBytes);
+      this.set(ctx.states.folds.coldBytes + threads.cachedFoldTextBytes);
+    },
+  });
+  new Gauge({
+    name: 'pcg_work_thread_heap_bytes',
+    help: 'V8 heap used by the work threads together, as each last reported it (the loop\'s own is nodejs_heap_size_used_bytes)',
+    registers,
+    collect() {
+      this.set(threads.heapUsedBytes);
+    },
+  });
+  new Gauge({
+    name: 'pcg_work_thread_heap_live_bytes',
+    help: 'V8 heap used by the work threads together right after each one\'s latest full collection (their live data), as each last reported it; 0 for a thread before its first',
+    registers,
+    collect() {
+      this.set(threads.heapLiveBytes);
     },
   });
   new Counter({

@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { constants as perfConstants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
+import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
 import type { ApplyResult, Batch, Position } from '../engine/index.js';
 import { builtDocument, StateFiles, type BuiltDocument, type CaseAnswer, type CaseQuery } from '../engine/projects/index.js';
@@ -24,10 +26,22 @@ export type WorkTask =
   | { build: { snapshot: ProjectSnapshot } | { files: string[]; scopes?: readonly Scope[] } }
   | { query: CaseQuery; files: string[]; scopes: readonly Scope[] }
   | { sourceCounts: { file: string; source: string } }
+  | { stats: true }
   | ViewTask;
 
 /** What a task answers (the error in the one wire form of thread boundaries: api/thread-errors.ts). */
 export type WorkOutcome<T> = ThreadOutcome<T>;
+
+/** What a thread holds (for the metrics, which add the loop's own stores: api/metrics.ts). */
+export interface WorkThreadStats {
+  openStores: number;
+  counterKeys: number;
+  cachedFolds: number;
+  cachedFoldTextBytes: number;
+  heapUsedBytes: number;
+  /** Heap used right after this thread's latest full collection: its live data (0 before the first). */
+  heapLiveBytes: number;
+}
 
 /** An applied batch, with how long its transaction took (for the apply metric). */
 export interface Applied {
@@ -41,17 +55,35 @@ const data = (workerData ?? {}) as Partial<WorkThreadData>;
  * its caches for the next batch and its counted state for the next build. Its folds are held to this thread's
  * part of PCG_CACHED_CASES and PCG_CACHED_CASE_TEXT_MIB.
  */
+const folds = new FoldBudget(data.cachedCases ?? 100_000, data.cachedCaseTextBytes ?? 64 * 2 ** 20);
 const files = new StateFiles(16, {
   ...(data.limits ? { limits: data.limits } : {}),
-  foldBudget: new FoldBudget(data.cachedCases ?? 100_000, data.cachedCaseTextBytes ?? 64 * 2 ** 20),
+  foldBudget: folds,
   // Merges a batch makes due run after the batch is answered (settled below), as the registry does on the loop.
   deferMerges: true,
 });
+
+/** What the heap held right after the latest full collection (as the loop's pcg_heap_live_bytes, api/metrics.ts). */
+let liveHeap = 0;
+new PerformanceObserver((list) => {
+  if (list.getEntries().some((e) => (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR)) liveHeap = getHeapStatistics().used_heap_size;
+}).observe({ entryTypes: ['gc'] });
 
 /** Runs one task on this thread (api/workers/work.mjs hands them in). */
 export function runWork(task: WorkTask): WorkOutcome<unknown> | Promise<WorkOutcome<unknown>> {
   try {
     if ('ingest' in task) return { ok: ingest(task.ingest) };
+    if ('stats' in task) {
+      const stats: WorkThreadStats = {
+        openStores: files.openCount,
+        counterKeys: files.counterKeys,
+        cachedFolds: folds.size,
+        cachedFoldTextBytes: folds.coldBytes,
+        heapUsedBytes: getHeapStatistics().used_heap_size,
+        heapLiveBytes: liveHeap,
+      };
+      return { ok: stats };
+    }
     if ('view' in task) {
       const v = answerViewTask(task);
       return 'error' in v ? { error: { kind: 'api', ...v.error, headers: {} } } : v;

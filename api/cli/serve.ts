@@ -170,7 +170,7 @@ warning, or refused when not even 8 fit.
         `demo tenant key: ${demo.key}  (${demo.created ? 'made now, ' : ''}kept in ${demo.keyFile})`,
         `try: curl -H 'Authorization: Bearer ${demo.key}' ${url}/api/${demo.tenantId}/project/${demo.projectId}/graph`,
       );
-      feed = runLiveFeed(context, demo.projectId, stop.signal);
+      feed = runLiveFeed(context, demo, stop.signal);
     }
     // The data directory and key file are paths the user gave: each line shown on one line, controls escaped.
     io.out(`${lines.map(oneLine).join('\n')}\n`);

@@ -77,6 +77,18 @@ export class StateFiles {
     return parts.length ? mergedState(own, parts) : storeState(own);
   }
 
+  /** Stores open here now (for metrics). */
+  get openCount(): number {
+    return this.open.size;
+  }
+
+  /** Counter keys the stores open here hold in memory together (for metrics). */
+  get counterKeys(): number {
+    let n = 0;
+    for (const s of this.open.values()) if (s.db.open) n += s.counterKeys;
+    return n;
+  }
+
   close(): void {
     for (const s of this.open.values()) s.close({ discard: true });
     this.open.clear();

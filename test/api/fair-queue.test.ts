@@ -168,4 +168,42 @@ describe('the fair queue', () => {
     await f.end('y2');
     await f.end('x2');
   });
+
+  it('starts writes before builds and reads, but other work after every `writeTurns` writes while it waits', async () => {
+    const f = new Fake(new FairQueue({ slots: 1, perTenant: 100, writeTurns: 2 }));
+    void f.submit('hold', 'z', 'z', 'read');
+    // Two tenants' builds came first, then their writes (each write of its own project: lanes run one at a time).
+    void f.submit('b1', 'a', 'p', 'build');
+    void f.submit('b2', 'b', 'p', 'build');
+    for (const name of ['aw1', 'aw2', 'aw3']) void f.submit(name, 'a', name, 'ingest');
+    for (const name of ['bw1', 'bw2']) void f.submit(name, 'b', name, 'upload');
+    for (const name of ['hold', 'aw1', 'bw1', 'b1', 'aw2', 'bw2', 'b2']) await f.end(name);
+    // Writes round-robin between the tenants, two at a time; then a build, round-robin too; once no build waits, writes go on.
+    expect(f.started).toEqual(['hold', 'aw1', 'bw1', 'b1', 'aw2', 'bw2', 'b2', 'aw3']);
+    await f.end('aw3');
+
+    // Writes that came while no build waited do not count towards the turns.
+    const g = new Fake(new FairQueue({ slots: 1, perTenant: 100, writeTurns: 2 }));
+    for (const name of ['w1', 'w2', 'w3']) void g.submit(name, 'a', name, 'ingest');
+    await g.end('w1');
+    await g.end('w2');
+    void g.submit('r1', 'b', 'p', 'read');
+    void g.submit('w4', 'a', 'w4', 'ingest');
+    void g.submit('w5', 'a', 'w5', 'ingest');
+    for (const name of ['w3', 'w4', 'w5']) await g.end(name);
+    expect(g.started).toEqual(['w1', 'w2', 'w3', 'w4', 'w5', 'r1']);
+    await g.end('r1');
+  });
+
+  it('with writeTurns 0 serves writes and other work in one rotation', async () => {
+    const f = new Fake(new FairQueue({ slots: 1, perTenant: 100, writeTurns: 0 }));
+    void f.submit('hold', 'z', 'z', 'read');
+    void f.submit('b1', 'a', 'p', 'build');
+    void f.submit('w1', 'b', 'w1', 'ingest');
+    void f.submit('w2', 'a', 'w2', 'ingest');
+    for (const name of ['hold', 'b1', 'w1']) await f.end(name);
+    // Tenant a, b, then a again (its write after its build: its lanes in turn).
+    expect(f.started).toEqual(['hold', 'b1', 'w1', 'w2']);
+    await f.end('w2');
+  });
 });

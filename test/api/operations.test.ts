@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProjectStore } from '../../engine/store/project-store.js';
 import { call, events, expectError, GLOBAL, makeTenant, openCluster, testApp, type TestApp, type World } from './helpers.js';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
@@ -162,14 +166,40 @@ describe('metrics', () => {
       expect(sample(text, 'pcg_events_rejected_total', { project: b.projectId })).toBe(3);
       // Each batch timed once: two for A, one for B, and the upload's batch(es).
       expect(sample(text, 'pcg_batch_apply_seconds_count', { store: 'project' })).toBeGreaterThanOrEqual(4);
-      // Both projects' stores are open in this process.
-      expect(sample(text, 'pcg_open_project_stores')).toBe(2);
       expect(sample(text, 'pcg_max_open_project_stores')).toBe(256);
-      // The counter keys the two stores of the loop hold, as their books count them (batches are applied on the work
-      // threads, whose stores' keys this series does not count: docs/fairness.md).
-      const keys = t.context.states.store(a.projectId).counterKeys + t.context.states.store(b.projectId).counterKeys;
-      expect(keys).toBeGreaterThan(0);
-      expect(sample(text, 'pcg_counter_keys')).toBe(keys);
+      // Both projects' stores are open on the loop, and on the work thread that applied their batches (one thread:
+      // each batch came after the one before was answered, and a project's work goes back to its thread). The
+      // threads are asked at a scrape and answer for the next: scraped until their answer is in (a turn of the
+      // event loop between scrapes, for the thread's answer to be read).
+      let summed = text;
+      while (sample(summed, 'pcg_open_project_stores') !== 2 + 2) {
+        await new Promise((resolve) => setImmediate(resolve));
+        summed = await scrape(t);
+      }
+      // The thread's stores hold the keys the same batches make in stores of their own; the loop's stores theirs.
+      const dir = mkdtempSync(join(tmpdir(), 'pcg-keys-'));
+      const own = (name: string, ...batches: object[][]) => {
+        const store = ProjectStore.open(join(dir, name));
+        for (const records of batches) store.apply({ records } as never);
+        const n = store.counterKeys;
+        store.close();
+        return n;
+      };
+      const uploaded = [
+        { caseId: 'u1', activity: 'x', timestamp: '2024-02-01T00:00:00Z' },
+        { caseId: 'u1', activity: 'y', timestamp: '2024-02-01T01:00:00Z' },
+        { caseId: 'u2', activity: 'x', timestamp: '2024-02-01T02:00:00Z' },
+      ];
+      const threadKeys = own('a.sqlite', good, good) + own('b.sqlite', mixed, uploaded);
+      rmSync(dir, { recursive: true, force: true });
+      const loopKeys = t.context.states.store(a.projectId).counterKeys + t.context.states.store(b.projectId).counterKeys;
+      expect(threadKeys).toBeGreaterThan(100);
+      expect(sample(summed, 'pcg_counter_keys')).toBe(loopKeys + threadKeys);
+      // The loop's stores cache no folds (they apply nothing); the thread's one for each case it applied: A's 12,
+      // B's 2 posted and 2 uploaded.
+      expect(t.context.states.folds.size).toBe(0);
+      expect(sample(summed, 'pcg_cached_case_folds')).toBe(12 + 2 + 2);
+      expect(sample(summed, 'pcg_work_thread_heap_bytes')).toBeGreaterThan(1 << 20);
     });
 
     it('give the live heap: the heap used right after the latest full collection', async () => {
@@ -262,8 +292,9 @@ describe('metrics', () => {
       expect(sample(text, 'pcg_source_dead_letters', labels)).toBe(0);
       expect(sample(text, 'pcg_sources', { state: 'running' })).toBe(1);
       expect(sample(text, 'pcg_sources', { state: 'waiting' })).toBeUndefined();
-      // The two projects' own stores and the partition's state.
-      expect(sample(text, 'pcg_open_project_stores')).toBe(3);
+      // The two projects' own stores and the partition's state are open on the loop (the series adds the work threads' stores).
+      expect(t.context.states.openCount).toBe(3);
+      expect(sample(text, 'pcg_open_project_stores')).toBeGreaterThanOrEqual(3);
       expect(sample(text, 'pcg_batch_apply_seconds_count', { store: 'partition' })).toBe(1);
       // prom-client's default metrics: the event-loop delay, open file descriptors.
       expect(sample(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);

@@ -49,7 +49,7 @@ describe('demo', () => {
       // The demo key is kept in the data directory and reused: restarts do not mint new valid keys.
       expect(second.key).toBe(first.key);
       const stop = new AbortController();
-      const feed = runLiveFeed(t.context, first.projectId, stop.signal, 3000);
+      const feed = runLiveFeed(t.context, first, stop.signal, 3000);
       let version = 0;
       while (version < 2) {
         await sleep(250);
@@ -60,6 +60,9 @@ describe('demo', () => {
       expect(version).toBeGreaterThanOrEqual(2);
       const g = await call(t.app, 'GET', `/api/${first.tenantId}/project/${first.projectId}/graph`, first.key);
       expect(g.body.source.events).toBeGreaterThan(0);
+      // Applied on a work thread, as HTTP ingestion is: the loop's store cached no case, the thread's did.
+      expect(t.context.states.folds.size).toBe(0);
+      while (!(t.context.threadStats!().cachedFolds > 0)) await new Promise((resolve) => setImmediate(resolve));
     } finally {
       await t.close();
     }

@@ -117,6 +117,10 @@ export function report(o: RunOutcome): boolean {
   const countedMiB = Number.isFinite(keysLast - keysFirst) ? (Math.max(0, keysLast - keysFirst) * KEY_BYTES) / 2 ** 20 : 0;
   check('V8 live heap MiB (mean, after each full GC)', live(inFirst), live(inLast), 1.2, countedMiB, `1.2x plus the counter keys' growth (${f1(countedMiB)} MiB)`);
 
+  const threadHeap = (ss: Sample[]) => mean(ss.map((s) => s.threadHeapMiB).filter(Number.isFinite));
+  check("work threads' V8 heap used MiB (mean)", threadHeap(inFirst), threadHeap(inLast), Infinity, 0, 'context only: the heaps of the threads that ingest and build, young generation included');
+  const threadLive = (ss: Sample[]) => mean(ss.map((s) => s.threadLiveHeapMiB).filter(Number.isFinite));
+  check("work threads' V8 live heap MiB (mean, after each one's full GCs)", threadLive(inFirst), threadLive(inLast), Infinity, 0, "context only: the threads' live data (their stores' counted state and caches)");
   check('V8 heap floor MiB (lowest sample)', Math.min(...inFirst.map((s) => s.heapMiB)), Math.min(...inLast.map((s) => s.heapMiB)), Infinity, 0, 'context only: a sample, not a collection');
   check('open fds (mean)', mean(inFirst.map((s) => s.fds)), mean(inLast.map((s) => s.fds)), 1.2, 8);
   check('open fds (max)', Math.max(...inFirst.map((s) => s.fds)), Math.max(...inLast.map((s) => s.fds)), 1.2, 8);

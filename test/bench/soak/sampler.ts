@@ -36,6 +36,10 @@ export interface Sample {
   /** V8 heap committed (used or not): RSS follows it, and it stays high after a full GC has emptied it. */
   heapTotalMiB: number;
   externalMiB: number;
+  /** V8 heap used by the work threads together, as they last reported it (pcg_work_thread_heap_bytes). */
+  threadHeapMiB: number;
+  /** Their live data: heap used right after each one's latest full collection (pcg_work_thread_heap_live_bytes). */
+  threadLiveHeapMiB: number;
   openStores: number;
   /** Case folds cached by all open stores together (capped by PCG_CACHED_CASES). */
   cachedFolds: number;
@@ -145,6 +149,8 @@ export class Sampler {
       liveHeapMiB: (m.get('pcg_heap_live_bytes') || NaN) / 2 ** 20,
       heapTotalMiB: (m.get('nodejs_heap_size_total_bytes') ?? NaN) / 2 ** 20,
       externalMiB: (m.get('nodejs_external_memory_bytes') ?? NaN) / 2 ** 20,
+      threadHeapMiB: (m.get('pcg_work_thread_heap_bytes') ?? NaN) / 2 ** 20,
+      threadLiveHeapMiB: (m.get('pcg_work_thread_heap_live_bytes') || NaN) / 2 ** 20,
       openStores: m.get('pcg_open_project_stores') ?? NaN,
       cachedFolds: m.get('pcg_cached_case_folds') ?? NaN,
       counterKeys: m.get('pcg_counter_keys') ?? NaN,
@@ -172,7 +178,7 @@ export class Sampler {
       last += seconds * 1000;
       const perTenant = good.map((t) => `${t.name} r ${lat(traffic.between(from, last, 'read', t.name))} i ${lat(traffic.between(from, last, 'ingest', t.name))}`).join(' | ');
       console.error(
-        `[${f0(s.t / 1000).padStart(4)} s] rss ${f0(s.rssMiB)} MiB (anon ${f0(s.rssAnonMiB)}) heap ${f0(s.heapMiB)} (live ${f0(s.liveHeapMiB)}) of ${f0(s.heapTotalMiB)} fds ${s.fds} (sock ${s.sockets}, data ${s.dbFiles}) stores ${s.openStores} folds ${f0(s.cachedFolds)} keys ${f0(s.counterKeys)} loop p99 ${f1(s.loopP99ms)} ms data ${f0(s.dataDirMiB)} MiB load ${s.load1.toFixed(2)} 5xx ${traffic.fiveHundreds.length} | p50/p99 ms ${perTenant}`,
+        `[${f0(s.t / 1000).padStart(4)} s] rss ${f0(s.rssMiB)} MiB (anon ${f0(s.rssAnonMiB)}) heap ${f0(s.heapMiB)} (live ${f0(s.liveHeapMiB)}) of ${f0(s.heapTotalMiB)} threads' heap ${f0(s.threadHeapMiB)} (live ${f0(s.threadLiveHeapMiB)}) fds ${s.fds} (sock ${s.sockets}, data ${s.dbFiles}) stores ${s.openStores} folds ${f0(s.cachedFolds)} keys ${f0(s.counterKeys)} loop p99 ${f1(s.loopP99ms)} ms data ${f0(s.dataDirMiB)} MiB load ${s.load1.toFixed(2)} 5xx ${traffic.fiveHundreds.length} | p50/p99 ms ${perTenant}`,
       );
     }
   }
