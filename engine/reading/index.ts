@@ -94,7 +94,7 @@ export function readProcess(input: ReadingInput): Reading {
   for (const s of backbone.steps) f.order(s, s);
   const tree = treeFacts(input.tree);
   const required = tree.required;
-  const ends = readEnds(f, backbone, snapshot.periodEnd);
+  const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0);
   const stages = readStages(f, backbone, new Set(ends.ends.keys()));
   // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
   const clock = readClock(f, profile.resolutionHours);

@@ -55,7 +55,7 @@ export interface EndReading {
  * the log's end), else it stalled (`other`). Never from the commonest
  * variant, which on varied logs speaks for a few cases.
  */
-export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undefined): EndReading {
+export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undefined, outcomeRecorded = false): EndReading {
   const stops = new Map<string, number>();
   const hours: [number, number][] = [];
   for (const [key, n] of f.tally.lastEvents) {
@@ -93,9 +93,9 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     // Trailing steps (a work item closed after the decision) keep some named endings, and the last backbone step, below half.
     const named = verdict !== undefined || (x === last && backbone.steps.length > 1);
     if (old > 0 && (old >= ENDING_SHARE * withX || (named && old >= NAMED_ENDING_SHARE * withX))) {
-      // A success-named step every case ends with ('Discharge' closing every stay) marks the end of the process, not
-      // how a case went: it tells no case from another.
-      ends.set(x, verdict === 'success' && n >= EVERY_CASE * f.cases ? 'other' : (verdict ?? 'other'));
+      // Where the log records the outcome in an attribute, a success-named step every case ends with ('Close Claim'
+      // after claims paid, rejected or found not liable alike) marks the end of the process, not how a case went.
+      ends.set(x, outcomeRecorded && verdict === 'success' && n >= EVERY_CASE * f.cases ? 'other' : (verdict ?? 'other'));
       if (verdict) byName.add(x);
     }
   }
@@ -137,7 +137,7 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   const recorded = successEnds.length + failureEnds.length > 0;
   const method =
     `an ending is an activity after which at least ${ENDING_SHARE * 100}% of the cases doing it stop (${NAMED_ENDING_SHARE * 100}% when its name reads as a success or failure, or it is the backbone's last step), counting only cases that are not recent there (see open below) unless its name says the case is over (a failure, or a success that is not a gate such as approve or accept); cases stopping at an ending are finished. ` +
-    `Success and failure only where the data records a verdict: an ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated); a success-named ending at least ${EVERY_CASE * 100}% of all cases end with marks the end of the process and is other; any other ending is other, however many cases stop there${recorded ? '' : ' (no ending of this log names a verdict: the log does not record how cases went)'}. ` +
+    `Success and failure only where the data records a verdict: an ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated); ${outcomeRecorded ? `a success-named ending at least ${EVERY_CASE * 100}% of all cases end with marks the end of the process and is other, since an attribute records the outcome; ` : ''}any other ending is other, however many cases stop there${recorded ? '' : ' (no ending of this log names a verdict: the log does not record how cases went)'}. ` +
     `A case whose last step names a failure ended so, ending or not. ` +
     `No verdict is passed on to a later step: a case's outcome is that of the step it ends with. ` +
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +

@@ -35,8 +35,7 @@ describe('the reading of tiny logs', () => {
     const doc = buildDocument(store.snapshot());
     expect(validateDocument(doc)).toEqual({ ok: true, problems: [] });
     expect(doc.process.case_represents).toBe("one order (a reading of activity names), identified by 'case id'");
-    // Every case ends with it: no verdict, however the name reads.
-    expect(doc.outcomes).toEqual([{ id: 'other-close-order', end_activity: 'Close Order', kind: 'other', cases: 3, share: 1 }]);
+    expect(doc.outcomes).toEqual([{ id: 'success-close-order', end_activity: 'Close Order', kind: 'success', cases: 3, share: 1 }]);
     // Every repeat at the same timestamp as the step it repeats: entries written at once, not work done again.
     const self = doc.edges.find((e) => e.from === e.to)!;
     expect(self.kind).toBe('normal');
