@@ -20,7 +20,7 @@ import { limitName } from './config.js';
  * `-shm` within a process), and once it is closed one of them stays: SQLite cannot close a descriptor of a
  * file another connection of the process holds locks on (closing it would drop their POSIX locks), so it
  * keeps it until the last connection to the file closes. A store whose graph was built on a thread thus holds
- * 4: 256 stores served graphs held 1,109 descriptors in all (the README's "three each" was 3 of the 4).
+ * 4: 256 stores served graphs held 1,109 descriptors in all (three, counting only the store's own files).
  */
 export const DESCRIPTORS_PER_STORE = 4;
 /** Stores a document build thread keeps open (engine/projects/state-files.ts), each a connection of 3 descriptors at most. */

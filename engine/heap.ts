@@ -9,7 +9,7 @@ import type { ResourceLimits } from 'node:worker_threads';
  * generation (three 16 MB semi-spaces' worth) a good part of them survive a
  * scavenge or two and are copied, or promoted and collected again by the old
  * generation's marking. 192 MB lets a batch's garbage die young. Measured on
- * `pcg import` of 1M events (BENCHMARKS.md): about 15 % less wall time, for
+ * `pcg import` of 1M events (measured with test/bench/ingest.ts): about 15 % less wall time, for
  * about 100 MB more RSS; 96 MB gained half of that, 384 MB nothing more.
  * A process takes this only as a command-line flag (`--max-semi-space-size`),
  * a worker thread takes it as a resource limit, so the work runs on threads.

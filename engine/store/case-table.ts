@@ -13,7 +13,7 @@ export interface Pending {
  * Pending case changes at which they are merged, by default: four times the counters' threshold. A merge
  * rewrites the row of every open case it meets (its list of row ids grows), so its cost is the open cases'
  * pages rather than the changes; merging a quarter as often took a 10M-event stream's fourth million from
- * 20.3 s to 17.7 s (BENCHMARKS.md). Only case-level reads lay the pending changes over the table (a whole
+ * 20.3 s to 17.7 s (test/bench/ingest.ts, a growing project). Only case-level reads lay the pending changes over the table (a whole
  * log's traces, the case ids), while counters are read on every snapshot, so theirs stay at MERGE_AFTER.
  */
 export const CASE_MERGE_AFTER = 4 * MERGE_AFTER;
