@@ -67,7 +67,17 @@ export class WorkThreads {
     );
     this.reported = this.pools.map(() => undefined);
     this.asking = this.pools.map(() => false);
+    // Piscina reports a thread's answer to a task it no longer tracks as an 'error' event, which Node throws when
+    // nobody listens: a stats answer arriving while the pools are destroyed (close, below) is one. Only then is it
+    // expected; any other is a fault of the pool and is thrown as before.
+    for (const pool of this.pools) {
+      pool.on('error', (err: unknown) => {
+        if (!this.closing) throw err;
+      });
+    }
   }
+
+  private closing = false;
 
   /**
    * What the threads reported last, summed, and each started thread is asked again (its answer reaches the next
@@ -99,6 +109,7 @@ export class WorkThreads {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await Promise.all(this.pools.map((p) => p.destroy()));
   }
 }
