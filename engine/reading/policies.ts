@@ -37,16 +37,14 @@ export const ONE_STEP_HOURS = 1 / 60;
  * steps, backbone order, and separation of duties. Each is stated as what it
  * is: a share of cases (or hand-offs) observed within a limit, not a rule.
  */
-export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized = false): { policies: Policy[]; serviceLevel: { hours: number; share: number; method: string } | undefined; method: string } {
+export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized = false): { policies: Policy[]; method: string } {
   const policies: Policy[] = [];
-  let serviceLevel: { hours: number; share: number; method: string } | undefined;
   const durations = sketchCount(f.tally.caseDuration);
   // On a clock ticking in fixed steps the case duration is a sum of the clock's steps: no service level.
   if (durations >= MIN_CASES && !quantized) {
     const hours = niceHours(f.toHours(quantile(f.tally.caseDuration, SERVICE_QUANTILE)));
     const share = shareWithin(f, f.tally.caseDuration, hours);
     const method = `case duration sketch (first to last event, all cases including open ones, whose duration so far counts): its ${SERVICE_QUANTILE * 100}th percentile rounded up to two digits; share of cases at or under it`;
-    serviceLevel = { hours, share, method };
     policies.push({
       id: 'service-level-case',
       kind: 'service_level',
@@ -116,7 +114,7 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
   }
   policies.push(...separations(f));
   const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits; none under a minute: that is two records of one step written at once), backbone order (at most weak where equal timestamps order the steps), and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
-  return { policies, serviceLevel, method };
+  return { policies, method };
 }
 
 /**
