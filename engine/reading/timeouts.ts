@@ -23,6 +23,8 @@ const MIN_HOURS = 1;
  * evening, the next step first thing in the morning, 13 hours later).
  */
 const TIMEOUT_MIN_HOURS = 24;
+/** A timeout is no timeout when more than this share of the other next steps come after it. */
+const OUTLASTED = 0.2;
 /** Hand-offs a timeout must rest on. */
 const TIMEOUT_MIN = 20;
 
@@ -48,6 +50,11 @@ export function readTimeouts(f: Facts, clock: Clock, taken: Set<string>): { esca
       const n = sketchCount(e.wait);
       // The way most cases go on is the step's usual pace, not a step a wait triggers.
       if (!spike || 2 * n >= all || n < TIMEOUT_MIN || spike.hours < TIMEOUT_MIN_HOURS) continue;
+      // A timeout cuts the wait short: the other next steps rarely come later than it (an invoice paid three weeks
+      // after it went out was not chased after one: the reminder a week on is a habit, not a trigger).
+      const others = all - n;
+      const later = next.filter((o) => o !== e).reduce((k, o) => k + countAbove(o.wait, spike.hours * WINDOW, f), 0);
+      if (others > 0 && later > OUTLASTED * others) continue;
       const hours = hoursText(spike.hours);
       const days = spike.hours >= 48 ? ` (${hoursText(spike.hours / 24)} days)` : '';
       const account = system.get(e.to);
@@ -121,4 +128,11 @@ function spikeOf(wait: Sketch, n: number, f: Facts, resolutionHours: number): { 
     if (!best || count > best.count) best = { hours: h, count, near };
   }
   return best;
+}
+
+/** Waits of a sketch longer than `hours`. */
+function countAbove(wait: Sketch, hours: number, f: Facts): number {
+  let k = 0;
+  for (const [b, c] of wait) if (f.toHours(bucketValue(b)) > hours) k += c;
+  return k;
 }

@@ -117,6 +117,19 @@ describe('what the data records, read as recorded', () => {
     expect(rules.filter((r) => r.startsWith("'B register' happens only after 'S check'"))).toEqual([]);
   });
 
+  it('a reminder a week after the invoice, while most payments come later still, is a habit, not a timeout', () => {
+    const invoices: WireEvent[] = [];
+    for (let c = 0; c < 300; c++) {
+      const t0 = Date.UTC(2024, 0, 1) + c * H;
+      const reminded = c % 3 === 0;
+      // Reminders at one week to the hour; payments spread over one to five weeks, most after a week.
+      const next = reminded ? ['send reminder', 170 * H + (c % 7) * 60_000] : ['pay', (200 + (c % 40) * 15) * H];
+      invoices.push({ caseId: `I${c}`, eventId: `I${c}-0`, activity: 'send invoice', timestamp: t0 }, { caseId: `I${c}`, eventId: `I${c}-1`, activity: next[0] as string, timestamp: t0 + (next[1] as number) });
+      if (reminded) invoices.push({ caseId: `I${c}`, eventId: `I${c}-2`, activity: 'pay', timestamp: t0 + 400 * H });
+    }
+    expect(docOf(invoices).escalations.filter((e) => e.id.startsWith('timeout-'))).toEqual([]);
+  });
+
   it('times at the Unix epoch are relative: said so', () => {
     const epoch = docOf(lendingLog(0).events);
     expect(epoch.assumptions.join('\n')).toMatch(/the first event is at 1970-01-01T00:00:00.000Z, in the first year of the Unix epoch/);
