@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { importLog, type FileDamage, type ImportOptions, type InputLimits, type ReadLimits } from '../connectors/files/index.js';
+import { importLog, inputFormats, SOURCE_META_KEYS, type FileDamage, type ImportOptions, type InputLimits, type ReadLimits } from '../connectors/files/index.js';
 import { THREAD_MIN_BYTES, worthAThread } from '../connectors/files/reader-thread.js';
 import type { ProjectRecord } from './catalog/index.js';
 import { eventLimitsOf, inputLimitsOf } from './config.js';
@@ -10,6 +10,7 @@ import type { AppContext } from './context.js';
 import { ApiError } from './errors.js';
 import type { UploadChecks } from './upload-checks.js';
 import type { IngestTarget, SourceRetractor } from '../engine/projects/index.js';
+import { READING_TRAIT_META } from '../engine/reading/traits.js';
 
 /**
  * A dataset's life: `importing` from the moment its checked file is in place
@@ -44,7 +45,15 @@ export interface DatasetBody {
 }
 
 /** The meta an import sets about how the file was read (importLog): the document's case notion comes from here. */
-const READING_META = ['case_notion', 'case_notion_reason', 'events_without_case_object', 'object_type_activities', 'format', 'timezone'] as const;
+const READING_META = SOURCE_META_KEYS;
+/**
+ * The reader's traits, which a dataset recorded before they were kept lacks in its `before`: they are taken away
+ * when that is given back, so the reading goes by the format given back (engine/reading/traits.ts).
+ */
+const TRAIT_KEYS: ReadonlySet<string> = new Set(Object.values(READING_TRAIT_META));
+
+/** Whether the check pass found a format read whole at open (OCEL): its import never runs on the request loop. */
+const readWhole = (format: string | undefined): boolean => format !== undefined && Object.hasOwn(inputFormats, format) && inputFormats[format as keyof typeof inputFormats].traits.readWhole;
 type ReadingMeta = Partial<Record<(typeof READING_META)[number], string | null>>;
 
 /** A dataset's own source: deleting it takes back exactly what it brought, and the same file uploaded twice is two holders of one set of events. */
@@ -216,7 +225,7 @@ export class DatasetImports {
         // here held the loop at most 15-16 ms (once 200 ms, cold), read on a thread it took 1.3-1.5 s of CPU to
         // start the thread and held the loop 60-400 ms meanwhile; an 8 MiB file read here held it at most one
         // batch's parse at a time (CSV 91 ms, XES 114 ms, NDJSON 12 ms).
-        thread: (body.format ?? '').startsWith('ocel') || (body.contentBytes ?? 0) >= THREAD_MIN_BYTES || worthAThread(file),
+        thread: readWhole(body.format) || (body.contentBytes ?? 0) >= THREAD_MIN_BYTES || worthAThread(file),
       });
       const store = this.ctx.states.store(projectId);
       const summary = {
@@ -317,6 +326,7 @@ export class DatasetImports {
     const store = this.ctx.states.store(record.projectId);
     for (const key of READING_META) {
       const value = restore[key];
+      if (value === undefined && TRAIT_KEYS.has(key)) store.deleteMeta(key);
       if (value === undefined) continue;
       if (value === null) store.deleteMeta(key);
       else store.setMeta(key, value);

@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import type { GraphDocument } from '../../engine/document/types.js';
+import { FORMAT_NAMES } from '../../connectors/files/formats.js';
 import { UsageError, type Command, type Io } from './command.js';
 import { importOptionsFrom, readOptions, readOptionsUsage, reportFileError } from './inspect.js';
 import { importProgress } from './progress.js';
@@ -11,7 +12,6 @@ import { DEFAULT_PATHS, DEFAULT_SHOWN_ACTIVITIES, type Simplification } from '..
 const outputFormats = ['json', 'md', 'dot', 'html'] as const;
 type OutputFormat = (typeof outputFormats)[number];
 const byExtension: Record<string, OutputFormat> = { '.json': 'json', '.md': 'md', '.markdown': 'md', '.dot': 'dot', '.gv': 'dot', '.html': 'html', '.htm': 'html' };
-const logFormats = ['xes', 'csv', 'ndjson', 'ocel2-json', 'ocel2-xml', 'ocel2-sqlite', 'ocel1-json', 'ocel1-xml'];
 
 /** A file the command could not read or write: one line, exit 1. */
 class FileError extends Error {}
@@ -137,7 +137,7 @@ function outputFormat(values: Parameters<Command['run']>[0]): OutputFormat {
   const given = values.format;
   if (typeof given === 'string') {
     if ((outputFormats as readonly string[]).includes(given)) return given as OutputFormat;
-    if (logFormats.includes(given)) throw new UsageError(`--format is the output's format (json, md, dot or html); give the log's format as --input-format ${given}`);
+    if ((FORMAT_NAMES as readonly string[]).includes(given)) throw new UsageError(`--format is the output's format (json, md, dot or html); give the log's format as --input-format ${given}`);
     throw new UsageError(`--format must be json, md, dot or html, not '${given}'`);
   }
   if (typeof values.out === 'string') return byExtension[extname(values.out).toLowerCase()] ?? 'json';

@@ -1,4 +1,5 @@
 import { jsonText } from '../../engine/render/safe-text.js';
+import { FORMAT_NAMES } from '../../connectors/files/formats.js';
 import { UsageError, type Command, type Io } from './command.js';
 
 /** The options `pcg inspect` and `pcg import` share: how to read the file. */
@@ -19,7 +20,7 @@ export const readOptions: Command['options'] = {
 };
 
 export const readOptionsUsage = `Reading options (all optional; the format is detected from the content):
-  --input-format F       xes | csv | ndjson | ocel2-json | ocel2-xml | ocel2-sqlite | ocel1-json | ocel1-xml
+  --input-format F       ${FORMAT_NAMES.join(' | ')}
                          (pcg inspect and pcg import also take it as --format F)
   --lifecycle L          XES: pair (default: a start and the transition closing it are one execution,
                          the start its start_timestamp; schedule/assign/suspend/resume left out) |

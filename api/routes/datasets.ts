@@ -8,20 +8,19 @@ import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { DatasetImports, fileError, type DatasetBody } from '../datasets.js';
 import { limitName } from '../config.js';
-import { LIFECYCLE_MODES } from '../../connectors/files/index.js';
+import { FORMAT_NAMES, LIFECYCLE_MODES } from '../../connectors/files/index.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
 import { mapPage, pageOf, pageQuery, recordPage } from '../paging.js';
 import { guid, name, projectParams } from '../schemas.js';
 
-const formats = ['xes', 'csv', 'ndjson', 'ocel2-json', 'ocel2-xml', 'ocel2-sqlite', 'ocel1-json', 'ocel1-xml'] as const;
 const column = z.string().min(1).max(200);
 
 /** Import options travel in the query string next to the raw file body. */
-const uploadQuery = z
+export const uploadQuery = z
   .object({
     name: name.optional(),
-    format: z.enum(formats).optional(),
+    format: z.enum(FORMAT_NAMES).optional(),
     lifecycle: z.enum(LIFECYCLE_MODES).optional(),
     classifier: column.optional(),
     caseColumn: column.optional(),

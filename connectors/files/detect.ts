@@ -1,58 +1,42 @@
 import { FileImportError } from './errors.js';
+import { FORMAT_NAMES, formatRow, type Detection, type FormatName } from './formats.js';
 import type { Input } from './input.js';
-import type { ImportOptions } from './types.js';
 
-export type Format = NonNullable<ImportOptions['format']>;
+export type Format = FormatName;
 
 const SQLITE_MAGIC = 'SQLite format 3\u0000';
 
-/** The OCEL readers' detector, when they are installed (they live in ./ocel/, built separately). */
-export type OcelDetector = (head: Buffer, path: string) => Format | undefined;
-
 /**
  * The format of a log from its content (magic bytes, first characters), never
- * its name: a `.csv` that holds XES is read as XES. OCEL forms are asked of
- * the OCEL detector first, since OCEL XML shares XES's `<log>` root and OCEL
- * JSON starts like NDJSON.
+ * its name: a `.csv` that holds XES is read as XES. The first bytes give the
+ * family; within it, the formats that test the head are asked first (OCEL XML
+ * shares XES's `<log>` root, OCEL JSON starts like NDJSON), and the family's
+ * plain format takes the rest (formats.ts).
  */
-export function detectFormat(input: Input, detectOcel: OcelDetector | undefined): Format {
+export async function detectFormat(input: Input): Promise<Format> {
   const head = input.head;
   if (head.length === 0 || isBlank(head)) throw new FileImportError('empty_file', `${input.path} is empty${input.gzip ? ' (after decompression)' : ''}`);
-  if (head.subarray(0, SQLITE_MAGIC.length).toString('latin1') === SQLITE_MAGIC) {
-    const ocel = detectOcel?.(head, input.path);
-    if (ocel) return ocel;
-    throw new FileImportError('unknown_format', `${input.path} is a SQLite database but not an OCEL 2.0 log`);
-  }
-  if ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff)) {
+  const sqlite = head.subarray(0, SQLITE_MAGIC.length).toString('latin1') === SQLITE_MAGIC;
+  if (!sqlite && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) {
     throw new FileImportError('unknown_format', `${input.path} is UTF-16 text; save it as UTF-8`);
   }
-  if (looksBinary(head)) throw new FileImportError('binary_file', `${input.path} is a binary file, not XES, CSV, NDJSON or OCEL`);
-  const text = head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
-  if (text.startsWith('<')) {
-    const ocel = detectOcel?.(head, input.path);
-    if (ocel) return ocel;
-    return 'xes';
+  if (!sqlite && looksBinary(head)) throw new FileImportError('binary_file', `${input.path} is a binary file, not ${orList(kinds(FORMAT_NAMES))}`);
+  const text = sqlite ? '' : head.toString('utf8').replace(/^\uFEFF/, '').trimStart();
+  if (text.startsWith('[')) throw new FileImportError('unknown_format', `${input.path} is a JSON array; pcg reads ${orList(kinds(inFamily('json')))} JSON, which begins with an object`);
+  const family: Detection['family'] = sqlite ? 'sqlite' : text.startsWith('<') ? 'markup' : text.startsWith('{') ? 'json' : 'text';
+  const names = inFamily(family);
+  for (const name of names) {
+    const test = formatRow(name).detect.test;
+    if (test && (await test(head, input.path))) return name;
   }
-  if (text.startsWith('{')) {
-    const ocel = detectOcel?.(head, input.path);
-    if (ocel) return ocel;
-    return 'ndjson';
-  }
-  if (text.startsWith('[')) throw new FileImportError('unknown_format', `${input.path} is a JSON array; pcg reads NDJSON (one event object per line) or OCEL JSON`);
-  return 'csv';
+  const plain = names.find((name) => !formatRow(name).detect.test);
+  if (plain) return plain;
+  throw new FileImportError('unknown_format', `${input.path} is a ${sqlite ? 'SQLite database' : 'file'} but no ${orList(kinds(names))} log`);
 }
 
-/**
- * Whether the OCEL detector has to be asked at all: only SQLite, JSON and XML
- * that is not plainly XES can be OCEL. Sparing its import keeps `pcg inspect`
- * of a CSV or XES file quick to start.
- */
-export function mayBeOcel(head: Buffer): boolean {
-  if (head.subarray(0, SQLITE_MAGIC.length).toString('latin1') === SQLITE_MAGIC) return true;
-  const text = head.subarray(0, 4096).toString('utf8').replace(/^\uFEFF/, '').trimStart();
-  if (text.startsWith('{')) return true;
-  return text.startsWith('<') && !/xes\.version|<trace[\s>]/.test(head.toString('utf8'));
-}
+const inFamily = (family: Detection['family']): FormatName[] => FORMAT_NAMES.filter((name) => formatRow(name).detect.family === family);
+const kinds = (names: readonly FormatName[]): string[] => [...new Set(names.map((name) => formatRow(name).kind))];
+const orList = (items: string[]): string => (items.length > 1 ? `${items.slice(0, -1).join(', ')} or ${items.at(-1)}` : (items[0] ?? ''));
 
 function isBlank(head: Buffer): boolean {
   for (const b of head) if (b !== 0x20 && b !== 0x0a && b !== 0x0d && b !== 0x09 && b !== 0xef && b !== 0xbb && b !== 0xbf) return false;

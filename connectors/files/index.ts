@@ -1,46 +1,25 @@
-import { createHash } from 'node:crypto';
 import { setImmediate as turn } from 'node:timers/promises';
 import { isPrepared, type Batch, type PreparedBatch } from '../../engine/index.js';
 import type { IngestTarget } from '../../engine/projects/index.js';
 import { openLogOnThread, worthAThread } from './reader-thread.js';
-import { batchSizeOf } from './batcher.js';
-import { csvBatches, csvMapping } from './csv.js';
-import { detectFormat, mayBeOcel, type OcelDetector } from './detect.js';
-import { FileImportError } from './errors.js';
-import { noPairing } from './lifecycle.js';
+import { detectFormat } from './detect.js';
+import { READING_TRAIT_META, traitsMeta } from '../../engine/reading/traits.js';
+import { inputFormats } from './formats.js';
 import { openInput } from './input.js';
 import { inspectSource, type InspectSummary } from './inspect.js';
 import { DEFAULT_INPUT_LIMITS, DEFAULT_READ_LIMITS, type InputLimits, type ReadLimits } from './limits.js';
-import { ndjsonBatches } from './ndjson.js';
 import { checkOptions } from './options.js';
-import { zoneReader } from './timestamp.js';
 import type { FileDamage, ImportOptions, LogSource } from './types.js';
-import { xesBatches, xesOptionsOf, type XesFacts } from './xes.js';
-import { readXesInParts } from './xes-parts.js';
 
 export { FileImportError, fileErrorCodes, type FileErrorCode } from './errors.js';
 export { lightCheck, type InspectSummary } from './inspect.js';
 export { importOptionsSchema } from './options.js';
+export { FORMAT_NAMES, inputFormats, type FormatName, type FormatTraits, type InputFormat } from './formats.js';
 export { DEFAULT_INPUT_LIMITS, DEFAULT_READ_LIMITS, INPUT_LIMIT_NAMES, RATIO_FLOOR_BYTES, readLimits, type InputLimits, type ReadLimits } from './limits.js';
 export { parseTimestamp, zoneReader } from './timestamp.js';
 export { XmlError, XmlTokenizer, decodeEntities, type XmlHandler } from './xml-tokenizer.js';
 export type { FileDamage, ImportOptions, LogSource } from './types.js';
 export { LIFECYCLE_MODES, type LifecycleMode } from './types.js';
-
-interface OcelModule {
-  openOcel(path: string, options: ImportOptions, limits?: ReadLimits): Promise<LogSource>;
-  detectOcel: OcelDetector;
-}
-
-/** The OCEL readers are a separate folder; without them, OCEL files are refused with a code. */
-async function ocelModule(): Promise<OcelModule | undefined> {
-  try {
-    return (await import('./ocel/index.js')) as unknown as OcelModule;
-  } catch (error) {
-    if (/Cannot find module|ERR_MODULE_NOT_FOUND|Failed to load/.test(String(error))) return undefined;
-    throw error;
-  }
-}
 
 /**
  * Opens a log file as a stream of engine batches. The format comes from the
@@ -59,89 +38,8 @@ export async function openLog(path: string, options: ImportOptions = {}, limits:
 async function openSource(path: string, options: ImportOptions, lean: boolean, limits: ReadLimits = DEFAULT_READ_LIMITS, signal?: AbortSignal): Promise<LogSource> {
   const o = checkOptions(options);
   const input = await openInput(path, { digest: !lean, limits, ...(signal ? { signal } : {}) });
-  const ocel = (o.format ?? '').startsWith('ocel') || (!o.format && mayBeOcel(input.head)) ? await ocelModule() : undefined;
-  const format = o.format ?? detectFormat(input, ocel?.detectOcel);
-  if (format.startsWith('ocel')) {
-    if (!ocel) throw new FileImportError('format_unavailable', `${path} is ${format}, but the OCEL readers are not installed`);
-    return ocel.openOcel(path, { ...o, format }, limits);
-  }
-  const batchSize = batchSizeOf(o.batchSize);
-  const zone = zoneReader(o.timezone);
-  // The source id covers what changes the events read: the same file read the same way is the same source.
-  // (A lean source is only counted, never stored: it has no file digest.)
-  const mappingKey = JSON.stringify([format, o.lifecycle ?? 'pair', o.classifier ?? null, o.caseColumn ?? null, o.activityColumn ?? null, o.timestampColumn ?? null, o.resourceColumn ?? null, o.startTimestampColumn ?? null, o.delimiter ?? null, o.timezone ?? 'UTC']);
-  const sourceId = createHash('sha256').update(input.digest).update(mappingKey).digest('hex').slice(0, 32);
-  const idPrefix = sourceId.slice(0, 12);
-  // Where the content broke, found while the batches are read (reset by each read).
-  let damage: FileDamage | undefined;
-  const damaged = (d: FileDamage) => (damage ??= d);
-
-  if (format === 'xes') {
-    let facts: XesFacts = { classifiers: {}, filtered: 0, pairing: noPairing() };
-    return {
-      format,
-      caseNotion: 'trace',
-      caseNotionReason: 'each trace is a case, named by its concept:name',
-      sourceId,
-      batches() {
-        facts = { classifiers: {}, filtered: 0, pairing: noPairing() };
-        return xesBatches(input, xesOptionsOf(o, idPrefix, lean, limits.lineBytes), facts);
-      },
-      damage: () => facts.damage,
-      contentBytes: () => input.contentRead,
-      readInParts: (limits, run) => readXesInParts(input, o, idPrefix, limits, run),
-      extra: () => ({
-        lifecycle: o.lifecycle ?? 'pair',
-        ...(o.classifier ? { classifier: o.classifier } : {}),
-        classifiers: facts.classifiers,
-        ...(facts.filtered ? { filtered_by_lifecycle: facts.filtered } : {}),
-        ...(facts.pairing.paired ? { lifecycle_paired: facts.pairing.paired } : {}),
-        ...(facts.pairing.unpairedStarts ? { lifecycle_unpaired_starts: facts.pairing.unpairedStarts } : {}),
-        ...(facts.pairing.dropped ? { lifecycle_dropped: facts.pairing.dropped } : {}),
-        ...(facts.pairing.unpairedTraces ? { lifecycle_not_standard_traces: facts.pairing.unpairedTraces } : {}),
-      }),
-    };
-  }
-  if (format === 'csv') {
-    const mapping = csvMapping(input.head.toString('utf8').replace(/^\uFEFF/, ''), o);
-    const name = (i: number) => (i >= 0 ? mapping.header[i] : null);
-    return {
-      format,
-      caseNotion: mapping.header[mapping.case]!,
-      caseNotionReason: `column "${mapping.header[mapping.case]}" ${o.caseColumn === undefined ? 'found by its name' : 'as given'}`,
-      sourceId,
-      batches: () => {
-        damage = undefined;
-        return csvBatches(input, mapping, { ...o, batchSize, idPrefix, zone, lean, damaged, maxRecordBytes: limits.lineBytes });
-      },
-      damage: () => damage,
-      contentBytes: () => input.contentRead,
-      extra: () => ({
-        delimiter: mapping.delimiter,
-        columns: {
-          case: name(mapping.case),
-          activity: name(mapping.activity),
-          timestamp: name(mapping.timestamp),
-          resource: name(mapping.resource),
-          start_timestamp: name(mapping.start),
-          attributes: mapping.attributes.map(name),
-        },
-      }),
-    };
-  }
-  return {
-    format: 'ndjson',
-    caseNotion: 'caseId',
-    caseNotionReason: 'the caseId field of each event',
-    sourceId,
-    batches: () => {
-      damage = undefined;
-      return ndjsonBatches(input, batchSize, damaged, limits.lineBytes);
-    },
-    extra: () => ({}),
-    damage: () => damage,
-    contentBytes: () => input.contentRead,
-  };
+  const format = o.format ?? (await detectFormat(input));
+  return inputFormats[format].open({ path, input, options: { ...o, format }, lean, limits });
 }
 
 /** Counts a log without loading it anywhere: the JSON `pcg inspect` prints. */
@@ -217,6 +115,12 @@ export interface ImportSummary {
   events: number;
 }
 
+/**
+ * The meta keys describeSource writes: a dataset's deletion gives them back as they were before it
+ * (api/datasets.ts). The reader's traits are among them, so the reading needs no format names.
+ */
+export const SOURCE_META_KEYS = ['case_notion', 'case_notion_reason', 'events_without_case_object', 'object_type_activities', 'format', 'timezone', ...Object.values(READING_TRAIT_META)] as const;
+
 /** What the project's meta says of the log it was read from. */
 export function describeSource(target: Pick<IngestTarget, 'setMeta'>, source: Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities'>, options: ImportOptions): void {
   target.setMeta('case_notion', source.caseNotion);
@@ -226,6 +130,7 @@ export function describeSource(target: Pick<IngestTarget, 'setMeta'>, source: Pi
   // The whole log's event-to-object relation: the stored events are only those the case notion kept.
   target.setMeta('object_type_activities', source.objectTypeActivities ? JSON.stringify(source.objectTypeActivities) : '');
   target.setMeta('format', source.format);
+  for (const [key, value] of traitsMeta(inputFormats[source.format].traits)) target.setMeta(key, value);
   // The document says which zone zone-less times were read in.
   target.setMeta('timezone', options.timezone ?? 'UTC');
 }

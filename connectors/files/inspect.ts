@@ -1,4 +1,5 @@
 import type { Batch, EventCheck } from '../../engine/index.js';
+import { inputFormats } from './formats.js';
 import type { LogSource } from './types.js';
 
 /** What `pcg inspect` prints. OCEL sources add their own keys (object_types, object_relations…). */
@@ -40,8 +41,9 @@ interface CaseEvents {
  * engine check and are de-duplicated by event key.
  */
 export async function inspectSource(source: LogSource, reopen: () => Promise<LogSource>): Promise<InspectSummary> {
-  let streaming = source.format === 'xes';
-  const full = source.format === 'ndjson' || source.format.startsWith('ocel');
+  const { casesTogether, rawRecords } = inputFormats[source.format].traits;
+  let streaming = casesTogether;
+  const full = rawRecords;
   // The engine (and its store) is loaded only for records that need its full check.
   const checkEvent: ((input: unknown) => EventCheck) | undefined = full ? (await import('../../engine/index.js')).checkEvent : undefined;
   const activities = new Map<string, number>();

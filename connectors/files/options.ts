@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { FileImportError } from './errors.js';
+import { FORMAT_NAMES } from './formats.js';
 import { LIFECYCLE_MODES, type ImportOptions } from './types.js';
 
-const formats = ['xes', 'csv', 'ndjson', 'ocel2-json', 'ocel2-xml', 'ocel2-sqlite', 'ocel1-json', 'ocel1-xml'] as const;
 const column = z.string().min(1);
 
 /** Import options as the library takes them; the CLI and the API pass what users typed through here. */
 export const importOptionsSchema = z.strictObject({
-  format: z.enum(formats).optional(),
+  format: z.enum(FORMAT_NAMES).optional(),
   lifecycle: z.enum(LIFECYCLE_MODES).optional(),
   classifier: z.string().min(1).optional(),
   caseColumn: column.optional(),

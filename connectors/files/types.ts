@@ -1,4 +1,5 @@
 import type { Batch, EventLimits } from '../../engine/index.js';
+import type { FormatName } from './formats.js';
 import type { PartsRun, XesInParts } from './xes-parts.js';
 
 /**
@@ -11,7 +12,7 @@ export type LifecycleMode = (typeof LIFECYCLE_MODES)[number];
 
 export interface ImportOptions {
   /** Force a format instead of detecting it from the content. */
-  format?: 'xes' | 'csv' | 'ndjson' | 'ocel2-json' | 'ocel2-xml' | 'ocel2-sqlite' | 'ocel1-json' | 'ocel1-xml';
+  format?: FormatName;
   /**
    * XES: what lifecycle transitions make (lifecycle.ts). `pair` (default): each start and the transition that closes
    * it are one execution, with the start as its start_timestamp, marking transitions left out; `all`: every event is a

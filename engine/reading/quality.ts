@@ -7,6 +7,7 @@ import { pct, q, ratio, type Facts } from './facts.js';
 import type { EndReading } from './outcomes.js';
 import { isPlaceholder } from './words.js';
 import { tiedWaits } from './ties.js';
+import { readingTraitsOf } from './traits.js';
 
 /** Consecutive steps at one timestamp above this share make the order within a case partly file order. */
 const SAME_TIME_NOTE = 0.05;
@@ -26,6 +27,7 @@ const EPOCH_YEAR_END = Date.UTC(1971, 0, 1);
 export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, ends: EndReading, periodStart: number | undefined): { assumptions: Plain[]; open_questions: Plain[] } {
   const assumptions: Plain[] = [];
   const open_questions: Plain[] = [];
+  const traits = readingTraitsOf(meta);
 
   const waits = sketchCount(f.handoffs);
   // Hand-offs at one timestamp, per hop (a wait of 0 into a step whose start is recorded is no tie: see tiedWaits).
@@ -63,7 +65,7 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
       `Data quality: the log profile (time resolution, lifecycle, attribute signals) leaves out ${partial} ${partial === 1 ? 'case' : 'cases'} whose older events were pruned before this version of pcg counted it; their counts, paths and waits are kept, only what the profile says of them is missing.`,
     );
   }
-  if (meta.format && meta.format !== 'ndjson') {
+  if (traits?.zonelessTimes) {
     assumptions.push(`Data quality: times written without a zone were read in ${q(meta.timezone ?? 'UTC')}; times with a zone or offset keep it.`);
   }
   if (ends.lateOutliers.cases > 0) {
@@ -97,7 +99,7 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
       `Data quality: ${variants} variants for ${f.cases} cases (${pct(ratio(variants, f.cases))}); ${k} variants cover 80% of the cases. Nearly every case follows its own path, so path frequencies and the commonest variant say little; the backbone, edges and counts per activity carry the process.`,
     );
   }
-  if (/ocel/i.test(meta.format ?? '')) {
+  if (traits?.objectCentric) {
     const left = Number(meta.events_without_case_object ?? 0);
     assumptions.push(
       `Object-centric log: the case notion is the object type ${q(meta.case_notion ?? '')} (${meta.case_notion_reason}); ${left} events relate to no object of that type and are left out; an event related to several objects of the type counts once per object.`,

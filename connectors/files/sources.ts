@@ -1,0 +1,115 @@
+import { createHash } from 'node:crypto';
+import { batchSizeOf } from './batcher.js';
+import { csvBatches, csvMapping } from './csv.js';
+import type { Input } from './input.js';
+import { noPairing } from './lifecycle.js';
+import type { ReadLimits } from './limits.js';
+import { ndjsonBatches } from './ndjson.js';
+import { zoneReader } from './timestamp.js';
+import type { FileDamage, ImportOptions, LogSource } from './types.js';
+import { xesBatches, xesOptionsOf, type XesFacts } from './xes.js';
+import { readXesInParts } from './xes-parts.js';
+
+/** What a format's reader is opened with (formats.ts): the file opened once, its options checked, the format known. */
+export interface OpenContext {
+  path: string;
+  input: Input;
+  /** Checked options, `format` set to the format detected or forced. */
+  options: ImportOptions & { format: NonNullable<ImportOptions['format']> };
+  /** Leave out attributes, which only the store keeps: inspect reads faster without them (and needs no digest). */
+  lean: boolean;
+  limits: ReadLimits;
+}
+
+/** What the readers that stream the opened input share: the batch size, the zone, and the source id. */
+function streamed(ctx: OpenContext) {
+  const o = ctx.options;
+  const batchSize = batchSizeOf(o.batchSize);
+  const zone = zoneReader(o.timezone);
+  // The source id covers what changes the events read: the same file read the same way is the same source.
+  // (A lean source is only counted, never stored: it has no file digest.)
+  const mappingKey = JSON.stringify([o.format, o.lifecycle ?? 'pair', o.classifier ?? null, o.caseColumn ?? null, o.activityColumn ?? null, o.timestampColumn ?? null, o.resourceColumn ?? null, o.startTimestampColumn ?? null, o.delimiter ?? null, o.timezone ?? 'UTC']);
+  const sourceId = createHash('sha256').update(ctx.input.digest).update(mappingKey).digest('hex').slice(0, 32);
+  return { o, input: ctx.input, batchSize, zone, sourceId, idPrefix: sourceId.slice(0, 12) };
+}
+
+export function openXes(ctx: OpenContext): LogSource {
+  const { o, input, sourceId, idPrefix } = streamed(ctx);
+  const { lean, limits } = ctx;
+  let facts: XesFacts = { classifiers: {}, filtered: 0, pairing: noPairing() };
+  return {
+    format: o.format,
+    caseNotion: 'trace',
+    caseNotionReason: 'each trace is a case, named by its concept:name',
+    sourceId,
+    batches() {
+      facts = { classifiers: {}, filtered: 0, pairing: noPairing() };
+      return xesBatches(input, xesOptionsOf(o, idPrefix, lean, limits.lineBytes), facts);
+    },
+    damage: () => facts.damage,
+    contentBytes: () => input.contentRead,
+    readInParts: (limits, run) => readXesInParts(input, o, idPrefix, limits, run),
+    extra: () => ({
+      lifecycle: o.lifecycle ?? 'pair',
+      ...(o.classifier ? { classifier: o.classifier } : {}),
+      classifiers: facts.classifiers,
+      ...(facts.filtered ? { filtered_by_lifecycle: facts.filtered } : {}),
+      ...(facts.pairing.paired ? { lifecycle_paired: facts.pairing.paired } : {}),
+      ...(facts.pairing.unpairedStarts ? { lifecycle_unpaired_starts: facts.pairing.unpairedStarts } : {}),
+      ...(facts.pairing.dropped ? { lifecycle_dropped: facts.pairing.dropped } : {}),
+      ...(facts.pairing.unpairedTraces ? { lifecycle_not_standard_traces: facts.pairing.unpairedTraces } : {}),
+    }),
+  };
+}
+
+export function openCsv(ctx: OpenContext): LogSource {
+  const { o, input, batchSize, zone, sourceId, idPrefix } = streamed(ctx);
+  const { lean, limits } = ctx;
+  // Where the content broke, found while the batches are read (reset by each read).
+  let damage: FileDamage | undefined;
+  const damaged = (d: FileDamage) => (damage ??= d);
+  const mapping = csvMapping(input.head.toString('utf8').replace(/^\uFEFF/, ''), o);
+  const name = (i: number) => (i >= 0 ? mapping.header[i] : null);
+  return {
+    format: o.format,
+    caseNotion: mapping.header[mapping.case]!,
+    caseNotionReason: `column "${mapping.header[mapping.case]}" ${o.caseColumn === undefined ? 'found by its name' : 'as given'}`,
+    sourceId,
+    batches: () => {
+      damage = undefined;
+      return csvBatches(input, mapping, { ...o, batchSize, idPrefix, zone, lean, damaged, maxRecordBytes: limits.lineBytes });
+    },
+    damage: () => damage,
+    contentBytes: () => input.contentRead,
+    extra: () => ({
+      delimiter: mapping.delimiter,
+      columns: {
+        case: name(mapping.case),
+        activity: name(mapping.activity),
+        timestamp: name(mapping.timestamp),
+        resource: name(mapping.resource),
+        start_timestamp: name(mapping.start),
+        attributes: mapping.attributes.map(name),
+      },
+    }),
+  };
+}
+
+export function openNdjson(ctx: OpenContext): LogSource {
+  const { o, input, batchSize, sourceId } = streamed(ctx);
+  let damage: FileDamage | undefined;
+  const damaged = (d: FileDamage) => (damage ??= d);
+  return {
+    format: o.format,
+    caseNotion: 'caseId',
+    caseNotionReason: 'the caseId field of each event',
+    sourceId,
+    batches: () => {
+      damage = undefined;
+      return ndjsonBatches(input, batchSize, damaged, ctx.limits.lineBytes);
+    },
+    extra: () => ({}),
+    damage: () => damage,
+    contentBytes: () => input.contentRead,
+  };
+}
