@@ -1,5 +1,6 @@
 import type { Decision, GraphDocument, Plain } from '../../engine/document/types.js';
 import { TYPICAL_PATH_SHARE } from '../../engine/render/index.js';
+import { SECTION_KEYS, sectionRow, type McpView } from '../../engine/render/sections.js';
 import { ApiError } from '../errors.js';
 
 /**
@@ -12,27 +13,19 @@ import { ApiError } from '../errors.js';
 /** The default cap on one answer's JSON text, in characters (~10k tokens). */
 export const DEFAULT_MAX_CHARS = 40_000;
 
-export const SECTIONS = ['nodes', 'edges', 'variants', 'decisions', 'rules', 'policies', 'outcomes'] as const;
-export type Section = (typeof SECTIONS)[number];
+/** The sections `get_graph` pages through, by view name (engine/render/sections.ts: the rows with `mcp`). */
+const VIEW_KEYS = new Map(
+  SECTION_KEYS.flatMap((k) => {
+    const m = sectionRow(k).mcp;
+    return m ? [[m.view, k] as const] : [];
+  }),
+);
+export const SECTIONS = [...VIEW_KEYS.keys()] as [McpView, ...McpView[]];
+export type Section = McpView;
 
 /** The document's list behind each section (`rules` are the sequence rules). */
 export function sectionItems(doc: GraphDocument, section: Section): unknown[] {
-  switch (section) {
-    case 'nodes':
-      return doc.nodes;
-    case 'edges':
-      return doc.edges;
-    case 'variants':
-      return doc.variants;
-    case 'decisions':
-      return doc.decisions;
-    case 'rules':
-      return doc.sequence_rules;
-    case 'policies':
-      return doc.policies;
-    case 'outcomes':
-      return doc.outcomes;
-  }
+  return doc[VIEW_KEYS.get(section)!] as unknown[];
 }
 
 export const graphUri = (tenantId: string, projectId: string) => `pcg://${tenantId}/${projectId}/graph`;
@@ -40,25 +33,14 @@ export const graphUri = (tenantId: string, projectId: string) => `pcg://${tenant
 const TOP = 5;
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** Counts of every list of the document. */
-export function countsOf(doc: GraphDocument) {
-  return {
-    nodes: doc.nodes.length,
-    activities: doc.nodes.filter((n) => n.kind === 'activity').length,
-    edges: doc.edges.length,
-    variants: doc.variants.length,
-    decisions: doc.decisions.length,
-    sequence_rules: doc.sequence_rules.length,
-    policies: doc.policies.length,
-    outcomes: doc.outcomes.length,
-    stages: doc.stages.length,
-    exceptions: doc.exceptions.length,
-    escalations: doc.escalations.length,
-    roles: doc.roles.length,
-    success_criteria: doc.success_criteria.length,
-    object_types: doc.object_types.length,
-    open_questions: doc.open_questions.length,
-  };
+/** Counts of every list of the document (the rows `counted`), the activities among the nodes after them. */
+export function countsOf(doc: GraphDocument): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const k of SECTION_KEYS.filter((key) => sectionRow(key).counted)) {
+    counts[k] = (doc[k] as unknown[]).length;
+    if (k === 'nodes') counts.activities = doc.nodes.filter((n) => n.kind === 'activity').length;
+  }
+  return counts;
 }
 
 const whenText = (w: Plain): string => {
@@ -107,7 +89,7 @@ export function summarize(doc: GraphDocument) {
     })),
     stages: doc.stages.map((s) => ({ id: s.id, name: s.name, activities: s.activities.length })),
     process_tree: clip(doc.model.process_tree, 600),
-    hint: "view='nodes'|'edges'|'variants'|'decisions'|'rules'|'policies'|'outcomes' pages through one section; view='full' answers the whole document when it fits; explain_decision reads one decision point.",
+    hint: `view=${SECTIONS.map((v) => `'${v}'`).join('|')} pages through one section; view='full' answers the whole document when it fits; explain_decision reads one decision point.`,
   };
 }
 
@@ -141,14 +123,14 @@ export function explainDecision(doc: GraphDocument, which: string) {
 
 type Item = Record<string, unknown> & { id: string };
 
-const DIFF_KINDS = {
-  nodes: (d: GraphDocument) => d.nodes,
-  edges: (d: GraphDocument) => d.edges,
-  variants: (d: GraphDocument) => d.variants,
-  rules: (d: GraphDocument) => d.sequence_rules,
-  policies: (d: GraphDocument) => d.policies,
-} as const;
-export type DiffKind = keyof typeof DIFF_KINDS;
+/** The sections `diff` compares, by view name (the rows whose `mcp` has `diff`). */
+const DIFF_KINDS = Object.fromEntries(
+  SECTION_KEYS.flatMap((k) => {
+    const m = sectionRow(k).mcp;
+    return m?.diff ? [[m.view, (d: GraphDocument) => d[k] as unknown[]] as const] : [];
+  }),
+) as Record<string, (d: GraphDocument) => unknown[]>;
+export type DiffKind = string;
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 /** Free-text explanations move with every count; the counts themselves are compared. */

@@ -11,6 +11,7 @@
 import type { GraphDocument } from '../document/types.js';
 import { casesText, pathText, pct, whenText } from './format.js';
 import { oneLine } from './safe-text.js';
+import { SECTION_KEYS, sectionRow, type DiffSectionKey } from './sections.js';
 
 export type Value = string | number | boolean | string[];
 
@@ -42,8 +43,9 @@ export interface SectionDiff {
   unchanged: number;
 }
 
-export const diffSections = ['nodes', 'edges', 'variants', 'decisions', 'sequence_rules', 'policies', 'outcomes'] as const;
-export type DiffSection = (typeof diffSections)[number];
+/** The sections compared, in the order of sections.ts: those whose row has `diff`. */
+export const diffSections = SECTION_KEYS.filter((k) => sectionRow(k).diff) as DiffSectionKey[];
+export type DiffSection = DiffSectionKey;
 
 export interface DocumentDiff {
   schema: 'pcg.document-diff';
@@ -57,17 +59,8 @@ export interface DocumentDiff {
   sections: Record<DiffSection, SectionDiff>;
 }
 
-/** The fields each section compares. */
-export const compared: Record<DiffSection, string[]> = {
-  nodes: ['kind', 'label', 'stage', 'cases', 'events', 'cases_repeating'],
-  edges: ['kind', 'cases'],
-  variants: ['class', 'cases', 'share'],
-  decisions: ['branches', 'rules', 'explained'],
-  sequence_rules: ['type', 'statement', 'holds'],
-  policies: ['kind', 'statement', 'threshold_hours', 'share_met'],
-  // The end activity too: ids are made from it, and two names that read alike (Check-in, Check in) share a stem.
-  outcomes: ['end_activity', 'kind', 'cases', 'share'],
-};
+/** The fields each section compares (sections.ts). */
+export const compared = Object.fromEntries(diffSections.map((k) => [k, [...sectionRow(k).diff!.fields]])) as Record<DiffSection, string[]>;
 
 interface Keyed {
   key: string;
@@ -170,15 +163,8 @@ export function diffDocuments(a: GraphDocument, b: GraphDocument): DocumentDiff 
   return { schema: 'pcg.document-diff', version: 1, same: !changed, before: sourceOf(a), after: sourceOf(b), summary, sections };
 }
 
-const titles: Record<DiffSection, string> = {
-  nodes: 'nodes',
-  edges: 'edges',
-  variants: 'variants',
-  decisions: 'decisions',
-  sequence_rules: 'sequence rules',
-  policies: 'policies',
-  outcomes: 'outcomes',
-};
+/** A section's heading: its title, in lower case as the lines under it are. */
+const titleOf = (section: DiffSection): string => sectionRow(section).title.toLowerCase();
 
 /** Shares print as percentages, lists one item a line is too long: joined with `; `. */
 function show(field: string, v: Value): string {
@@ -227,7 +213,7 @@ export function renderDiffText(diff: DocumentDiff, names: { before?: string; aft
   for (const s of diffSections) {
     const d = diff.sections[s];
     const c = diff.summary[s];
-    lines.push('', `${titles[s]}: ${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`);
+    lines.push('', `${titleOf(s)}: ${c.added} added, ${c.removed} removed, ${c.changed} changed, ${c.unchanged} unchanged`);
     for (const e of d.added) lines.push(`  + ${brief(s, e)}`);
     for (const e of d.removed) lines.push(`  - ${brief(s, e)}`);
     for (const e of d.changed) {

@@ -45,24 +45,31 @@ export function buildReport(doc: GraphDocument): Report {
   return {
     title: 'Process report',
     lead,
-    sections: [
-      caseSection(doc),
-      outcomesSection(doc),
-      stagesSection(doc),
-      mainPathSection(doc),
-      performanceSection(doc),
-      variantsSection(doc),
-      decisionsSection(doc),
-      sequenceSection(doc),
-      policiesSection(doc),
-      exceptionsSection(doc),
-      escalationsSection(doc),
-      rolesSection(doc),
-      ...(doc.object_types.length ? [objectsSection(doc)] : []),
-      qualitySection(doc),
-    ],
+    sections: Object.values(REPORT_SECTIONS).flatMap((build: (doc: GraphDocument) => Section | undefined) => build(doc) ?? []),
   };
 }
+
+/**
+ * The report's sections in their order, each built from the document (undefined: left out). Every key of the
+ * document names the one that shows it (sections.ts); each builder's section has its key as its id.
+ */
+const REPORT_SECTIONS = {
+  case: caseSection,
+  outcomes: outcomesSection,
+  stages: stagesSection,
+  'main-path': mainPathSection,
+  performance: performanceSection,
+  variants: variantsSection,
+  decisions: decisionsSection,
+  'sequence-rules': sequenceSection,
+  policies: policiesSection,
+  exceptions: exceptionsSection,
+  escalations: escalationsSection,
+  roles: rolesSection,
+  objects: (doc: GraphDocument) => (doc.object_types.length ? objectsSection(doc) : undefined),
+  'data-quality': qualitySection,
+};
+export type ReportSectionId = keyof typeof REPORT_SECTIONS;
 
 function caseSection(doc: GraphDocument): Section {
   const p = doc.process;
