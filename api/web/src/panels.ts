@@ -10,6 +10,7 @@ import { labelsToIds, nodeIdsByLabel, pathElements, type Shown } from './filter.
 import { name, names, sentence } from './labels.js';
 import { jsonText, labelText, oneLine, visibleText } from './text.js';
 import type { Evidence, GraphDocument, Plain } from './types.js';
+import type { DOCUMENT_SECTIONS } from '../../../engine/render/sections.js';
 
 export type SelectionType =
   | 'node'
@@ -45,6 +46,10 @@ export const TABS = [
   ['document', 'Document'],
 ] as const;
 export type Tab = (typeof TABS)[number][0];
+
+/** The tab each document section is listed under (engine/render/sections.ts): one named there and missing here fails to compile. */
+type TabOf<T extends Tab> = T;
+export type SectionTab = TabOf<Exclude<{ [K in keyof typeof DOCUMENT_SECTIONS]: (typeof DOCUMENT_SECTIONS)[K]['web'] }[keyof typeof DOCUMENT_SECTIONS], null>>;
 
 type Child = Node | string | number | null | undefined | false;
 
