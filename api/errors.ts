@@ -48,7 +48,7 @@ export class ApiError extends PcgError<ApiErrorCode> {
     return { headers: this.headers };
   }
 }
-registerWireError('ApiError', (w) => new ApiError(w.code as ApiErrorCode, w.message, (w.fields?.headers ?? {}) as Record<string, string>));
+registerWireError('ApiError', ApiError, (w) => new ApiError(w.code as ApiErrorCode, w.message, (w.fields?.headers ?? {}) as Record<string, string>));
 
 export const errorBodySchema = z
   .object({

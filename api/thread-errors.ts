@@ -19,7 +19,7 @@ export class OverQuota extends PcgError<'over_quota'> {
     return { events: this.events };
   }
 }
-registerWireError('OverQuota', (w) => new OverQuota(Number(w.fields?.events)));
+registerWireError('OverQuota', OverQuota, (w) => new OverQuota(Number(w.fields?.events)));
 
 /**
  * Whether a thread sends an error back as an answer: pcg's own and the foreign ones the error boundary maps by code

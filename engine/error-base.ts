@@ -33,6 +33,11 @@ export interface WireError {
   retriable: boolean;
   /** The class's own fields (an ApiError's headers, a line number): see PcgError.wireFields. */
   fields?: WireFields;
+  /**
+   * The wire names of the registered classes it extends, nearest first: a side that has not loaded the class itself
+   * (an XmlError's module) makes the nearest one it has (a FileImportError), with the same code.
+   */
+  bases?: string[];
 }
 
 export class PcgError<C extends string = string> extends Error {
@@ -54,15 +59,17 @@ export class PcgError<C extends string = string> extends Error {
 
 type Reviver = (wire: WireError & { code: string }) => PcgError;
 const revivers = new Map<string, Reviver>();
+const wireNames = new Map<object, string>();
 
 /**
  * Registers how a class is made again from its wire form, under its wire name; each class's module does it
  * beside the class, so a side that can name the class (import it) can also receive it.
  */
-export function registerWireError(name: string, revive: Reviver): void {
-  const known = revivers.get(name);
-  if (known && known !== revive) throw new Error(`two error classes claim the wire name ${name}`);
+export function registerWireError<T extends PcgError>(name: string, cls: abstract new (...args: any[]) => T, revive: Reviver): void {
+  const known = wireNames.get(cls);
+  if (revivers.has(name) && known !== name) throw new Error(`two error classes claim the wire name ${name}`);
   revivers.set(name, revive);
+  wireNames.set(cls, name);
 }
 
 /** The wire names of the classes registered so far (for tests: every class can make the round trip). */
@@ -74,11 +81,17 @@ export function wireErrorNames(): string[] {
 export function toWire(error: unknown): WireError {
   if (error instanceof PcgError) {
     const fields = error.wireFields();
-    return { name: error.name, code: error.code, message: error.message, retriable: error.retriable, ...(fields ? { fields } : {}) };
+    const bases: string[] = [];
+    for (let p = Object.getPrototypeOf(Object.getPrototypeOf(error)); p && p !== Object.prototype; p = Object.getPrototypeOf(p)) {
+      const base = wireNames.get(p.constructor);
+      if (base) bases.push(base);
+    }
+    return { name: error.name, code: error.code, message: error.message, retriable: error.retriable, ...(fields ? { fields } : {}), ...(bases.length ? { bases } : {}) };
   }
   if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return { name: error.name, ...(typeof code === 'string' ? { code } : {}), message: error.message, retriable: false };
+    // kafkajs's errors say themselves whether a retry may succeed; others are taken not to.
+    const { code, retriable } = error as { code?: unknown; retriable?: unknown };
+    return { name: error.name, ...(typeof code === 'string' ? { code } : {}), message: error.message, retriable: retriable === true };
   }
   return { name: 'Error', message: String(error), retriable: false };
 }
@@ -88,8 +101,8 @@ export function toWire(error: unknown): WireError {
  * loaded, an Error with the same name and code (which is what the foreign table maps by).
  */
 export function fromWire(wire: WireError): Error {
-  const revive = wire.code === undefined ? undefined : revivers.get(wire.name);
-  if (revive) return revive(wire as WireError & { code: string });
+  const known = wire.code === undefined ? undefined : [wire.name, ...(wire.bases ?? [])].find((n) => revivers.has(n));
+  if (known) return revivers.get(known)!(wire as WireError & { code: string });
   const error = new Error(wire.message);
   error.name = wire.name;
   if (wire.code !== undefined) (error as Error & { code?: string }).code = wire.code;

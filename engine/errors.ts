@@ -25,4 +25,4 @@ export class EngineError extends PcgError<EngineErrorCode> {
     super(code, message, { retriable: engineErrorCodes[code].retriable });
   }
 }
-registerWireError('EngineError', (w) => new EngineError(w.code as EngineErrorCode, w.message));
+registerWireError('EngineError', EngineError, (w) => new EngineError(w.code as EngineErrorCode, w.message));

@@ -24,7 +24,7 @@ export class LineTooLong extends EngineError {
     return { line: this.line, maxBytes: this.maxBytes };
   }
 }
-registerWireError('LineTooLong', (w) => new LineTooLong(Number(w.fields?.line), Number(w.fields?.maxBytes)));
+registerWireError('LineTooLong', LineTooLong, (w) => new LineTooLong(Number(w.fields?.line), Number(w.fields?.maxBytes)));
 
 /**
  * The one NDJSON line reader, for files (fed chunk by chunk) and HTTP bodies

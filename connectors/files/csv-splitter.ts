@@ -23,7 +23,7 @@ export class RecordTooLong extends FileImportError {
     return { line: this.line, maxBytes: this.maxBytes };
   }
 }
-registerWireError('RecordTooLong', (w) => new RecordTooLong(Number(w.fields?.line), Number(w.fields?.maxBytes)));
+registerWireError('RecordTooLong', RecordTooLong, (w) => new RecordTooLong(Number(w.fields?.line), Number(w.fields?.maxBytes)));
 
 export class CsvSplitter {
   private buf = '';

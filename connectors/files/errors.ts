@@ -34,4 +34,4 @@ export class FileImportError extends PcgError<FileErrorCode> {
     super(code, message, { retriable: fileErrorCodes[code].retriable });
   }
 }
-registerWireError('FileImportError', (w) => new FileImportError(w.code as FileErrorCode, w.message));
+registerWireError('FileImportError', FileImportError, (w) => new FileImportError(w.code as FileErrorCode, w.message));

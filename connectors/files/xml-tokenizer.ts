@@ -28,7 +28,7 @@ export class XmlError extends FileImportError {
     return { reason: this.reason, line: this.line };
   }
 }
-registerWireError('XmlError', (w) => new XmlError(String(w.fields?.reason), Number(w.fields?.line)));
+registerWireError('XmlError', XmlError, (w) => new XmlError(String(w.fields?.reason), Number(w.fields?.line)));
 
 const entityPattern = /&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z]+);/g;
 const namedEntities: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
