@@ -4,6 +4,8 @@ import { z } from 'zod';
 import { DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, eventLimits, type EventLimits } from '../engine/event.js';
 import { DEFAULT_INPUT_LIMITS, INPUT_LIMIT_NAMES, type InputLimits } from '../connectors/files/limits.js';
 import { configuredClusterSchema, DEFAULT_CLUSTERS } from '../connectors/kafka/index.js';
+import { registerWireError } from '../engine/error-base.js';
+import { OperatorError } from './exit-codes.js';
 
 /**
  * The server's configuration: read once at start from the environment, with
@@ -250,7 +252,14 @@ export function inputLimitsOf(config: Pick<Config, 'lineLimitBytes' | 'decompres
   });
 }
 
-export class ConfigError extends Error {}
+/** A setting that is not valid: `pcg serve` and the other commands print it as a usage error (exit 2). */
+export class ConfigError extends OperatorError<'config_invalid'> {
+  override name = 'ConfigError';
+  constructor(message: string) {
+    super('config_invalid', message);
+  }
+}
+registerWireError('ConfigError', ConfigError, (w) => new ConfigError(w.message));
 
 const eventLimitKeys = {
   limitIdBytes: true,

@@ -5,6 +5,8 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { migrations } from './catalog/migrations.js';
 import { PRIVATE_DIR, PRIVATE_FILE } from './file-modes.js';
+import { registerWireError } from '../engine/error-base.js';
+import { OperatorError } from './exit-codes.js';
 
 /**
  * What `pcg serve` checks of its data directory before it opens anything
@@ -13,9 +15,13 @@ import { PRIVATE_DIR, PRIVATE_FILE } from './file-modes.js';
  * this pcg knows. Each failure is a `StartupError`: one line for the operator,
  * printed without a stack, and a non-zero exit before the port is opened.
  */
-export class StartupError extends Error {
+export class StartupError extends OperatorError<'startup_failed'> {
   override name = 'StartupError';
+  constructor(message: string) {
+    super('startup_failed', message);
+  }
 }
+registerWireError('StartupError', StartupError, (w) => new StartupError(w.message));
 
 const errno = (error: unknown): string => String((error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? error);
 

@@ -3,10 +3,13 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { importLog, inputFormats, SOURCE_META_KEYS, type FileDamage, type ImportOptions, type InputLimits, type ReadLimits } from '../connectors/files/index.js';
+import { FileImportError } from '../connectors/files/errors.js';
+import { EngineError } from '../engine/errors.js';
 import { THREAD_MIN_BYTES, worthAThread } from '../connectors/files/reader-thread.js';
 import type { ProjectRecord } from './catalog/index.js';
 import { eventLimitsOf, inputLimitsOf } from './config.js';
 import type { AppContext } from './context.js';
+import { fileToApi } from './error-tables.js';
 import { ApiError } from './errors.js';
 import type { UploadChecks } from './upload-checks.js';
 import type { IngestTarget, SourceRetractor } from '../engine/projects/index.js';
@@ -398,12 +401,12 @@ export class DatasetImports {
  */
 export function fileError(error: unknown, paths: string[], shown: string): unknown {
   if (error instanceof ApiError) return error;
-  const e = error as { name?: string; code?: string; message?: string };
-  // The readers' errors describe the file, not the server: FileImportError (OcelError is its other name), XmlError, and
-  // EngineError's event codes. By name, as they arrive from a check thread (errors cross threads without their class).
-  if (['FileImportError', 'XmlError'].includes(e.name ?? '') || e.code === 'invalid_argument' || e.code === 'invalid_event') {
-    const status = e.code === 'content_too_large' ? 'payload_too_large' : e.code === 'limit_exceeded' ? 'limit_exceeded' : 'validation_failed';
-    return new ApiError(status, `the file could not be imported (${e.code}): ${hidePath(String(e.message), paths, shown)}; nothing was imported`);
+  // The readers' errors describe the file, not the server: a FileImportError (an OcelError, an XmlError) by the file
+  // table, and EngineError's event codes. A check thread's refusal arrives in its class (api/upload-checks.ts).
+  const file = error instanceof FileImportError;
+  if (file || (error instanceof EngineError && (error.code === 'invalid_argument' || error.code === 'invalid_event'))) {
+    const status = file ? fileToApi[error.code] : 'validation_failed';
+    return new ApiError(status, `the file could not be imported (${error.code}): ${hidePath(error.message, paths, shown)}; nothing was imported`);
   }
   return error;
 }

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Config } from './config.js';
 import { limitName } from './config.js';
+import { registerWireError } from '../engine/error-base.js';
+import { OperatorError } from './exit-codes.js';
 
 /**
  * The process's file descriptors, budgeted at start. Every open project store
@@ -75,9 +77,13 @@ export interface StoreBudget {
   warning?: string;
 }
 
-export class DescriptorLimitError extends Error {
+export class DescriptorLimitError extends OperatorError<'descriptor_limit'> {
   override name = 'DescriptorLimitError';
+  constructor(message: string) {
+    super('descriptor_limit', message);
+  }
 }
+registerWireError('DescriptorLimitError', DescriptorLimitError, (w) => new DescriptorLimitError(w.message));
 
 /**
  * The open-store cap that fits the descriptor limit. Stores are held by the request thread's registry and,

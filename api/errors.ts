@@ -1,46 +1,54 @@
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
+import { PcgError, registerWireError, type ErrorEntry } from '../engine/error-base.js';
 import { EngineError } from '../engine/index.js';
-import { limitName } from './config.js';
+import { bodyTooLarge, foreignEntry, fromEngine, fromForeign } from './error-tables.js';
 
 /**
  * The HTTP error registry: one stable machine code per condition, with its
- * status. Clients branch on `error`; `message` is for people and never carries
- * internal detail (stack traces, SQL, file paths).
+ * status, whether a client may simply try again, and what it means. Clients
+ * branch on `error`; `message` is for people and never carries internal detail
+ * (stack traces, SQL, file paths). Other layers' codes and foreign errors reach
+ * these through api/error-tables.ts.
  */
-export const apiErrorCodes = {
-  missing_headers: 400,
-  validation_failed: 400,
-  invalid_token: 401,
-  token_expired: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  request_timeout: 408,
-  conflict: 409,
-  payload_too_large: 413,
-  limit_exceeded: 422,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  internal_error: 500,
-  unavailable: 503,
-} as const;
+export const apiErrorTable = {
+  missing_headers: { status: 400, retriable: false, message: 'a required header is missing' },
+  validation_failed: { status: 400, retriable: false, message: 'the request or its body is not valid' },
+  invalid_token: { status: 401, retriable: false, message: 'the key is unknown or malformed' },
+  token_expired: { status: 401, retriable: false, message: 'the key has expired' },
+  forbidden: { status: 403, retriable: false, message: 'the key may not do this' },
+  not_found: { status: 404, retriable: false, message: 'no such resource' },
+  method_not_allowed: { status: 405, retriable: false, message: 'the path is served under other methods' },
+  request_timeout: { status: 408, retriable: true, message: 'the request did not arrive in time' },
+  conflict: { status: 409, retriable: false, message: 'the resource exists or is in another state' },
+  payload_too_large: { status: 413, retriable: false, message: 'the body or a part of it is larger than a limit' },
+  limit_exceeded: { status: 422, retriable: false, message: 'a limit or quota would be passed' },
+  unsupported_media_type: { status: 415, retriable: false, message: 'this content type is not accepted here' },
+  rate_limited: { status: 429, retriable: true, message: 'too many requests: wait as Retry-After says' },
+  internal_error: { status: 500, retriable: false, message: 'an internal error occurred' },
+  unavailable: { status: 503, retriable: true, message: 'busy or closing: retry shortly' },
+} as const satisfies Record<string, ErrorEntry & { status: number }>;
 
-export type ApiErrorCode = keyof typeof apiErrorCodes;
+export type ApiErrorCode = keyof typeof apiErrorTable;
 
-export class ApiError extends Error {
-  readonly code: ApiErrorCode;
+/** Each code's status (the OpenAPI document and clients that check a code read this). */
+export const apiErrorCodes = Object.fromEntries(Object.entries(apiErrorTable).map(([code, e]) => [code, e.status])) as { readonly [C in ApiErrorCode]: (typeof apiErrorTable)[C]['status'] };
+
+export class ApiError extends PcgError<ApiErrorCode> {
+  override name = 'ApiError';
   readonly status: number;
   readonly headers: Record<string, string>;
   constructor(code: ApiErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(message);
-    this.name = 'ApiError';
-    this.code = code;
-    this.status = apiErrorCodes[code];
+    super(code, message, { retriable: apiErrorTable[code].retriable });
+    this.status = apiErrorTable[code].status;
     this.headers = headers;
   }
+  override wireFields() {
+    return { headers: this.headers };
+  }
 }
+registerWireError('ApiError', ApiError, (w) => new ApiError(w.code as ApiErrorCode, w.message, (w.fields?.headers ?? {}) as Record<string, string>));
 
 export const errorBodySchema = z
   .object({
@@ -57,47 +65,32 @@ export function errorBody(code: string, message: string, requestId: string): Err
   return { error: code, message, timestamp: new Date().toISOString(), requestId };
 }
 
-/** Fastify's own errors (body parsing, limits) mapped onto the registry (a body over the limit: bodyTooLarge). */
-const fastifyCodes: Record<string, [ApiErrorCode, string]> = {
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'this content type is not accepted here'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['validation_failed', 'the content length does not match the body'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: ['validation_failed', 'the JSON body is empty'],
-  FST_ERR_CTP_INVALID_JSON_BODY: ['validation_failed', 'the body is not valid JSON'],
-  FST_ERR_BAD_URL: ['validation_failed', 'the URL is malformed'],
-  FST_ERR_ASYNC_CONSTRAINT: ['validation_failed', 'the request could not be routed'],
-  FST_ERR_MAX_PARAM_LENGTH: ['validation_failed', 'a path segment is longer than allowed'],
-};
-
 /** What the boundary knows of the configuration, for refusals that name their limit. */
 export interface BoundaryLimits {
   /** PCG_BODY_LIMIT_BYTES: a body over it is 413 naming the setting. */
   bodyLimitBytes?: number;
 }
 
-const bodyTooLarge = (limits: BoundaryLimits): ApiError =>
-  new ApiError(
-    'payload_too_large',
-    limits.bodyLimitBytes === undefined ? 'the request body is larger than allowed' : `limit ${limitName('bodyLimitBytes')}: a request body may have at most ${limits.bodyLimitBytes} bytes`,
-  );
-
+/**
+ * Any error as the registry's: an ApiError as it is, an engine error by its code, a foreign one (SQLite, fastify,
+ * Node's file codes, zod) by the foreign table (api/error-tables.ts); anything else is a fault of the server. A file
+ * reader's refusal is answered through fileError (api/datasets.ts), which hides the server's paths in its message;
+ * one thrown past it is a fault here too.
+ */
 export function toApiError(error: unknown, limits: BoundaryLimits = {}): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof EngineError) {
-    if (error.code === 'invalid_argument' || error.code === 'invalid_event') return new ApiError('validation_failed', error.message);
-    if (error.code === 'state_busy') return new ApiError('unavailable', error.message, { 'retry-after': '2' });
-    return new ApiError('internal_error', 'the project state could not be read');
-  }
-  const e = error as Partial<FastifyError> & { type?: string };
-  // Another writer holds the database (SQLite's busy timeout ran out): the client may retry, nothing failed.
-  if (typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code)) return new ApiError('unavailable', 'the project is busy; retry shortly', { 'retry-after': '1' });
-  if (e.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return bodyTooLarge(limits);
-  const mapped = e.code ? fastifyCodes[e.code] : undefined;
-  if (mapped) return new ApiError(mapped[0], mapped[1]);
-  if (e instanceof SyntaxError || e.type === 'entity.parse.failed') return new ApiError('validation_failed', 'the body is not valid JSON');
+  if (error instanceof EngineError) return fromEngine(error);
+  // Foreign errors that are the client's (a busy project, fastify's refusals of a request) by the foreign table.
+  const foreign = foreignEntry(error);
+  if (foreign && foreign.api !== 'internal_error') return fromForeign(error, limits)!;
+  const e = error as { statusCode?: unknown; type?: string };
+  // Errors of fastify's plugins without a code of their own: by the status they carry.
+  if (error instanceof SyntaxError || e.type === 'entity.parse.failed') return new ApiError('validation_failed', 'the body is not valid JSON');
   if (typeof e.statusCode === 'number' && e.statusCode === 413) return bodyTooLarge(limits);
   if (typeof e.statusCode === 'number' && e.statusCode === 415) return new ApiError('unsupported_media_type', 'this content type is not accepted here');
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) return new ApiError('validation_failed', 'the request is malformed');
-  return new ApiError('internal_error', 'an internal error occurred');
+  // The server's faults, the foreign ones (a full disk, a missing file) included: 500, the detail in the log only.
+  return new ApiError('internal_error', foreign?.message ?? 'an internal error occurred');
 }
 
 /** Fastify's `frameworkErrors`: router failures answered in the error format, with the request id. */

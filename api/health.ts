@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isSqliteError } from './error-tables.js';
 
 const checkStatus = z.enum(['ok', 'unavailable']);
 
@@ -34,7 +35,7 @@ export class Health {
         result = check();
       } catch (error) {
         // Internal detail (SQL, paths) stays in the log, not in a public answer.
-        result = error instanceof Error && error.name === 'SqliteError' ? 'the database does not answer' : 'the check failed';
+        result = isSqliteError(error) ? 'the database does not answer' : 'the check failed';
       }
       checks[name] = result === true ? { status: 'ok' } : { status: 'unavailable', message: result };
     }

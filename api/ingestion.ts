@@ -4,7 +4,7 @@ import type { ApplyObserver, ProjectRegistry } from '../engine/projects/index.js
 import type { FairRun } from './fair-queue.js';
 import { readIngestBody } from './ingest-body.js';
 import type { Applied, IngestTask, WorkOutcome } from './work-thread.js';
-import { unwrap } from './thread-errors.js';
+import { OverQuota, unwrap } from './thread-errors.js';
 import type { WorkThreads } from './work-threads.js';
 
 /**
@@ -85,9 +85,8 @@ export function ingestion(options: IngestionOptions): Ingest {
         try {
           applied = await apply(room);
         } catch (error) {
-          const over = (error as { overQuota?: number }).overQuota;
-          if (over === undefined) throw error;
-          await quota?.check(tenantId, over);
+          if (!(error instanceof OverQuota)) throw error;
+          await quota?.check(tenantId, error.events);
           applied = await apply(Number.POSITIVE_INFINITY);
         }
         const { result, seconds } = applied;

@@ -44,7 +44,6 @@ export function runRetraction(): void {
       store.close();
     }
   } catch (error) {
-    const wire = toWire(error) ?? { kind: 'other', message: (error as Error).message ?? String(error) };
-    parentPort!.postMessage({ error: wire } satisfies ThreadOutcome<RetractResult>);
+    parentPort!.postMessage({ error: toWire(error) } satisfies ThreadOutcome<RetractResult>);
   }
 }

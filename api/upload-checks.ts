@@ -3,11 +3,12 @@ import type { CheckOutcome, CheckTask } from '../connectors/files/check-task.js'
 import type { LogCheck } from '../connectors/files/index.js';
 import { limitName } from './config.js';
 import { ApiError } from './errors.js';
+import { unwrap } from './thread-errors.js';
 
 export interface UploadChecks {
   /**
-   * Checks an upload on a thread (checkTask): its facts, or the file's refusal as the reader made it (an error with
-   * the reader's name and code, for fileError). Past the time budget or the thread's heap, a 422 naming the setting;
+   * Checks an upload on a thread (checkTask): its facts, or the file's refusal as the reader made it (its class and
+   * code, for fileError). Past the time budget or the thread's heap, a 422 naming the setting;
    * when `signal` aborts (the server stopping), its reason. Either way the thread is ended where it stands.
    */
   check(task: CheckTask, signal: AbortSignal): Promise<LogCheck>;
@@ -51,8 +52,8 @@ export function uploadChecks(options: { threads: number; budgetMs: number; heapM
         }
         throw error;
       }
-      if ('ok' in outcome) return outcome.ok;
-      throw Object.assign(new Error(outcome.error.message), { name: outcome.error.name, ...(outcome.error.code ? { code: outcome.error.code } : {}) });
+      // A refusal comes back as the class the reader threw (a FileImportError, an EngineError), for fileError.
+      return unwrap(outcome);
     },
     close: () => pool.destroy(),
   };

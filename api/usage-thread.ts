@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import { parentPort, Worker } from 'node:worker_threads';
+import { fromWire, toWire, type ThreadOutcome } from './thread-errors.js';
 
 /** What a project's state files keep, as a tenant's quotas count it (api/usage.ts). */
 export interface StoredUse {
@@ -65,11 +66,12 @@ export function usageThread(): { measure: UseMeter; close(): Promise<void> } {
   };
   const start = (): Worker => {
     const w = new Worker(new URL('./workers/usage.mjs', import.meta.url));
-    w.on('message', (m: { id: number; use?: StoredUse; error?: string }) => {
+    w.on('message', (m: Measured) => {
       const job = waiting.get(m.id);
       waiting.delete(m.id);
-      if (m.use) job?.resolve(m.use);
-      else job?.reject(new Error(m.error ?? 'the measurement failed'));
+      // The error in its class (a busy file is SQLite's busy, as on the loop): the one wire form.
+      if ('ok' in m) job?.resolve(m.ok);
+      else job?.reject(fromWire(m.error));
       if (waiting.size === 0) {
         // Idle: it neither keeps the process alive nor stays for long.
         w.unref();
@@ -102,13 +104,16 @@ export function usageThread(): { measure: UseMeter; close(): Promise<void> } {
   };
 }
 
+/** A measurement's answer, with the id of its question. */
+type Measured = { id: number } & ThreadOutcome<StoredUse>;
+
 /** On the thread: one measurement per message, answered with its id. */
 export function serveMeasurements(): void {
   parentPort!.on('message', (m: { id: number; files: string[] }) => {
     try {
-      parentPort!.postMessage({ id: m.id, use: measureFiles(m.files) });
+      parentPort!.postMessage({ id: m.id, ok: measureFiles(m.files) } satisfies Measured);
     } catch (error) {
-      parentPort!.postMessage({ id: m.id, error: (error as Error).message });
+      parentPort!.postMessage({ id: m.id, error: toWire(error) } satisfies Measured);
     }
   });
 }

@@ -9,7 +9,8 @@ import { FoldBudget } from '../engine/store/case-cache.js';
 import { isPrepared, type PreparedBatch } from '../engine/store/prepare.js';
 import type { ProjectSnapshot, SourceCounts } from '../engine/store/project-store.js';
 import { readIngestBody } from './ingest-body.js';
-import { OverQuota, toWire, type ThreadFailure, type ThreadOutcome } from './thread-errors.js';
+import { ApiError } from './errors.js';
+import { answerable, OverQuota, toWire, type ThreadOutcome, type WireError } from './thread-errors.js';
 import { answerViewTask, type ViewTask } from './mcp/viewer.js';
 import type { WorkThreadData } from './work-threads.js';
 
@@ -85,8 +86,7 @@ export function runWork(task: WorkTask): WorkOutcome<unknown> | Promise<WorkOutc
       return { ok: stats };
     }
     if ('view' in task) {
-      const v = answerViewTask(task);
-      return 'error' in v ? { error: { kind: 'api', ...v.error, headers: {} } } : v;
+      return answerViewTask(task);
     }
     if ('sourceCounts' in task) return { ok: files.sourceCounts(task.sourceCounts.file, task.sourceCounts.source) satisfies SourceCounts };
     if ('query' in task) return { ok: files.read(task.files, task.scopes ?? [], task.query) satisfies CaseAnswer };
@@ -100,7 +100,7 @@ export function runWork(task: WorkTask): WorkOutcome<unknown> | Promise<WorkOutc
 
 function ingest(task: IngestTask): Applied {
   // A project deleted while its batch waited: its folder is not made again.
-  if (!existsSync(task.file)) throw Object.assign(new Error('the project is gone'), { gone: true });
+  if (!existsSync(task.file)) throw new ApiError('not_found', 'project not found');
   const batch: Batch | PreparedBatch = 'batch' in task ? task.batch : 'records' in task ? { records: task.records } : readIngestBody(task.body, task.ndjson, task.maxEvents);
   if ('room' in task && !isPrepared(batch) && batch.records.length > task.room) throw new OverQuota(batch.records.length);
   const applied = files.apply(task.file, batch, task.position);
@@ -116,8 +116,7 @@ function ingest(task: IngestTask): Applied {
 }
 
 /** A known error in its wire form; anything else is thrown, and piscina carries it as a fault (a 500). */
-function failure(error: unknown): ThreadFailure {
-  const wire = toWire(error);
-  if (!wire) throw error;
-  return wire;
+function failure(error: unknown): WireError {
+  if (!answerable(error)) throw error;
+  return toWire(error);
 }

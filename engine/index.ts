@@ -1,5 +1,6 @@
 /** The engine's public surface: events in, counted state out. No framework imports here. */
 export { EngineError, engineErrorCodes, type EngineErrorCode } from './errors.js';
+export { PcgError, fromWire as errorFromWire, toWire as errorToWire, registerWireError, unwrap, type ErrorEntry, type ErrorRegistry, type ThreadOutcome, type WireError } from './error-base.js';
 export { checkEvent, cmp, compareEvents, DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, eventLimits, limitMessage, toWire, UNBOUNDED_EVENT_LIMITS, wireEventSchema, wireEventSchemaFor, type AttributeValue, type Event, type EventCheck, type EventLimits, type ObjectRef, type WireEvent } from './event.js';
 export { parseIsoMillis, isoUtc, HOUR_MS, daysInMonth, utcFromParts, wallClockReader, zoneOffset } from './time.js';
 export { bucketOf, bucketValue, exactQuantile, quantile, RELATIVE_ERROR, sketchCount, type Sketch } from './sketch.js';

@@ -1,3 +1,5 @@
+import { registerWireError } from './error-base.js';
+import { EngineError } from './errors.js';
 import { withinBytes } from './event.js';
 import type { Rejection } from './store/types.js';
 
@@ -9,16 +11,20 @@ export interface NdjsonPart {
 }
 
 /** A line longer than the reader's `maxLineBytes`: thrown as soon as it is known, before the line is read whole. */
-export class LineTooLong extends Error {
+export class LineTooLong extends EngineError {
+  override name = 'LineTooLong';
   constructor(
     /** The line's number (from 1). */
     readonly line: number,
     readonly maxBytes: number,
   ) {
-    super(`line ${line} is longer than ${maxBytes} bytes`);
-    this.name = 'LineTooLong';
+    super('line_too_long', `line ${line} is longer than ${maxBytes} bytes`);
+  }
+  override wireFields() {
+    return { line: this.line, maxBytes: this.maxBytes };
   }
 }
+registerWireError('LineTooLong', LineTooLong, (w) => new LineTooLong(Number(w.fields?.line), Number(w.fields?.maxBytes)));
 
 /**
  * The one NDJSON line reader, for files (fed chunk by chunk) and HTTP bodies

@@ -2,31 +2,17 @@
  * The errors of a backup or restore: a stable code and one line for the
  * operator (`pcg backup: <code>: …`), and the reading of a Node error's code.
  */
+import { registerWireError } from '../../engine/error-base.js';
+import { OperatorError, type OperatorErrorCode } from '../exit-codes.js';
 
-export type BackupErrorCode =
-  | 'not_a_data_dir'
-  | 'backup_out_exists'
-  | 'backup_inside_data_dir'
-  | 'backup_unreadable'
-  | 'backup_invalid'
-  | 'backup_too_new'
-  | 'backup_incomplete'
-  | 'checksum_mismatch'
-  | 'copy_failed'
-  | 'restore_target_in_use'
-  | 'restore_target_not_empty'
-  | 'restore_target_not_dir';
+/** The backup's rows of the operator's registry (api/exit-codes.ts). */
+export type BackupErrorCode = Exclude<OperatorErrorCode, 'usage' | 'config_invalid' | 'startup_failed' | 'catalog_too_new' | 'descriptor_limit' | 'file_unusable' | 'file_refused' | 'engine_refused'>;
 
 /** A backup or restore that cannot go on: one line for the operator, with a stable code. */
-export class BackupError extends Error {
+export class BackupError extends OperatorError<BackupErrorCode> {
   override name = 'BackupError';
-  constructor(
-    readonly code: BackupErrorCode,
-    message: string,
-  ) {
-    super(message);
-  }
 }
+registerWireError('BackupError', BackupError, (w) => new BackupError(w.code as BackupErrorCode, w.message));
 
 export const errno = (error: unknown): string => String((error as NodeJS.ErrnoException)?.code ?? (error as Error)?.message ?? error);
 

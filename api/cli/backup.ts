@@ -59,7 +59,7 @@ Restore with pcg restore --from <dir> --data-dir <new dir>.
     } catch (error) {
       if (error instanceof BackupError) {
         io.err(`pcg backup: ${error.code}: ${error.message}\n`);
-        return 1;
+        return error.exit;
       }
       throw error;
     }

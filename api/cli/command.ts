@@ -1,4 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { registerWireError } from '../../engine/error-base.js';
+import { OperatorError } from '../exit-codes.js';
 
 /**
  * One subcommand of `pcg`. Each lives in its own file under api/cli/ and is
@@ -39,7 +41,13 @@ export const processIo: Io = {
 };
 
 /** Thrown for bad command-line input: printed with the usage, exit code 2. */
-export class UsageError extends Error {}
+export class UsageError extends OperatorError<'usage'> {
+  override name = 'UsageError';
+  constructor(message: string) {
+    super('usage', message);
+  }
+}
+registerWireError('UsageError', UsageError, (w) => new UsageError(w.message));
 
 export function parseCommandArgs(command: Command, argv: string[]) {
   return parseArgs({

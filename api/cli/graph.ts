@@ -8,13 +8,19 @@ import { importOptionsFrom, readOptions, readOptionsUsage, reportFileError } fro
 import { importProgress } from './progress.js';
 import { oneLine } from '../../engine/render/safe-text.js';
 import { DEFAULT_PATHS, DEFAULT_SHOWN_ACTIVITIES, type Simplification } from '../../engine/render/simplify.js';
+import { OperatorError } from '../exit-codes.js';
 
 const outputFormats = ['json', 'md', 'dot', 'html'] as const;
 type OutputFormat = (typeof outputFormats)[number];
 const byExtension: Record<string, OutputFormat> = { '.json': 'json', '.md': 'md', '.markdown': 'md', '.dot': 'dot', '.gv': 'dot', '.html': 'html', '.htm': 'html' };
 
 /** A file the command could not read or write: one line, exit 1. */
-class FileError extends Error {}
+class FileError extends OperatorError<'file_unusable'> {
+  override name = 'FileError';
+  constructor(message: string) {
+    super('file_unusable', message);
+  }
+}
 
 export const command: Command = {
   summary: 'Print the process context graph document of a log file or a project (JSON, Markdown, DOT or HTML)',
@@ -125,7 +131,7 @@ ${readOptionsUsage}`,
     } catch (error) {
       if (error instanceof FileError) {
         io.err(`pcg graph: ${error.message}\n`);
-        return 1;
+        return error.exit;
       }
       throw error;
     }

@@ -1,6 +1,8 @@
 import { jsonText } from '../../engine/render/safe-text.js';
 import { FORMAT_NAMES } from '../../connectors/files/formats.js';
 import { UsageError, type Command, type Io } from './command.js';
+import { FileImportError } from '../../connectors/files/errors.js';
+import { exitCode } from '../exit-codes.js';
 
 /** The options `pcg inspect` and `pcg import` share: how to read the file. */
 export const readOptions: Command['options'] = {
@@ -70,9 +72,9 @@ export function importOptionsFrom(values: Values): Record<string, unknown> {
 
 /** File readers' errors carry a stable code: print it with the message, exit 1. */
 export function reportFileError(name: string, error: unknown, io: Io): number {
-  if (error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && /^(FileImportError|OcelError)$/.test(error.name)) {
-    io.err(`pcg ${name}: ${String((error as unknown as { code: string }).code)}: ${error.message}\n`);
-    return 1;
+  if (error instanceof FileImportError) {
+    io.err(`pcg ${name}: ${error.code}: ${error.message}\n`);
+    return exitCode('file_refused');
   }
   throw error;
 }

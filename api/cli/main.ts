@@ -3,6 +3,7 @@ import { visibleText } from '../../engine/render/safe-text.js';
 import { parseCommandArgs, processIo, UsageError, type Command, type Io } from './command.js';
 import { isMainThread } from 'node:worker_threads';
 import { PRIVATE_UMASK } from '../file-modes.js';
+import { exitCode } from '../exit-codes.js';
 
 /** Every subcommand, loaded on demand. */
 const commands: Record<string, () => Promise<{ command: Command }>> = {
@@ -81,11 +82,11 @@ export async function main(argv: string[], given: Io = processIo): Promise<numbe
   } catch (error) {
     if (error instanceof UsageError || (error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS'))) {
       io.err(`pcg ${name}: ${error.message}\n\n${command.usage}\n`);
-      return 2;
+      return exitCode('usage');
     }
     if (error instanceof EngineError) {
       io.err(`pcg ${name}: ${error.code}: ${error.message}\n`);
-      return 1;
+      return exitCode('engine_refused');
     }
     throw error;
   }

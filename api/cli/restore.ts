@@ -51,7 +51,7 @@ Options:
     } catch (error) {
       if (error instanceof BackupError) {
         io.err(`pcg restore: ${error.code}: ${error.message}\n`);
-        return 1;
+        return error.exit;
       }
       throw error;
     }

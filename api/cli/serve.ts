@@ -90,7 +90,7 @@ warning, or refused when not even 8 fit.
       lock?.release();
       if (error instanceof StartupError) {
         io.err(`pcg serve: ${error.message}\n`);
-        return 1;
+        return error.exit;
       }
       throw error;
     }

@@ -1,7 +1,8 @@
 import { gunzipSync } from 'node:zlib';
 import type { GraphDocument } from '../../engine/document/types.js';
 import { documentText, type KeptDocument, type ServedGraph } from '../../engine/projects/index.js';
-import { ApiError, type ApiErrorCode } from '../errors.js';
+import { ApiError } from '../errors.js';
+import { toWire, unwrap, type ThreadOutcome } from '../thread-errors.js';
 import { viewOf, type GraphViewRequest } from './views.js';
 
 /**
@@ -35,8 +36,8 @@ export const viewTask = (documents: readonly ServedGraph[], request: GraphViewRe
   documents: documents.map((d) => (d.gzip ? { gzip: d.gzip } : { json: d.json! })),
 });
 
-/** A view's answer as it crosses back from a thread: an ApiError as its code and message (errors lose their class on the way). */
-export type ViewOutcome = { ok: Record<string, unknown> } | { error: { code: ApiErrorCode; message: string } };
+/** A view's answer as it crosses back from a thread: a refusal (an ApiError) in the one wire form of errors. */
+export type ViewOutcome = ThreadOutcome<Record<string, unknown>>;
 
 /** Runs on the thread. */
 export function answerViewTask(task: ViewTask): ViewOutcome {
@@ -47,13 +48,12 @@ export function answerViewTask(task: ViewTask): ViewOutcome {
     });
     return { ok: viewOf(docs, task.view) };
   } catch (error) {
-    if (error instanceof ApiError) return { error: { code: error.code, message: error.message } };
+    if (error instanceof ApiError) return { error: toWire(error) };
     throw error;
   }
 }
 
 /** Back on the caller's thread. */
 export function viewAnswer(outcome: ViewOutcome): Record<string, unknown> {
-  if ('error' in outcome) throw new ApiError(outcome.error.code, outcome.error.message);
-  return outcome.ok;
+  return unwrap(outcome);
 }

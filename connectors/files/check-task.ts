@@ -1,3 +1,4 @@
+import { toWire, type ThreadOutcome } from '../../engine/error-base.js';
 import { checkLog, type LogCheck } from './index.js';
 import type { ReadLimits } from './limits.js';
 import type { ImportOptions } from './types.js';
@@ -10,10 +11,10 @@ export interface CheckTask {
 }
 
 /**
- * How a check ends, as it crosses back from a thread: error classes do not survive the crossing (a FileImportError
- * arrives as an Error without its code), so a refusal travels as its name, code and message.
+ * How a check ends, as it crosses back from a thread: error classes do not survive the crossing by themselves, so a
+ * refusal travels in the one wire form (engine/error-base.ts) and comes back as its class (a FileImportError).
  */
-export type CheckOutcome = { ok: LogCheck } | { error: { name: string; code?: string; message: string } };
+export type CheckOutcome = ThreadOutcome<LogCheck>;
 
 /**
  * Checks an upload: the file read whole once, nothing stored (checkLog). The entry point of a check thread
@@ -24,7 +25,6 @@ export async function checkTask(task: CheckTask, signal?: AbortSignal): Promise<
   try {
     return { ok: await checkLog(task.path, task.options, task.limits, signal) };
   } catch (error) {
-    const e = error as { name?: unknown; code?: unknown; message?: unknown };
-    return { error: { name: String(e.name ?? 'Error'), ...(typeof e.code === 'string' ? { code: e.code } : {}), message: String(e.message ?? error) } };
+    return { error: toWire(error) };
   }
 }

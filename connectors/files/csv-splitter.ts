@@ -1,3 +1,5 @@
+import { registerWireError } from '../../engine/error-base.js';
+import { FileImportError } from './errors.js';
 import { withinBytes } from '../../engine/event.js';
 
 /**
@@ -8,15 +10,20 @@ import { withinBytes } from '../../engine/event.js';
 export type RowHandler = (fields: string[], line: number) => void;
 
 /** A record longer than the splitter's bound (its first line's number). */
-export class RecordTooLong extends Error {
+export class RecordTooLong extends FileImportError {
+  override name = 'RecordTooLong';
   constructor(
     readonly line: number,
     readonly maxBytes: number,
   ) {
-    super(`the record at line ${line} is longer than ${maxBytes} bytes`);
-    this.name = 'RecordTooLong';
+    // The CSV reader catches it and names the setting; content_too_large is what it becomes there.
+    super('content_too_large', `the record at line ${line} is longer than ${maxBytes} bytes`);
+  }
+  override wireFields() {
+    return { line: this.line, maxBytes: this.maxBytes };
   }
 }
+registerWireError('RecordTooLong', RecordTooLong, (w) => new RecordTooLong(Number(w.fields?.line), Number(w.fields?.maxBytes)));
 
 export class CsvSplitter {
   private buf = '';

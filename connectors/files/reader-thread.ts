@@ -1,7 +1,8 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { MessageChannel, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { fromPortable, INGEST_HEAP, prepareBatch, toPortable, type PortableBatch, type PreparedBatch } from '../../engine/index.js';
-import { FileImportError, type FileErrorCode } from './errors.js';
+import { fromWire, toWire, type WireError } from '../../engine/error-base.js';
+import { FileImportError } from './errors.js';
 import { INPUT_LIMIT_NAMES, type ReadLimits } from './limits.js';
 import type { ImportOptions, LogSource } from './types.js';
 
@@ -29,7 +30,8 @@ type FromReader =
   | { type: 'open'; facts: Facts }
   | { type: 'batch'; batch: PortableBatch }
   | { type: 'end' }
-  | { type: 'error'; code?: FileErrorCode; message: string };
+  /** The reading's error in the one wire form: it comes back as the class openLog threw (a FileImportError). */
+  | { type: 'error'; error: WireError };
 
 /** A log being read on a thread: its facts, then its batches already prepared under the given limits. */
 export interface PreparedLog extends Facts {
@@ -146,7 +148,7 @@ export const outOfHeap = (mib: number): FileImportError =>
   new FileImportError('limit_exceeded', `limit ${INPUT_LIMIT_NAMES.heapMiB}: reading the file needs more than ${mib} MiB of heap`);
 
 function readerError(m: FromReader): Error {
-  if (m.type === 'error') return m.code ? new FileImportError(m.code, m.message) : new Error(m.message);
+  if (m.type === 'error') return fromWire(m.error);
   return new Error(`the reader thread sent ${m.type} out of turn`);
 }
 
@@ -172,7 +174,7 @@ export async function runReader(): Promise<void> {
     }
     send({ type: 'end' });
   } catch (error) {
-    send({ type: 'error', message: error instanceof Error ? error.message : String(error), ...(error instanceof FileImportError ? { code: error.code } : {}) });
+    send({ type: 'error', error: toWire(error) });
   } finally {
     // Not closed: what was sent still has to arrive. Unreferenced, the port lets the thread end (the writer ends it too).
     port.unref();

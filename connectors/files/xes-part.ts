@@ -4,6 +4,7 @@ import { FoldedPart } from '../../engine/store/folded-part.js';
 import type { MemoryPart } from '../../engine/store/memory-project.js';
 import type { ImportOptions } from './types.js';
 import { XesReader, xesOptionsOf, type XesFacts } from './xes.js';
+import { toWire, type WireError } from '../../engine/error-base.js';
 import { XmlError } from './xml-tokenizer.js';
 import { noPairing } from './lifecycle.js';
 
@@ -92,7 +93,7 @@ export class XesPart {
 
 /** Messages to a part thread (its workerData is the port): its setup first, then its runs, then finish. */
 export type ToPart = { type: 'start'; setup: XesPartSetup } | { type: 'run'; run: XesRun } | { type: 'finish' };
-export type FromPart = { type: 'read'; report: RunReport } | { type: 'part'; part: MemoryPart } | { type: 'error'; message: string };
+export type FromPart = { type: 'read'; report: RunReport } | { type: 'part'; part: MemoryPart } | { type: 'error'; error: WireError };
 
 /**
  * The thread's side (xes-part-thread.mjs): reads the runs it is sent in order, answering each; on `finish`
@@ -110,7 +111,7 @@ export function runPartThread(): void {
       else if (m.type === 'run') send({ type: 'read', report: part.read(m.run) });
       else send({ type: 'part', part: part.finish() });
     } catch (error) {
-      send({ type: 'error', message: String(error) });
+      send({ type: 'error', error: toWire(error) });
     }
   });
 }

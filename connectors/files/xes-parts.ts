@@ -1,5 +1,6 @@
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 import type { EventLimits } from '../../engine/index.js';
+import { fromWire } from '../../engine/error-base.js';
 import type { MemoryPart } from '../../engine/store/memory-project.js';
 import { batchSizeOf } from './batcher.js';
 import type { Input } from './input.js';
@@ -100,6 +101,8 @@ async function read(thread: PartThread, input: Input, options: ImportOptions, id
 class PartThread {
   onReport: (report: RunReport, cut: XesSegment) => void = () => {};
   failed = false;
+  /** What the thread threw, in its class (the reading falls back to one thread, which throws it again if it is the file's). */
+  error: Error | undefined;
   private readonly worker: Worker;
   private readonly port: MessagePort;
   private readonly sent: XesSegment[] = [];
@@ -114,7 +117,10 @@ class PartThread {
     this.port.on('message', (m: FromPart) => {
       if (m.type === 'read') this.onReport(m.report, this.sent.shift()!);
       else if (m.type === 'part') this.settle?.(m.part);
-      else this.fail();
+      else {
+        this.error = fromWire(m.error);
+        this.fail();
+      }
     });
     // It waits for runs until stopped; this thread's exit does not wait for it.
     this.worker.unref();

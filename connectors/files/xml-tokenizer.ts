@@ -1,3 +1,5 @@
+import { registerWireError } from '../../engine/error-base.js';
+import { FileImportError } from './errors.js';
 /**
  * A small streaming XML tokenizer: text in by chunks, open/close/text events
  * out. It keeps only the unfinished tail of the input, so memory does not grow
@@ -13,15 +15,20 @@ export interface XmlHandler {
   text?(text: string): void;
 }
 
-export class XmlError extends Error {
+/** Where the XML breaks: the XES reader catches it and marks the damage; one that escapes is the file's refusal. */
+export class XmlError extends FileImportError {
+  override name = 'XmlError';
   constructor(
-    message: string,
+    readonly reason: string,
     readonly line: number,
   ) {
-    super(`line ${line}: ${message}`);
-    this.name = 'XmlError';
+    super('xml_malformed', `line ${line}: ${reason}`);
+  }
+  override wireFields() {
+    return { reason: this.reason, line: this.line };
   }
 }
+registerWireError('XmlError', XmlError, (w) => new XmlError(String(w.fields?.reason), Number(w.fields?.line)));
 
 const entityPattern = /&(#x[0-9a-fA-F]+|#[0-9]+|[A-Za-z]+);/g;
 const namedEntities: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };

@@ -1,4 +1,4 @@
-import { EngineError, type ApplyResult, type EventLimits, type Position, type PreparedBatch } from '../../engine/index.js';
+import type { ApplyResult, EventLimits, Position, PreparedBatch } from '../../engine/index.js';
 import type { ProjectRegistry } from '../../engine/projects/index.js';
 
 /**
@@ -32,17 +32,9 @@ export function storedOffset(registry: ProjectRegistry, projectId: string, sourc
   return registry.part(projectId, source, partition).position(source, partition) ?? -1;
 }
 
-/** An error as it crosses between threads: engine errors keep their code. */
-export interface WireError {
-  message: string;
-  code?: string;
-}
-
-export function toWireError(error: unknown): WireError {
-  const e = error instanceof Error ? error : new Error(String(error));
-  return e instanceof EngineError ? { message: e.message, code: e.code } : { message: e.message };
-}
-
-export function fromWireError(w: WireError): Error {
-  return w.code ? new EngineError(w.code as EngineError['code'], w.message) : new Error(w.message);
-}
+/**
+ * An error as it crosses between the consumer thread and its host: the one wire form (engine/error-base.ts), so an
+ * EngineError (a position gap the runner waits out) comes back as one, with its code.
+ */
+// From the engine's index, which loads the engine's error classes, so they can be made again here.
+export { errorFromWire as fromWireError, errorToWire as toWireError, type WireError } from '../../engine/index.js';

@@ -12,13 +12,15 @@ export interface LooseJson {
   fault: { line: number; reason: string } | undefined;
 }
 
-class Fault extends Error {
+/** Where the JSON breaks, thrown up through the parse to collect the partial value; caught in this file. */
+class Fault extends OcelError {
+  override name = 'OcelJsonFault';
   partial: unknown;
   constructor(
     readonly pos: number,
     reason: string,
   ) {
-    super(reason);
+    super('ocel_malformed', reason);
   }
 }
 
