@@ -153,6 +153,9 @@ function openProject(id: string): void {
         renderPanelsSoon();
       } else renderPanels();
     },
+    openCases: (state) => {
+      if (projectId === id) map.setLive(state);
+    },
     state: (state: LiveState, message?: string) => {
       $('live').dataset.state = state;
       liveMessage = message;
@@ -207,7 +210,12 @@ $<HTMLSelectElement>('metric').addEventListener('change', (e) => {
   map.setMetric((e.target as HTMLSelectElement).value as WaitMetric);
   renderLegend();
 });
-$('fit').addEventListener('click', () => map.fit());
+$('fit').addEventListener('click', () => map.fitByReader());
+$('relayout').addEventListener('click', () => map.relayout());
+$<HTMLInputElement>('open-waits').addEventListener('change', (e) => {
+  map.setWaits((e.target as HTMLInputElement).checked);
+  renderLegend();
+});
 $('toggle-panels').addEventListener('click', () => {
   const hidden = document.body.classList.toggle('panels-hidden');
   $('toggle-panels').setAttribute('aria-pressed', String(!hidden));
@@ -261,6 +269,12 @@ function renderLegend(): void {
     perf
       ? h('div', { class: 'legend-row' }, h('span', {}, `${map.metric === 'median' ? 'median' : 'slow (90th percentile)'} wait: short`), h('span', { class: 'ramp' }), h('span', {}, 'long · width = cases'))
       : h('div', { class: 'legend-row' }, h('span', {}, 'width and labels = cases; node shade = cases')),
+    h(
+      'div',
+      { class: 'legend-row' },
+      h('span', { class: 'item' }, h('span', { class: 'badge' }, map.waits ? 'n · waited / usual' : 'n open'), map.waits ? 'open cases here: median wait since the step / its usual wait (red: past it)' : 'cases open here now'),
+      h('span', {}, 'edges into end: only cases not open there'),
+    ),
   );
 }
 
@@ -417,6 +431,12 @@ export interface PcgHook {
   uploadPhases(): UploadPhase[];
   /** The text drawn on each node and stage band and its hover text, by element id. */
   labels(): Record<string, { text: string; full: string }>;
+  /** The open cases drawn on each node's badge, by node id. */
+  openCounts(): Record<string, number>;
+  /** Each drawn document node's centre in map coordinates, by id. */
+  positions(): Record<string, { x: number; y: number }>;
+  /** Whether the reader moved the view (the map is then not re-fitted as it grows). */
+  userMoved(): boolean;
 }
 
 declare global {
@@ -456,6 +476,9 @@ window.__pcg = {
   edgeColors: () => Object.fromEntries(map.cy.edges().map((e) => [e.id(), String(e.style('line-color'))])),
   uploadPhases: () => [...upload.phases],
   labels: () => map.labels(),
+  openCounts: () => map.openCounts(),
+  positions: () => Object.fromEntries(map.cy.nodes('.doc').map((n) => [n.id(), { ...n.position() }])),
+  userMoved: () => map.userMoved,
 };
 
 // ---- start ------------------------------------------------------------------------------
