@@ -433,6 +433,8 @@ export interface PcgHook {
   labels(): Record<string, { text: string; full: string }>;
   /** The open cases drawn on each node's badge, by node id. */
   openCounts(): Record<string, number>;
+  /** The data version of the live state the badges show. */
+  liveVersion(): number | undefined;
   /** Each drawn document node's centre in map coordinates, by id. */
   positions(): Record<string, { x: number; y: number }>;
   /** Whether the reader moved the view (the map is then not re-fitted as it grows). */
@@ -477,6 +479,7 @@ window.__pcg = {
   uploadPhases: () => [...upload.phases],
   labels: () => map.labels(),
   openCounts: () => map.openCounts(),
+  liveVersion: () => map.liveVersion,
   positions: () => Object.fromEntries(map.cy.nodes('.doc').map((n) => [n.id(), { ...n.position() }])),
   userMoved: () => map.userMoved,
 };

@@ -127,6 +127,12 @@ export class ProcessMap {
     this.schedule();
   }
 
+  /** The data version of the live state drawn (a test hook). */
+  get liveVersion(): number | undefined {
+    return this.drawnLive;
+  }
+  private drawnLive: number | undefined;
+
   /** The open-case count drawn on each node (a test hook), by node id. */
   openCounts(): Record<string, number> {
     return Object.fromEntries(this.cy.nodes('.badge').map((b) => [String(b.data('of')), Number(b.data('open'))]));
@@ -154,6 +160,7 @@ export class ProcessMap {
     this.highlighted = undefined;
     this.renderedVersion = undefined;
     this.live = undefined;
+    this.drawnLive = undefined;
     this.userMoved = false;
     this.bends = new Map();
     this.cy.elements().remove();
@@ -348,6 +355,7 @@ export class ProcessMap {
     this.route(edges);
     this.fitStageLabels();
     this.paintBadges(nodes, open);
+    this.drawnLive = this.live?.dataVersion;
     if (positions && animate) {
       // Bends are relative to the endpoints: recompute them once the nodes have arrived.
       setTimeout(() => {
