@@ -11,14 +11,14 @@
  * tooltip.
  */
 import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type NodeSingular } from 'cytoscape';
-import { blueRamp, EDGE_KINDS, liveStyle, luminance, nodeBox, style } from './map-style.js';
-import { badge, finishedCases, openByNode, type LiveActivity, type LiveAnswer } from './map-live.js';
+import { EDGE_KINDS, liveStyle, nodeBox, style } from './map-style.js';
+import { openByNode, type LiveAnswer } from './map-live.js';
+import { fitStageLabels, paintBadges, paintEdges, paintNode, placeBadge, route } from './map-paint.js';
 import { keepPlaces, type Box } from './placement.js';
-import { hours, int, waitColor } from './format.js';
 import { shown, type Shown, type Simplified } from './filter.js';
-import { layout, segments, type LayoutEdge, type LayoutNode, type Point } from './layout.js';
+import { layout, type LayoutEdge, type LayoutNode, type Point } from './layout.js';
 import { labelText, oneLine } from './text.js';
-import type { GraphDocument, GraphEdge, GraphNode } from './types.js';
+import type { GraphDocument, GraphNode } from './types.js';
 
 export { EDGE_KINDS };
 
@@ -39,7 +39,6 @@ export interface MapOptions {
 }
 
 const STAGE_PREFIX = 'stage:';
-const BADGE_PREFIX = 'open:';
 
 export class ProcessMap {
   readonly cy: Core;
@@ -104,7 +103,7 @@ export class ProcessMap {
       if (!this.fitting) this.userMoved = true;
     });
     // A badge rides on its node (also while the node glides to a new place).
-    this.cy.on('position', 'node.doc', (event) => this.placeBadge(event.target as NodeSingular));
+    this.cy.on('position', 'node.doc', (event) => placeBadge(event.target as NodeSingular));
   }
 
   /** The open cases of the live state; drawn on the document on screen. */
@@ -340,8 +339,8 @@ export class ProcessMap {
         if (cy.getElementById(e.id).empty()) added.push({ group: 'edges', data: { id: e.id, source: e.from, target: e.to, kind: e.kind } });
       }
       if (added.length) cy.add(added);
-      for (const n of nodes) this.paintNode(cy.getElementById(n.id) as NodeSingular, n, doc, open);
-      this.paintEdges(edges, doc, open);
+      for (const n of nodes) paintNode(this, cy.getElementById(n.id) as NodeSingular, n, doc, open);
+      paintEdges(this, cy, edges, doc, open);
       if (positions) {
         for (const n of nodes) {
           const el = cy.getElementById(n.id) as NodeSingular;
@@ -352,15 +351,15 @@ export class ProcessMap {
         }
       }
     });
-    this.route(edges);
-    this.fitStageLabels();
-    this.paintBadges(nodes, open);
+    route(this.cy, this.bends, edges);
+    fitStageLabels(this.cy);
+    paintBadges(this, this.cy, nodes, open);
     this.drawnLive = this.live?.dataVersion;
     if (positions && animate) {
       // Bends are relative to the endpoints: recompute them once the nodes have arrived.
       setTimeout(() => {
-        this.route(edges);
-        this.fitStageLabels();
+        route(this.cy, this.bends, edges);
+        fitStageLabels(this.cy);
       }, 420);
     }
     this.applyHighlight();
@@ -381,121 +380,6 @@ export class ProcessMap {
     this.container.dataset.view = this.view;
     this.container.dataset.metric = this.metric;
     this.options.onRendered(doc);
-  }
-
-  private paintNode(el: NodeSingular, n: GraphNode, doc: GraphDocument, open: ReadonlyMap<string, LiveActivity>): void {
-    const maxCases = Math.max(1, ...doc.nodes.filter((x) => x.kind === 'activity').map((x) => x.cases));
-    if (n.kind !== 'activity') {
-      // End counts the cases that did not stop open (the live state's open cases sit on their nodes' badges).
-      let openCases = 0;
-      if (n.kind === 'end') for (const a of open.values()) openCases += a.openCases;
-      const cases = Math.max(0, n.cases - openCases);
-      el.data({ text: `${n.kind === 'start' ? 'start' : 'end'}\n${int(cases)}`, full: oneLine(openCases ? `${n.label}: ${int(cases)} cases, not counting ${int(openCases)} open` : n.label), cases });
-      return;
-    }
-    const label = labelText(n.label);
-    let fill: string;
-    let text: string;
-    if (this.view === 'frequency') {
-      fill = blueRamp(n.cases / maxCases);
-      text = `${label}\n${int(n.cases)} cases`;
-    } else {
-      const waits = doc.nodes.filter((x) => x.kind === 'activity' && x.median_hours_to_next > 0).map((x) => x.median_hours_to_next);
-      fill = waitColor(n.median_hours_to_next, Math.min(...waits), Math.max(...waits));
-      text = `${label}\n${n.median_hours_to_next > 0 ? `${hours(n.median_hours_to_next)} to next` : '—'}`;
-    }
-    const box = nodeBox(n);
-    el.data({ text, full: oneLine(n.label), fill, ink: luminance(fill) < 0.5 ? '#ffffff' : '#1d2330', w: box.width, h: box.height, tw: box.width - 10, cases: n.cases, repeating: n.cases_repeating, kind: n.kind });
-  }
-
-  private paintEdges(edges: readonly GraphEdge[], doc: GraphDocument, open: ReadonlyMap<string, LiveActivity>): void {
-    const endId = doc.nodes.find((n) => n.kind === 'end')?.id;
-    const maxCases = Math.max(1, ...doc.edges.map((e) => e.cases));
-    const labels = new Map(doc.nodes.map((n) => [n.id, n.label]));
-    const wait = (e: GraphEdge) => (this.metric === 'median' ? e.median_wait_hours : e.slow_wait_hours);
-    const waits = edges.map(wait).filter((h) => h > 0);
-    const lo = waits.length ? Math.min(...waits) : 0;
-    const hi = waits.length ? Math.max(...waits) : 0;
-    for (const e of edges) {
-      const el = this.cy.getElementById(e.id);
-      // Into end: only the cases that did not stop open there (map-live.ts); none such, the hand-off is not drawn.
-      const cases = finishedCases(e, endId, open);
-      el.toggleClass('unfinished', e.to === endId && cases === 0);
-      const width = 1 + 9 * Math.sqrt(cases / maxCases);
-      const perf = this.view === 'performance';
-      const color = perf ? waitColor(wait(e), lo, hi) : EDGE_KINDS[e.kind].color;
-      const text = perf ? (wait(e) > 0 ? hours(wait(e)) : '') : int(cases);
-      const full = oneLine(`${labels.get(e.from) ?? e.from} → ${labels.get(e.to) ?? e.to}: ${int(cases)} cases${cases !== e.cases ? ` (${int(e.cases - cases)} more stopped here and are open)` : ''}`);
-      el.data({ w: width, color, text, full, kind: e.kind, cases });
-    }
-  }
-
-  /** One badge per shown node with open cases, at its box's top right corner. */
-  private paintBadges(nodes: readonly GraphNode[], open: ReadonlyMap<string, LiveActivity>): void {
-    const cy = this.cy;
-    cy.batch(() => {
-      const want = new Set(nodes.filter((n) => open.has(n.id)).map((n) => BADGE_PREFIX + n.id));
-      cy.nodes('.badge').forEach((b) => {
-        if (!want.has(b.id())) b.remove();
-      });
-      for (const n of nodes) {
-        const a = open.get(n.id);
-        if (!a) continue;
-        const data = { ...badge(a, this.waits), of: n.id, open: a.openCases };
-        const el = cy.getElementById(BADGE_PREFIX + n.id);
-        if (el.empty()) cy.add({ group: 'nodes', data: { id: BADGE_PREFIX + n.id, ...data }, classes: 'badge', selectable: false, grabbable: false });
-        else el.data(data);
-        this.placeBadge(cy.getElementById(n.id) as NodeSingular);
-      }
-    });
-  }
-
-  private placeBadge(node: NodeSingular): void {
-    const b = this.cy.getElementById(BADGE_PREFIX + node.id());
-    if (b.empty()) return;
-    const p = node.position();
-    const w = Number(node.data('w') ?? 58);
-    const h = Number(node.data('h') ?? 58);
-    b.position({ x: p.x + w / 2 - Number(b.data('w')) / 2 + 6, y: p.y - h / 2 - 4 });
-  }
-
-  /** Edges follow ELK's bend points (as Cytoscape segments); straight ones and loops are Cytoscape's own curves. */
-  private route(edges: readonly GraphEdge[]): void {
-    this.cy.batch(() => {
-      for (const e of edges) {
-        const el = this.cy.getElementById(e.id) as EdgeSingular;
-        if (el.empty()) continue;
-        const bends = e.from === e.to ? undefined : this.bends.get(e.id);
-        const seg = bends && segments(el.source().position(), el.target().position(), bends);
-        if (seg) {
-          el.style({
-            'curve-style': 'round-segments',
-            'edge-distances': 'node-position',
-            'segment-weights': seg.weights,
-            'segment-distances': seg.distances,
-            'segment-radii': 14,
-          } as never);
-        } else {
-          el.removeStyle('curve-style edge-distances segment-weights segment-distances segment-radii');
-        }
-      }
-    });
-  }
-
-  /** A stage's name wraps within its band (its activities' extent), so neighbouring names never run into each other. */
-  private fitStageLabels(): void {
-    this.cy.batch(() =>
-      this.cy.nodes('.stage').forEach((stage) => {
-        let lo = Infinity;
-        let hi = -Infinity;
-        stage.children().forEach((c) => {
-          const half = Number(c.data('w') ?? 0) / 2;
-          lo = Math.min(lo, c.position('x') - half);
-          hi = Math.max(hi, c.position('x') + half);
-        });
-        if (hi > lo) stage.data('lw', Math.max(60, Math.round(hi - lo + 20)));
-      }),
-    );
   }
 
   private applyHighlight(): void {
