@@ -36,7 +36,24 @@ async function readLive(cases: CaseReads, projectId: string) {
   return { projectId, dataVersion, ...(result as unknown as LiveState) };
 }
 
+/** Answers kept per project for the data version they were read at, at most this many projects. */
+const KEPT = 256;
+
 export function liveRoutes(ctx: AppContext, cases: CaseReads) {
+  // Every open page reads …/live after each new version, and a read passes over every kept case: one read per
+  // project and data version serves them all (a read under way is shared too).
+  const kept = new Map<string, { version: number; answer: ReturnType<typeof readLive> }>();
+  const live = (projectId: string) => {
+    const version = ctx.states.state(projectId).dataVersion;
+    const hit = kept.get(projectId);
+    if (hit && hit.version === version) return hit.answer;
+    const answer = readLive(cases, projectId);
+    kept.delete(projectId);
+    kept.set(projectId, { version, answer });
+    if (kept.size > KEPT) kept.delete(kept.keys().next().value!);
+    answer.catch(() => kept.get(projectId)?.answer === answer && kept.delete(projectId));
+    return answer;
+  };
   return [
     route({
       method: 'GET',
@@ -49,7 +66,7 @@ export function liveRoutes(ctx: AppContext, cases: CaseReads) {
       response: liveStateSchema,
       handler: async ({ params }) => {
         projectOr404(ctx, params.tenantId, params.projectId);
-        return readLive(cases, params.projectId);
+        return live(params.projectId);
       },
     }),
   ];
