@@ -6,7 +6,15 @@
  * kept nodes keep their bends; new ones are drawn straight (their fresh bends
  * belong to the other layout's places).
  */
-import type { Layout, Point } from './layout.js';
+// The shapes of layout.ts's answer, repeated: importing that file brings elkjs into the server's typecheck (the unit test).
+export interface Point {
+  x: number;
+  y: number;
+}
+export interface Layout {
+  positions: Map<string, Point>;
+  bends: Map<string, Point[]>;
+}
 
 export interface Box {
   width: number;
