@@ -21,6 +21,7 @@ import { registerRoutes, type RouteDef } from './route.js';
 import { apiKeyRoutes } from './routes/apikeys.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { DatasetImports } from './datasets.js';
+import { liveRoutes } from './routes/live.js';
 import { graphRoutes } from './routes/graph.js';
 import { pingRoutes } from './routes/ping.js';
 import { projectRoutes } from './routes/projects.js';
@@ -245,6 +246,7 @@ export function createApp(options: AppOptions): PcgApp {
     ...datasetRoutes(context, datasetImports),
     ...graphRoutes(context, graphs),
     ...analysisRoutes(context, graphs, cases),
+    ...liveRoutes(context, cases),
     ...sourceRoutes(context, () => sources?.reconcile()),
     ...clusterRoutes(context, () => sources?.reconcile()),
   ];

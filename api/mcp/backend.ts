@@ -1,4 +1,4 @@
-import type { BlockSpec } from '../../engine/projects/index.js';
+import type { BlockSpec, LiveState } from '../../engine/projects/index.js';
 import type { Permission } from '../catalog/index.js';
 import { ApiError, apiErrorCodes, type ApiErrorCode } from '../errors.js';
 import type { GraphViewRequest } from './views.js';
@@ -24,6 +24,8 @@ export interface PcgBackend {
   versions(projectId: string): Promise<{ dataVersion: number; createdAt: string }[]>;
   /** One page of the cases of a variant or an outcome, with their events. */
   cases(projectId: string, query: CaseQuery): Promise<CasePage>;
+  /** Where the open cases are now, per activity (engine/projects/live.ts; the HTTP API's `…/live`). */
+  live(projectId: string): Promise<LiveAnswer>;
   /** Runs one notebook block over the whole project. */
   runBlock(projectId: string, spec: BlockSpec): Promise<BlockAnswer>;
   /** Ingests wire events through the one write path (write permission). */
@@ -93,6 +95,8 @@ export interface CasePage {
   nextCursor: string | null;
   note?: string;
 }
+
+export type LiveAnswer = LiveState & { projectId: string; dataVersion: number };
 
 export interface BlockAnswer {
   projectId: string;

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { documentText, runBlock, type BlockSpec, type CasePageAnswer, type CaseReads, type Graphs, type ProjectRegistry, type ServedGraph } from '../../engine/projects/index.js';
+import { documentText, runBlock, type BlockSpec, type CasePageAnswer, type CaseReads, type Graphs, type LiveState, type ProjectRegistry, type ServedGraph } from '../../engine/projects/index.js';
 import type { Auth, Principal } from '../auth.js';
 import type { Catalog, Permission } from '../catalog/index.js';
 import { retentionDaysOf, type Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { TenantUsage } from '../usage.js';
-import type { BlockAnswer, CasePage, CaseQuery, GraphAnswer, GraphViewAnswer, Identity, IngestAnswer, PcgBackend, ProjectInfo } from './backend.js';
+import type { BlockAnswer, CasePage, CaseQuery, GraphAnswer, GraphViewAnswer, Identity, IngestAnswer, LiveAnswer, PcgBackend, ProjectInfo } from './backend.js';
 import { viewInProcess, type DocumentViewer } from './viewer.js';
 import type { Ingest } from '../ingestion.js';
 import { tooManyEvents } from '../ingest-body.js';
@@ -139,6 +139,13 @@ export class LocalBackend implements PcgBackend {
     }));
     const notes = [answer.note, view.some((c) => c.eventCount > c.events.length) ? `cases show at most ${query.maxEvents} events (maxEvents); eventCount has them all` : undefined].filter(Boolean);
     return { ...answer, ...(notes.length ? { note: notes.join('; ') } : {}) } as CasePage;
+  }
+
+  async live(projectId: string): Promise<LiveAnswer> {
+    const id = this.project(projectId, 'read');
+    // Every kept case is read (off the loop in `pcg serve`), as for the HTTP API's …/live.
+    const { dataVersion, result } = await this.parts.cases.run(id, [], { type: 'live' });
+    return { projectId: id, dataVersion, ...(result as unknown as LiveState) };
   }
 
   async runBlock(projectId: string, spec: BlockSpec): Promise<BlockAnswer> {

@@ -4,7 +4,7 @@ import type { GraphDocument } from '../../engine/document/types.js';
 import type { BlockSpec } from '../../engine/projects/index.js';
 import { ApiError } from '../errors.js';
 import { viewOf, type GraphViewRequest } from './views.js';
-import { apiErrorOf, type BlockAnswer, type CasePage, type CaseQuery, type GraphAnswer, type GraphViewAnswer, type Identity, type IngestAnswer, type PcgBackend, type ProjectInfo } from './backend.js';
+import { apiErrorOf, type BlockAnswer, type CasePage, type CaseQuery, type GraphAnswer, type GraphViewAnswer, type Identity, type IngestAnswer, type LiveAnswer, type PcgBackend, type ProjectInfo } from './backend.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const lower = (id: string) => (GUID.test(id) ? id.toLowerCase() : id);
@@ -157,6 +157,10 @@ export class RemoteBackend implements PcgBackend {
     const args: Record<string, unknown> = { projectId: lower(projectId), limit: query.limit, maxEvents: query.maxEvents };
     for (const k of ['variant', 'path', 'outcome', 'cursor'] as const) if (query[k] !== undefined) args[k] = query[k];
     return this.tool<CasePage>('list_cases', args);
+  }
+
+  async live(projectId: string): Promise<LiveAnswer> {
+    return this.json<LiveAnswer>('GET', `${await this.projectPath(projectId)}/live`);
   }
 
   runBlock(projectId: string, spec: BlockSpec): Promise<BlockAnswer> {

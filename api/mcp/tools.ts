@@ -18,7 +18,7 @@ export interface McpServerOptions {
 const VERSION = '0.1.0';
 
 const INSTRUCTIONS = `pcg turns a process's events into a process context graph: one JSON document with the activities (nodes), hand-offs (edges), variants, decision points with rules, sequence rules, policies and outcomes, each claim with its evidence.
-Start with list_projects, then get_graph (a summary by default; view=<section> pages through one list; view=full for the whole document when it fits). diff_graphs compares two kept versions (graph_versions lists them). list_cases shows the cases of a variant or an outcome with their events. explain_decision reads one decision point. run_block runs an analysis block (kpi, variants, conformance, filter, graph). ingest_events needs a key with write permission.
+Start with list_projects, then get_graph (a summary by default; view=<section> pages through one list; view=full for the whole document when it fits). diff_graphs compares two kept versions (graph_versions lists them). list_cases shows the cases of a variant or an outcome with their events. live_state says where the open cases are now and how long they have waited. explain_decision reads one decision point. run_block runs an analysis block (kpi, variants, conformance, filter, graph). ingest_events needs a key with write permission.
 Lists are paginated: pass an answer's nextCursor as cursor. Answers are capped in size; a note says when something was cut.`;
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -182,6 +182,22 @@ export function buildMcpServer(backend: PcgBackend, options: McpServerOptions = 
     },
     run(async (args: { projectId: string; variant?: string | undefined; path?: string[] | undefined; outcome?: string | undefined; cursor?: string | undefined; limit: number; maxEvents: number }) => {
       return { ...(await backend.cases(args.projectId, args)) };
+    }),
+  );
+
+  server.registerTool(
+    'live_state',
+    {
+      title: 'Where the open cases are now',
+      description:
+        "Per activity, the open cases whose last event it is (the document's outcome rule applied case by case to the project's current state: the totals of its open outcomes), how long they have waited (median, longest, hours up to asOf) against the step's usual wait (its median wait to the next step), and how many wait longer than that. Not part of the document.",
+      inputSchema: { projectId, limit: limit(50, 2000, 'activities listed, most open cases first (openCases counts them all)') },
+      annotations: read,
+    },
+    run(async (args: { projectId: string; limit: number }) => {
+      const live = await backend.live(args.projectId);
+      const shown = live.activities.slice(0, args.limit);
+      return { ...live, activities: shown, ...(shown.length < live.activities.length ? { note: `${live.activities.length - shown.length} more activities with open cases left out (limit)` } : {}) };
     }),
   );
 

@@ -8,7 +8,12 @@ import type { BlockSpec } from './blocks.js';
  * the cases are read: in process, or on a thread from the project's files
  * (engine/projects/case-reads.ts).
  */
-export type CaseQuery = Exclude<BlockSpec, { type: 'graph' }> | CasePageQuery;
+export type CaseQuery = Exclude<BlockSpec, { type: 'graph' }> | CasePageQuery | LiveQuery;
+
+/** Where the open cases sit now (engine/projects/live.ts): read with the counted state, so answered by readCases. */
+export interface LiveQuery {
+  type: 'live';
+}
 
 /** One page of the cases whose activity sequence is `path`, or whose last activity is `endActivity`. */
 export interface CasePageQuery {
@@ -137,5 +142,7 @@ export function answerCases(query: CaseQuery, traces: Iterable<Event[]>): Record
       return conformance(traces, query);
     case 'cases':
       return casePage(traces, query) as unknown as Record<string, unknown>;
+    case 'live':
+      throw new Error('the live query reads the counted state too: readCases answers it');
   }
 }

@@ -1,5 +1,6 @@
 import type { ProjectRegistry } from './registry.js';
 import { answerCases, type CaseQuery } from './case-queries.js';
+import { liveState } from './live.js';
 import { scopedCases, type Scope } from './scope.js';
 import type { ProjectState } from './state.js';
 
@@ -11,6 +12,8 @@ export interface CaseAnswer {
 
 /** A query over the cases a scoped view keeps (a filter's own scope added). */
 export function readCases(state: ProjectState, scopes: readonly Scope[], query: CaseQuery): CaseAnswer {
+  // The counted state and the events, read in one read transaction (StateFiles.read), are of one data version.
+  if (query.type === 'live') return { dataVersion: state.dataVersion, result: liveState(state.snapshot(), state.traces()) as unknown as Record<string, unknown> };
   const all = query.type === 'filter' ? [...scopes, query.scope] : scopes;
   return { dataVersion: state.dataVersion, result: answerCases(query, scopedCases(state, all)) };
 }

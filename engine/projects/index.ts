@@ -9,9 +9,10 @@ export { buildInProcess, builtDocument, documentText, Graphs, type BuildSource, 
 export { casesOf, inScope, scopedCases, scopedSnapshot, scopeSchema, type Scope } from './scope.js';
 export { blockSpecSchema, runBlock, type BlockSpec } from './blocks.js';
 export { JsonText, stringifyWithText } from './json-text.js';
-export { answerCases, type CasePageAnswer, type CasePageQuery, type CaseQuery } from './case-queries.js';
+export { answerCases, type CasePageAnswer, type CasePageQuery, type CaseQuery, type LiveQuery } from './case-queries.js';
 export { CaseReads, readCases, readCasesInProcess, type CaseAnswer, type CaseReader, type CaseSource } from './case-reads.js';
 export { mergedState, storeState, type ProjectState } from './state.js';
 export { StateFiles } from './state-files.js';
 export { emptySnapshot, mergeSnapshots, type MergePart } from './merge.js';
 export { prunePass, type PassOptions, type PassResult, type RetentionPolicy, type StoreRef } from './retention.js';
+export { liveState, type LiveActivity, type LiveState } from './live.js';

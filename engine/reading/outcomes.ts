@@ -33,6 +33,10 @@ export interface EndReading {
   stalledCases: number;
   /** Cases whose last event lies far after the rest, and the time taken as the log's end instead of the period end. */
   lateOutliers: { cases: number; logEnd: number | undefined };
+  /** The time "recent" is counted back from (ms): the period's end, or the end before late outliers. */
+  logEnd: number;
+  /** Where a stopped case may be open (not an ending, no failure in the name): the oldest age (ms) of its last event's hour still recent there. */
+  openCut: Map<string, number>;
   method: string;
 }
 
@@ -106,6 +110,7 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   };
   let openCases = 0;
   let stalledCases = 0;
+  const openCut = new Map<string, number>();
   for (const [x, n] of sorted) {
     const kind = ends.get(x);
     if (byName.has(x)) {
@@ -124,6 +129,7 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
       push('failure', x, rest);
       continue;
     }
+    openCut.set(x, cut.get(x)!);
     // The recent count is over every case stopping at x.
     const r = Math.min(rest, recent.get(x) ?? 0);
     push('open', x, r);
@@ -142,7 +148,7 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     `No verdict is passed on to a later step: a case's outcome is that of the step it ends with. ` +
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +
     `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;
-  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, method };
+  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, logEnd, openCut, method };
 }
 
 /**

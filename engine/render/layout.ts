@@ -4,7 +4,9 @@
  * case moves: start, the stages' activities in stage order, any other
  * activity, end. Each node's column is the longest chain of forward hand-offs
  * (edges to a later node in that order) leading to it, so alternatives share a
- * column; end takes the last column. An edge crossing columns gets a small
+ * column, but never left of its stage's first column, which lies right of
+ * every column of the stages before (the web map's ELK partitions); end takes
+ * the last column. An edge crossing columns gets a small
  * placeholder in each column between (as in Sugiyama's method), so it runs in
  * a lane of its own. Within a column, nodes and placeholders are ordered by a
  * few barycentre sweeps to cut crossings. Forward edges are curves left to
@@ -81,11 +83,26 @@ export function layoutDocument(doc: GraphDocument): Layout {
   const layer = new Map<string, number>();
   const incoming = new Map<string, GraphEdge[]>();
   for (const e of edges) if (forward(e)) (incoming.get(e.to) ?? incoming.set(e.to, []).get(e.to)!).push(e);
+  // A stage starts right of every column of the stages before it: a late step reached early (a skip, an
+  // exception from the first step) stood in an early column, before steps a case takes first.
+  const stageIndex = new Map(doc.stages.map((s, i) => [s.id, i]));
+  let stage = -1;
+  let floor = 1;
+  let widest = 0;
   for (const id of order) {
     const n = nodes.get(id)!;
     if (n.kind === 'start') layer.set(id, 0);
     else if (n.kind === 'end') continue;
-    else layer.set(id, Math.max(1, ...(incoming.get(id) ?? []).map((e) => (layer.get(e.from) ?? 0) + 1)));
+    else {
+      const s = stageIndex.get(n.stage);
+      if (s !== undefined && s !== stage) {
+        stage = s;
+        floor = widest + 1;
+      }
+      const l = Math.max(s === undefined ? 1 : floor, ...(incoming.get(id) ?? []).map((e) => (layer.get(e.from) ?? 0) + 1));
+      layer.set(id, l);
+      widest = Math.max(widest, l);
+    }
   }
   const lastActivity = Math.max(0, ...layer.values());
   for (const id of order) if (nodes.get(id)!.kind === 'end') layer.set(id, lastActivity + 1);

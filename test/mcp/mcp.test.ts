@@ -275,7 +275,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const read = await c.readResource({ uri: `pcg://${w.tenantId}/${w.projectId}/graph` });
     expect((read.contents[0] as { text: string }).text).toBe(http.text);
     const tools = (await c.listTools()).tools.map((x) => x.name).sort();
-    expect(tools).toEqual(['diff_graphs', 'explain_decision', 'get_graph', 'graph_versions', 'ingest_events', 'list_cases', 'list_projects', 'run_block']);
+    expect(tools).toEqual(['diff_graphs', 'explain_decision', 'get_graph', 'graph_versions', 'ingest_events', 'list_cases', 'list_projects', 'live_state', 'run_block']);
   });
 });
 
@@ -289,6 +289,7 @@ async function sameAnswers(a: Client, b: Client): Promise<void> {
     ['list_cases', { projectId: w.projectId, variant: doc.variants[0].id, limit: 2 }],
     ['explain_decision', { projectId: w.projectId, decision: doc.decisions[0].id }],
     ['run_block', { projectId: w.projectId, block: { type: 'kpi' } }],
+    ['live_state', { projectId: w.projectId }],
     ['get_graph', { projectId: p2.toUpperCase() }],
   ];
   for (const [name, args] of questions) expect(await tool(b, name, args), name).toEqual(await tool(a, name, args));

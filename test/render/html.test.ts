@@ -91,6 +91,14 @@ describe('HTML page', () => {
       const column = new Map(layout.nodes.map((n) => [n.node.id, n.layer]));
       const firstColumn = doc.stages.map((s) => Math.min(...doc.nodes.filter((n) => n.stage === s.id).map((n) => column.get(n.id)!)));
       for (let i = 1; i < firstColumn.length; i++) expect(firstColumn[i]!, model).toBeGreaterThanOrEqual(firstColumn[i - 1]!);
+      // Columns follow the stages: every activity of a later stage stands right of every activity of an earlier one
+      // (a late step reached early, by a skip or an exception, was drawn in an early column).
+      const columnsOf = (s: { id: string }) => doc.nodes.filter((n) => n.stage === s.id).map((n) => column.get(n.id)!);
+      for (let i = 1; i < doc.stages.length; i++) {
+        const later = doc.stages.slice(i).flatMap(columnsOf);
+        const earlier = doc.stages.slice(0, i).flatMap(columnsOf);
+        if (later.length && earlier.length) expect(Math.min(...later), `${model}: stage ${doc.stages[i]!.name}`).toBeGreaterThan(Math.max(...earlier));
+      }
       const [, , w, h] = layout.viewBox;
       expect(w).toBeGreaterThan(0);
       expect(h).toBeGreaterThan(0);

@@ -5,6 +5,7 @@
  * a URL.
  */
 import { SseParser, type SseEvent } from './sse.js';
+import type { LiveAnswer } from './map-live.js';
 import type { GraphDocument } from './types.js';
 
 export class ApiError extends Error {
@@ -145,6 +146,11 @@ export class Client {
 
   graph(projectId: string): Promise<GraphDocument> {
     return this.json<GraphDocument>('GET', `/project/${encodeURIComponent(projectId)}/graph`);
+  }
+
+  /** Where the open cases are now (`…/live`): beside the document, not part of it. */
+  live(projectId: string): Promise<LiveAnswer> {
+    return this.json<LiveAnswer>('GET', `/project/${encodeURIComponent(projectId)}/live`);
   }
 
   /**

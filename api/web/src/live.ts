@@ -5,12 +5,15 @@
  * has access.
  */
 import { ApiError, type Client, type VersionEvent } from './api.js';
+import type { LiveAnswer } from './map-live.js';
 import type { GraphDocument } from './types.js';
 
 export type LiveState = 'connecting' | 'live' | 'reconnecting' | 'stopped';
 
 export interface LiveHandlers {
   document(doc: GraphDocument): void;
+  /** Where the open cases are, read after each new version (at most one read at a time; the newest wins). */
+  openCases?(state: LiveAnswer): void;
   state(state: LiveState, message?: string): void;
 }
 
@@ -31,6 +34,32 @@ export class Live {
     this.abort.abort();
   }
 
+  private reading = false;
+  private readAgain = false;
+
+  /** Reads the live state once more (a read under way is followed by one more, so the last version is always read). */
+  private readOpenCases(): void {
+    if (!this.on.openCases || this.abort.signal.aborted) return;
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
+    this.reading = true;
+    this.client
+      .live(this.projectId)
+      .then((state) => {
+        if (!this.abort.signal.aborted) this.on.openCases?.(state);
+      })
+      .catch(() => undefined) // the next version reads it again
+      .finally(() => {
+        this.reading = false;
+        if (this.readAgain) {
+          this.readAgain = false;
+          this.readOpenCases();
+        }
+      });
+  }
+
   private async run(): Promise<void> {
     const signal = this.abort.signal;
     let pause = 1000;
@@ -44,6 +73,7 @@ export class Live {
             pause = 1000;
             this.on.state('live');
             if (payload.document) this.on.document(payload.document);
+            this.readOpenCases();
           } else if (event.event === 'error') {
             const e = JSON.parse(event.data) as { error?: string; message?: string };
             if (FATAL.has(e.error ?? '')) fatal = e.message ?? e.error;

@@ -7,7 +7,8 @@ import { ApiError, Client, saveSession, savedSession, type Project } from './api
 import { defaultSimplification, hiddenText, touchedNodes } from './filter.js';
 import { ago, int } from './format.js';
 import { Live, type LiveState } from './live.js';
-import { EDGE_KINDS, ProcessMap, type View, type WaitMetric } from './map.js';
+import { drawLegend } from './legend.js';
+import { ProcessMap, type View, type WaitMetric } from './map.js';
 import { projectOption } from './labels.js';
 import { h, highlightOf, renderPanel, renderSelection, TABS, type Selection, type Tab } from './panels.js';
 import { oneLine } from './text.js';
@@ -153,6 +154,9 @@ function openProject(id: string): void {
         renderPanelsSoon();
       } else renderPanels();
     },
+    openCases: (state) => {
+      if (projectId === id) map.setLive(state);
+    },
     state: (state: LiveState, message?: string) => {
       $('live').dataset.state = state;
       liveMessage = message;
@@ -207,7 +211,12 @@ $<HTMLSelectElement>('metric').addEventListener('change', (e) => {
   map.setMetric((e.target as HTMLSelectElement).value as WaitMetric);
   renderLegend();
 });
-$('fit').addEventListener('click', () => map.fit());
+$('fit').addEventListener('click', () => map.fitByReader());
+$('relayout').addEventListener('click', () => map.relayout());
+$<HTMLInputElement>('open-waits').addEventListener('change', (e) => {
+  map.setWaits((e.target as HTMLInputElement).checked);
+  renderLegend();
+});
 $('toggle-panels').addEventListener('click', () => {
   const hidden = document.body.classList.toggle('panels-hidden');
   $('toggle-panels').setAttribute('aria-pressed', String(!hidden));
@@ -231,37 +240,8 @@ for (const id of ['activities', 'paths']) {
   });
 }
 
-function svgLine(color: string, dash: string, width = 3): SVGSVGElement {
-  const ns = 'http://www.w3.org/2000/svg';
-  const svg = document.createElementNS(ns, 'svg');
-  svg.setAttribute('width', '34');
-  svg.setAttribute('height', '10');
-  const line = document.createElementNS(ns, 'line');
-  line.setAttribute('x1', '1');
-  line.setAttribute('y1', '5');
-  line.setAttribute('x2', '33');
-  line.setAttribute('y2', '5');
-  line.setAttribute('stroke', color);
-  line.setAttribute('stroke-width', String(width));
-  if (dash) line.setAttribute('stroke-dasharray', dash);
-  svg.append(line);
-  return svg;
-}
-
 function renderLegend(): void {
-  const perf = map.view === 'performance';
-  const dashes: Record<string, string> = { solid: '', dashed: '7 4', dotted: '2 4' };
-  const items = Object.entries(EDGE_KINDS).map(([kind, k]) =>
-    h('span', { class: 'item', 'data-kind': kind }, svgLine(perf ? '#6b7686' : k.color, kind === 'exception' ? '10 3 2 3' : kind === 'escalation' ? '14 4' : dashes[k.dash]!), k.label),
-  );
-  const legend = $('legend');
-  legend.replaceChildren(
-    h('div', { class: 'legend-row' }, h('span', { class: 'item' }, h('span', { class: 'disc start' }), 'start'), h('span', { class: 'item' }, h('span', { class: 'disc end' }), 'end'), h('span', { class: 'item' }, h('span', { class: 'box repeat' }), 'some cases repeat it')),
-    h('div', { class: 'legend-row' }, ...items),
-    perf
-      ? h('div', { class: 'legend-row' }, h('span', {}, `${map.metric === 'median' ? 'median' : 'slow (90th percentile)'} wait: short`), h('span', { class: 'ramp' }), h('span', {}, 'long · width = cases'))
-      : h('div', { class: 'legend-row' }, h('span', {}, 'width and labels = cases; node shade = cases')),
-  );
+  drawLegend($('legend'), map);
 }
 
 // ---- panels and selection ------------------------------------------------------------
@@ -417,6 +397,14 @@ export interface PcgHook {
   uploadPhases(): UploadPhase[];
   /** The text drawn on each node and stage band and its hover text, by element id. */
   labels(): Record<string, { text: string; full: string }>;
+  /** The open cases drawn on each node's badge, by node id. */
+  openCounts(): Record<string, number>;
+  /** The data version of the live state the badges show. */
+  liveVersion(): number | undefined;
+  /** Each drawn document node's centre in map coordinates, by id. */
+  positions(): Record<string, { x: number; y: number }>;
+  /** Whether the reader moved the view (the map is then not re-fitted as it grows). */
+  userMoved(): boolean;
 }
 
 declare global {
@@ -456,6 +444,10 @@ window.__pcg = {
   edgeColors: () => Object.fromEntries(map.cy.edges().map((e) => [e.id(), String(e.style('line-color'))])),
   uploadPhases: () => [...upload.phases],
   labels: () => map.labels(),
+  openCounts: () => map.openCounts(),
+  liveVersion: () => map.liveVersion,
+  positions: () => Object.fromEntries(map.cy.nodes('.doc').map((n) => [n.id(), { ...n.position() }])),
+  userMoved: () => map.userMoved,
 };
 
 // ---- start ------------------------------------------------------------------------------

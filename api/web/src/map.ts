@@ -10,12 +10,17 @@
  * edge puts its whole (visible) name in the map's title, the browser's
  * tooltip.
  */
-import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type NodeSingular, type StylesheetJson } from 'cytoscape';
-import { hours, int, waitColor } from './format.js';
+import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type NodeSingular } from 'cytoscape';
+import { EDGE_KINDS, liveStyle, nodeBox, style } from './map-style.js';
+import { openByNode, type LiveAnswer } from './map-live.js';
+import { fitStageLabels, paintBadges, paintEdges, paintNode, placeBadge, route } from './map-paint.js';
+import { keepPlaces, type Box } from './placement.js';
 import { shown, type Shown, type Simplified } from './filter.js';
-import { layout, segments, type LayoutEdge, type LayoutNode } from './layout.js';
+import { layout, type LayoutEdge, type LayoutNode, type Point } from './layout.js';
 import { labelText, oneLine } from './text.js';
-import type { GraphDocument, GraphEdge, GraphNode } from './types.js';
+import type { GraphDocument, GraphNode } from './types.js';
+
+export { EDGE_KINDS };
 
 export type View = 'frequency' | 'performance';
 export type WaitMetric = 'median' | 'slow';
@@ -33,178 +38,7 @@ export interface MapOptions {
   covered?(): { top: number; bottom: number };
 }
 
-/** The kinds of edge and how the map draws them (also the legend's source). */
-export const EDGE_KINDS = {
-  normal: { color: '#5b6b82', dash: 'solid', label: 'normal' },
-  allowed: { color: '#8fa0b6', dash: 'solid', label: 'allowed' },
-  rework: { color: '#e07b00', dash: 'dashed', label: 'rework' },
-  skip: { color: '#2a7bd4', dash: 'dotted', label: 'skip' },
-  exception: { color: '#c62828', dash: 'dashed', label: 'exception' },
-  escalation: { color: '#7b3fb5', dash: 'dashed', label: 'escalation' },
-} as const;
-
 const STAGE_PREFIX = 'stage:';
-const CHAR_PX = 6.6;
-const LINE_PX = 15;
-
-/** Node boxes fit their label (as drawn: cut, controls shown) wrapped on word breaks (the longest word sets the least width). */
-function nodeBox(n: GraphNode): { width: number; height: number; lines: number } {
-  if (n.kind !== 'activity') return { width: 58, height: 58, lines: 2 };
-  const label = labelText(n.label);
-  const words = label.split(/\s+/).filter(Boolean);
-  const longest = Math.max(0, ...words.map((w) => w.length));
-  const width = Math.round(Math.min(150, Math.max(88, Math.min(label.length, Math.max(longest, 14)) * CHAR_PX + 20)));
-  const perLine = Math.max(1, Math.floor((width - 14) / CHAR_PX));
-  let lines = 1;
-  let used = 0;
-  for (const w of words) {
-    const need = used === 0 ? w.length : used + 1 + w.length;
-    if (need > perLine && used > 0) {
-      lines++;
-      used = w.length;
-    } else used = need;
-    // A word longer than a line is broken over several ('text-overflow-wrap: anywhere'), never drawn past the box.
-    while (used > perLine) {
-      lines++;
-      used -= perLine;
-    }
-  }
-  // One more line for the count or the time under the name.
-  return { width, height: 16 + (lines + 1) * LINE_PX, lines: lines + 1 };
-}
-
-function luminance(color: string): number {
-  const m = /rgb\((\d+), (\d+), (\d+)\)/.exec(color) ?? /#(..)(..)(..)/.exec(color);
-  if (!m) return 1;
-  const v = m.slice(1, 4).map((x) => (color.startsWith('#') ? parseInt(x, 16) : Number(x)) / 255);
-  return 0.2126 * v[0]! + 0.7152 * v[1]! + 0.0722 * v[2]!;
-}
-
-/** Light blue to deep blue by a share 0..1. */
-function blueRamp(t: number): string {
-  const a = [232, 240, 251];
-  const b = [31, 78, 140];
-  const c = a.map((v, i) => Math.round(v + (b[i]! - v) * Math.sqrt(Math.min(1, Math.max(0, t)))));
-  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
-}
-
-const style: StylesheetJson = [
-  {
-    selector: 'node',
-    style: {
-      'font-family': 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
-      'font-size': 12,
-    },
-  },
-  {
-    selector: 'node.act',
-    style: {
-      shape: 'round-rectangle',
-      width: 'data(w)',
-      height: 'data(h)',
-      label: 'data(text)',
-      'text-wrap': 'wrap',
-      'text-overflow-wrap': 'anywhere',
-      'text-max-width': 'data(tw)',
-      'text-valign': 'center',
-      'text-halign': 'center',
-      'background-color': 'data(fill)',
-      color: 'data(ink)',
-      'border-width': 1,
-      'border-color': '#7d8ba0',
-      'underlay-color': '#ffb300',
-      'underlay-opacity': 0,
-      'underlay-padding': 4,
-      'underlay-shape': 'round-rectangle',
-      'transition-property': 'underlay-opacity, underlay-padding',
-      'transition-duration': 350,
-    },
-  },
-  {
-    selector: 'node.act[repeating > 0]',
-    style: { 'border-width': 2, 'border-style': 'double', 'border-color': '#e07b00' },
-  },
-  {
-    selector: 'node.terminal',
-    style: {
-      shape: 'ellipse',
-      width: 58,
-      height: 58,
-      label: 'data(text)',
-      'text-wrap': 'wrap',
-      'text-valign': 'center',
-      'text-halign': 'center',
-      color: '#fff',
-      'font-weight': 'bold',
-      'border-width': 3,
-      'underlay-color': '#ffb300',
-      'underlay-opacity': 0,
-      'underlay-padding': 4,
-      'underlay-shape': 'ellipse',
-      'transition-property': 'underlay-opacity, underlay-padding',
-      'transition-duration': 350,
-    },
-  },
-  { selector: 'node.start', style: { 'background-color': '#2e9d5b', 'border-color': '#1d6b3c' } },
-  { selector: 'node.end', style: { 'background-color': '#1d2330', 'border-color': '#c7ccd6', 'border-style': 'double', 'border-width': 5 } },
-  {
-    selector: 'node.stage',
-    style: {
-      shape: 'round-rectangle',
-      'background-color': '#eef2f8',
-      'background-opacity': 0.65,
-      'border-width': 1,
-      'border-style': 'dashed',
-      'border-color': '#b8c2d2',
-      label: 'data(name)',
-      'text-wrap': 'wrap',
-      'text-overflow-wrap': 'anywhere',
-      'text-max-width': 'data(lw)',
-      'text-valign': 'top',
-      'text-halign': 'center',
-      'text-margin-y': -4,
-      color: '#5a6270',
-      'font-size': 12,
-      'font-weight': 'bold',
-      padding: '14px',
-    },
-  },
-  {
-    selector: 'edge',
-    style: {
-      width: 'data(w)',
-      'line-color': 'data(color)',
-      'target-arrow-color': 'data(color)',
-      'target-arrow-shape': 'triangle',
-      'arrow-scale': 0.9,
-      'curve-style': 'bezier',
-      'control-point-step-size': 28,
-      label: 'data(text)',
-      'font-size': 10,
-      'font-family': 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
-      color: '#28303d',
-      'text-background-color': '#ffffff',
-      'text-background-opacity': 0.85,
-      'text-background-padding': '2px',
-      'text-rotation': 'none',
-      'underlay-color': '#ffb300',
-      'underlay-opacity': 0,
-      'underlay-padding': 4,
-      'loop-direction': '-45deg',
-      'loop-sweep': '-60deg',
-    },
-  },
-  { selector: 'edge[kind = "rework"]', style: { 'line-style': 'dashed', 'line-dash-pattern': [7, 4], 'target-arrow-shape': 'vee' } },
-  { selector: 'edge[kind = "skip"]', style: { 'line-style': 'dotted' } },
-  { selector: 'edge[kind = "exception"]', style: { 'line-style': 'dashed', 'line-dash-pattern': [10, 3, 2, 3] } },
-  { selector: 'edge[kind = "escalation"]', style: { 'line-style': 'dashed', 'line-dash-pattern': [14, 4], 'target-arrow-shape': 'triangle-tee' } },
-  { selector: 'node:selected', style: { 'border-width': 4, 'border-color': '#1565c0', 'border-style': 'solid' } },
-  { selector: 'edge:selected', style: { 'underlay-color': '#1565c0', 'underlay-opacity': 0.35, 'underlay-padding': 5 } },
-  { selector: '.hl', style: { 'underlay-color': '#ffca28', 'underlay-opacity': 0.75, 'underlay-padding': 6 } },
-  { selector: '.dim', style: { opacity: 0.18 } },
-  { selector: 'node.pulse', style: { 'underlay-color': '#ff6f00', 'underlay-opacity': 0.8, 'underlay-padding': 10 } },
-  { selector: 'node.pulse.dim', style: { 'underlay-opacity': 0.12 } },
-];
 
 export class ProcessMap {
   readonly cy: Core;
@@ -230,6 +64,14 @@ export class ProcessMap {
   private highlighted: Shown | undefined;
   private pendingPulse: string[] = [];
   private bends = new Map<string, { x: number; y: number }[]>();
+  /** The live state beside the document (open cases per activity), and whether badges show their waits. */
+  private live: LiveAnswer | undefined;
+  waits = false;
+  /** Whether the reader panned or zoomed since the last fit: then a grown map is not re-fitted under them. */
+  userMoved = false;
+  private fitting = false;
+  /** Set by relayout(): the next drawing lays the map out afresh instead of keeping the places. */
+  private fresh = false;
 
   constructor(
     private readonly container: HTMLElement,
@@ -237,7 +79,7 @@ export class ProcessMap {
   ) {
     this.cy = cytoscape({
       container,
-      style,
+      style: [...style, ...liveStyle],
       minZoom: 0.08,
       maxZoom: 4,
       boxSelectionEnabled: false,
@@ -257,6 +99,42 @@ export class ProcessMap {
       if (full) this.container.title = full;
     });
     this.cy.on('mouseout', 'node, edge', () => this.container.removeAttribute('title'));
+    this.cy.on('viewport', () => {
+      if (!this.fitting) this.userMoved = true;
+    });
+    // A badge rides on its node (also while the node glides to a new place).
+    this.cy.on('position', 'node.doc', (event) => placeBadge(event.target as NodeSingular));
+  }
+
+  /** The open cases of the live state; drawn on the document on screen. */
+  setLive(live: LiveAnswer | undefined): void {
+    this.live = live;
+    this.schedule();
+  }
+
+  /** Whether the badges show how long the open cases have waited against the step's usual wait. */
+  setWaits(on: boolean): void {
+    this.waits = on;
+    this.schedule();
+  }
+
+  /** Lays the map out afresh at the next drawing (the reader asked), and fits it. */
+  relayout(): void {
+    this.fresh = true;
+    this.userMoved = false;
+    this.structure = '';
+    this.schedule();
+  }
+
+  /** The data version of the live state drawn (a test hook). */
+  get liveVersion(): number | undefined {
+    return this.drawnLive;
+  }
+  private drawnLive: number | undefined;
+
+  /** The open-case count drawn on each node (a test hook), by node id. */
+  openCounts(): Record<string, number> {
+    return Object.fromEntries(this.cy.nodes('.badge').map((b) => [String(b.data('of')), Number(b.data('open'))]));
   }
 
   /** The text drawn on each node and stage band, and its hover text, by element id (a test hook). */
@@ -280,6 +158,10 @@ export class ProcessMap {
     this.fitted = false;
     this.highlighted = undefined;
     this.renderedVersion = undefined;
+    this.live = undefined;
+    this.drawnLive = undefined;
+    this.userMoved = false;
+    this.bends = new Map();
     this.cy.elements().remove();
   }
 
@@ -317,6 +199,21 @@ export class ProcessMap {
    * window with giant circles and draw under the map's message.
    */
   fit(): void {
+    this.fitting = true;
+    try {
+      this.fitNow();
+    } finally {
+      this.fitting = false;
+    }
+  }
+
+  /** The Fit button: fitted, and fitted again as the map grows until the reader moves it. */
+  fitByReader(): void {
+    this.fit();
+    this.userMoved = false;
+  }
+
+  private fitNow(): void {
     const cy = this.cy;
     const elements = cy.elements();
     if (elements.empty()) return;
@@ -392,10 +289,17 @@ export class ProcessMap {
       const result = await layout(layoutNodes, layoutEdges);
       // A newer document or filter arrived meanwhile (or another project was opened): draw that instead.
       if (this.dirty || generation !== this.generation) return;
-      positions = result.positions;
-      this.bends = result.bends;
+      // Live updates keep every node where the reader saw it; only a new node is placed (placement.ts).
+      const previous = new Map<string, Point>();
+      if (!this.fresh) this.cy.nodes('.doc').forEach((n) => void previous.set(n.id(), { ...n.position() }));
+      const boxes = new Map<string, Box>(layoutNodes.map((n) => [n.id, n]));
+      const placed = keepPlaces(previous, this.bends, new Set(this.cy.edges().map((e) => e.id())), result, boxes);
+      this.fresh = false;
+      positions = placed.positions;
+      this.bends = placed.bends;
       this.structure = structure;
     }
+    const open = openByNode(doc, this.live);
 
     const cy = this.cy;
     const animate = this.fitted;
@@ -435,8 +339,8 @@ export class ProcessMap {
         if (cy.getElementById(e.id).empty()) added.push({ group: 'edges', data: { id: e.id, source: e.from, target: e.to, kind: e.kind } });
       }
       if (added.length) cy.add(added);
-      for (const n of nodes) this.paintNode(cy.getElementById(n.id) as NodeSingular, n, doc);
-      this.paintEdges(edges, doc);
+      for (const n of nodes) paintNode(this, cy.getElementById(n.id) as NodeSingular, n, doc, open);
+      paintEdges(this, cy, edges, doc, open);
       if (positions) {
         for (const n of nodes) {
           const el = cy.getElementById(n.id) as NodeSingular;
@@ -447,17 +351,20 @@ export class ProcessMap {
         }
       }
     });
-    this.route(edges);
-    this.fitStageLabels();
+    route(this.cy, this.bends, edges);
+    fitStageLabels(this.cy);
+    paintBadges(this, this.cy, nodes, open);
+    this.drawnLive = this.live?.dataVersion;
     if (positions && animate) {
       // Bends are relative to the endpoints: recompute them once the nodes have arrived.
       setTimeout(() => {
-        this.route(edges);
-        this.fitStageLabels();
+        route(this.cy, this.bends, edges);
+        fitStageLabels(this.cy);
       }, 420);
     }
     this.applyHighlight();
-    if (!this.fitted && nodes.length) {
+    // A grown map is fitted again, unless the reader moved the view: then it stays where they left it.
+    if (nodes.length && (!this.fitted || (positions && !this.userMoved))) {
       this.fit();
       this.fitted = true;
     }
@@ -473,84 +380,6 @@ export class ProcessMap {
     this.container.dataset.view = this.view;
     this.container.dataset.metric = this.metric;
     this.options.onRendered(doc);
-  }
-
-  private paintNode(el: NodeSingular, n: GraphNode, doc: GraphDocument): void {
-    const maxCases = Math.max(1, ...doc.nodes.filter((x) => x.kind === 'activity').map((x) => x.cases));
-    if (n.kind !== 'activity') {
-      el.data({ text: `${n.kind === 'start' ? 'start' : 'end'}\n${int(n.cases)}`, full: oneLine(n.label), cases: n.cases });
-      return;
-    }
-    const label = labelText(n.label);
-    let fill: string;
-    let text: string;
-    if (this.view === 'frequency') {
-      fill = blueRamp(n.cases / maxCases);
-      text = `${label}\n${int(n.cases)} cases`;
-    } else {
-      const waits = doc.nodes.filter((x) => x.kind === 'activity' && x.median_hours_to_next > 0).map((x) => x.median_hours_to_next);
-      fill = waitColor(n.median_hours_to_next, Math.min(...waits), Math.max(...waits));
-      text = `${label}\n${n.median_hours_to_next > 0 ? `${hours(n.median_hours_to_next)} to next` : '—'}`;
-    }
-    const box = nodeBox(n);
-    el.data({ text, full: oneLine(n.label), fill, ink: luminance(fill) < 0.5 ? '#ffffff' : '#1d2330', w: box.width, h: box.height, tw: box.width - 10, cases: n.cases, repeating: n.cases_repeating, kind: n.kind });
-  }
-
-  private paintEdges(edges: readonly GraphEdge[], doc: GraphDocument): void {
-    const maxCases = Math.max(1, ...doc.edges.map((e) => e.cases));
-    const labels = new Map(doc.nodes.map((n) => [n.id, n.label]));
-    const wait = (e: GraphEdge) => (this.metric === 'median' ? e.median_wait_hours : e.slow_wait_hours);
-    const waits = edges.map(wait).filter((h) => h > 0);
-    const lo = waits.length ? Math.min(...waits) : 0;
-    const hi = waits.length ? Math.max(...waits) : 0;
-    for (const e of edges) {
-      const el = this.cy.getElementById(e.id);
-      const width = 1 + 9 * Math.sqrt(e.cases / maxCases);
-      const perf = this.view === 'performance';
-      const color = perf ? waitColor(wait(e), lo, hi) : EDGE_KINDS[e.kind].color;
-      const text = perf ? (wait(e) > 0 ? hours(wait(e)) : '') : int(e.cases);
-      const full = oneLine(`${labels.get(e.from) ?? e.from} → ${labels.get(e.to) ?? e.to}: ${int(e.cases)} cases`);
-      el.data({ w: width, color, text, full, kind: e.kind, cases: e.cases });
-    }
-  }
-
-  /** Edges follow ELK's bend points (as Cytoscape segments); straight ones and loops are Cytoscape's own curves. */
-  private route(edges: readonly GraphEdge[]): void {
-    this.cy.batch(() => {
-      for (const e of edges) {
-        const el = this.cy.getElementById(e.id) as EdgeSingular;
-        if (el.empty()) continue;
-        const bends = e.from === e.to ? undefined : this.bends.get(e.id);
-        const seg = bends && segments(el.source().position(), el.target().position(), bends);
-        if (seg) {
-          el.style({
-            'curve-style': 'round-segments',
-            'edge-distances': 'node-position',
-            'segment-weights': seg.weights,
-            'segment-distances': seg.distances,
-            'segment-radii': 14,
-          } as never);
-        } else {
-          el.removeStyle('curve-style edge-distances segment-weights segment-distances segment-radii');
-        }
-      }
-    });
-  }
-
-  /** A stage's name wraps within its band (its activities' extent), so neighbouring names never run into each other. */
-  private fitStageLabels(): void {
-    this.cy.batch(() =>
-      this.cy.nodes('.stage').forEach((stage) => {
-        let lo = Infinity;
-        let hi = -Infinity;
-        stage.children().forEach((c) => {
-          const half = Number(c.data('w') ?? 0) / 2;
-          lo = Math.min(lo, c.position('x') - half);
-          hi = Math.max(hi, c.position('x') + half);
-        });
-        if (hi > lo) stage.data('lw', Math.max(60, Math.round(hi - lo + 20)));
-      }),
-    );
   }
 
   private applyHighlight(): void {

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { badge, finishedCases, lateness, openByNode, type LiveAnswer } from '../../api/web/src/map-live.js';
+import { keepPlaces } from '../../api/web/src/placement.js';
+import type { GraphDocument, GraphEdge } from '../../api/web/src/types.js';
+
+const box = { width: 100, height: 50 };
+
+describe('stable placement (the live map keeps its nodes in place)', () => {
+  it('keeps every node that was drawn where it was, and places a new one beside its neighbours, shifted as the fresh layout moved them', () => {
+    const previous = new Map([['a', { x: 0, y: 0 }], ['b', { x: 200, y: 0 }]]);
+    // The fresh layout moved a and b 40 to the right and 10 down, and put c after b.
+    const fresh = { positions: new Map([['a', { x: 40, y: 10 }], ['b', { x: 240, y: 10 }], ['c', { x: 440, y: 10 }]]), bends: new Map([['a-b', [{ x: 1, y: 1 }]], ['b-c', [{ x: 2, y: 2 }]]]) };
+    const oldBends = new Map([['a-b', [{ x: 100, y: -30 }]], ['gone', [{ x: 5, y: 5 }]]]);
+    const placed = keepPlaces(previous, oldBends, new Set(['a-b']), fresh, new Map([['a', box], ['b', box], ['c', box]]));
+    expect(Object.fromEntries(placed.positions)).toEqual({ a: { x: 0, y: 0 }, b: { x: 200, y: 0 }, c: { x: 400, y: 0 } });
+    // Kept edges keep their routes; a new one is straight (its fresh bends belong to the other places).
+    expect(Object.fromEntries(placed.bends)).toEqual({ 'a-b': [{ x: 100, y: -30 }] });
+  });
+
+  it('moves a new node to the nearest free place above or below when it would cover one, in its column', () => {
+    const previous = new Map([['a', { x: 0, y: 0 }], ['b', { x: 200, y: 0 }]]);
+    const fresh = { positions: new Map([['a', { x: 0, y: 0 }], ['b', { x: 200, y: 0 }], ['c', { x: 210, y: 5 }]]), bends: new Map() };
+    const placed = keepPlaces(previous, new Map(), new Set(), fresh, new Map([['a', box], ['b', box], ['c', box]]));
+    const c = placed.positions.get('c')!;
+    expect(c.x).toBe(210);
+    // Clear of b (50 high each, 14 apart), and no further than the first free step of 12.
+    expect(Math.abs(c.y - 0)).toBeGreaterThanOrEqual(50 + 14);
+    expect(Math.abs(c.y - 0)).toBeLessThan(50 + 14 + 12 + 5);
+    expect(placed.positions.get('b')).toEqual({ x: 200, y: 0 });
+  });
+
+  it('takes the fresh layout whole when nothing was drawn', () => {
+    const fresh = { positions: new Map([['a', { x: 3, y: 4 }]]), bends: new Map([['e', [{ x: 1, y: 2 }]]]) };
+    expect(keepPlaces(new Map(), new Map(), new Set(), fresh, new Map())).toBe(fresh);
+  });
+});
+
+describe('open cases on the map', () => {
+  const doc = {
+    nodes: [
+      { id: 'start', kind: 'start', label: '▶' },
+      { id: 'n-a', kind: 'activity', label: 'A' },
+      { id: 'n-b', kind: 'activity', label: 'B' },
+      { id: 'end', kind: 'end', label: '■' },
+    ],
+  } as unknown as GraphDocument;
+  const live = {
+    activities: [
+      { activity: 'A', openCases: 3, waitedHours: { median: 4, max: 9 }, usualWaitHours: 2, overUsual: 2 },
+      { activity: 'Z', openCases: 1, waitedHours: { median: 1, max: 1 }, usualWaitHours: 1, overUsual: 0 },
+    ],
+  } as unknown as LiveAnswer;
+
+  it('puts each activity\'s open cases on its node, and counts into end only the cases not open there', () => {
+    const open = openByNode(doc, live);
+    expect([...open.keys()]).toEqual(['n-a']);
+    const edge = (from: string, to: string, cases: number) => ({ id: `${from}>${to}`, from, to, cases }) as GraphEdge;
+    expect(finishedCases(edge('n-a', 'end', 10), 'end', open)).toBe(7);
+    expect(finishedCases(edge('n-a', 'end', 3), 'end', open)).toBe(0);
+    expect(finishedCases(edge('n-a', 'n-b', 10), 'end', open)).toBe(10);
+    expect(finishedCases(edge('n-b', 'end', 5), 'end', open)).toBe(5);
+  });
+
+  it('reads the waits against the usual one', () => {
+    const a = live.activities[0]!;
+    expect(lateness(a)).toBe(0.5);
+    expect(lateness({ ...a, waitedHours: { median: 1, max: 1 } })).toBe(0);
+    expect(badge(a, false).text).toBe('3 open');
+    expect(badge(a, true)).toMatchObject({ text: '3 · 4.0 h / 2.0 h', fill: '#c62828' });
+    expect(badge(a, true).full).toContain('longest 9.0 h');
+  });
+});
