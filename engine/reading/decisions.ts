@@ -2,6 +2,7 @@ import { cmp } from '../event.js';
 import { END, FOLDS, splitChoiceKey } from '../tally.js';
 import type { Decision, Plain, Rule } from '../document/types.js';
 import { evidence, parallel, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import { END_STEP, laterTurnsNote, type Turns } from './loops.js';
 import type { LogProfile } from './profile.js';
 import type { TreeFacts } from './tree-facts.js';
 import { isIdName, isPlaceholder } from './words.js';
@@ -78,7 +79,7 @@ interface Model {
  * on four hash folds of the case id and scored on the fifth, all five in turn.
  * Explained needs ten points over the commonest branch and 20 cases under its rules.
  */
-export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): { decisions: Decision[]; method: string; pathNames: string[]; leads: Map<string, string> } {
+export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, turns: Turns = new Map()): { decisions: Decision[]; method: string; pathNames: string[]; leads: Map<string, string> } {
   // Concurrent work interleaves: by the counts (see facts.parallel) or by the mined tree's parallel blocks.
   const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
   const points = pointsOf(f.tally.choices);
@@ -177,7 +178,8 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
             ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch; explained when at least ${EXPLAINED_MARGIN * 100} points above with rules on at least ${EXPLAINED_MIN_CASES} cases (here ${ruleCases})`
             : untried.length
               ? `no attribute tried at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}); attributes of the whole case were not tried (${untried.slice(0, 4).map(q).join(', ')}${untried.length > 4 ? ', ...' : ''})`
-              : `no attribute known at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}): the log does not record what decides`),
+              : `no attribute known at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}): the log does not record what decides`) +
+          laterTurnsNote(f, turns, at, atPoint, (next) => (next === END_STEP ? END_LABEL : next)),
       ),
     });
   }
