@@ -13,11 +13,13 @@ import { freshStore } from '../engine/helpers.js';
  *   55% pay and 45% are cancelled. A cancellation never follows a 1st reminder.
  * - inspection: each inspection rejects 12% of the cases; the others are fixed and inspected again, up to three
  *   inspections, the third passing every case it does not reject.
+ * - tenancy (a fifth of the cases): a contract signed (again, right away, in a fifth of them: a redone signature),
+ *   then the rent paid two to seven times, a month apart, then the tenancy ends. Paying again is the step's way.
  * Read with names and with opaque codes (no claim may rest on words).
  */
-const NAMES = { register: 'Register', bill: 'Send Bill', pay: 'Receive Payment', remind: 'Send Reminder', cancel: 'Cancel Order', inspect: 'Inspect', fix: 'Fix Defects', reject: 'Reject', accept: 'Accept' } as const;
+const NAMES = { register: 'Register', bill: 'Send Bill', pay: 'Receive Payment', remind: 'Send Reminder', cancel: 'Cancel Order', inspect: 'Inspect', fix: 'Fix Defects', reject: 'Reject', accept: 'Accept', sign: 'Sign Contract', rent: 'Pay Rent', leave: 'End Tenancy' } as const;
 type Step = keyof typeof NAMES;
-const HIDDEN: Record<Step, string> = { register: 'S1', bill: 'S2', pay: 'S3', remind: 'S4', cancel: 'S5', inspect: 'S6', fix: 'S7', reject: 'S8', accept: 'S9' };
+const HIDDEN: Record<Step, string> = { register: 'S1', bill: 'S2', pay: 'S3', remind: 'S4', cancel: 'S5', inspect: 'S6', fix: 'S7', reject: 'S8', accept: 'S9', sign: 'T1', rent: 'T2', leave: 'T3' };
 
 interface Truth {
   cancelAfter: number[];
@@ -36,7 +38,12 @@ function loopLog(hidden: boolean): { events: WireEvent[]; truth: Truth; names: R
     const id = `c${c}`;
     let t = Date.UTC(2025, 0, 1) + c * 7 * H + Math.floor(r() * H);
     const steps: Step[] = [];
-    if (c % 2 === 0) {
+    if (c % 5 === 4) {
+      steps.push('sign');
+      if (r() < 0.2) steps.push('sign');
+      for (let k = 2 + Math.floor(r() * 6); k > 0; k--) steps.push('rent');
+      steps.push('leave');
+    } else if (c % 2 === 0) {
       steps.push('register', 'bill');
       let reminders = 0;
       while (true) {
@@ -67,7 +74,7 @@ function loopLog(hidden: boolean): { events: WireEvent[]; truth: Truth; names: R
       }
     }
     steps.forEach((s, i) => {
-      t += Math.floor((1 + r() * 40) * H);
+      t += s === 'rent' ? 30 * 24 * H : Math.floor((1 + r() * 40) * H);
       events.push({ caseId: id, eventId: `${id}-${i}`, activity: names[s], timestamp: new Date(t).toISOString(), resource: `u${1 + Math.floor(r() * 8)}` });
     });
   }
@@ -114,9 +121,17 @@ describe.each([false, true])('loops deciding on later turns (names hidden: %s)',
     expect(d.evidence.method).toContain(`'${names.reject}' ${truth.rejectAt[1]! + truth.rejectAt[2]!} (${truth.rejectAt[1]} at the 2nd, ${truth.rejectAt[2]} at the 3rd), on any turn in ${all} of the ${truth.inspected} cases`);
   });
 
-  it('claims later-turn rules for the cancellation and the third inspection\'s pass, and none where a step follows from the first turn on', () => {
+  it('reads a step most of its cases repeat directly as recurring (normal), and a minority\'s direct repeat as rework', () => {
+    const id = (label: string) => doc.nodes.find((n) => n.label === label)!.id;
+    const kind = (a: string) => doc.edges.find((e) => e.from === id(a) && e.to === id(a))?.kind;
+    expect(kind(names.rent)).toBe('normal');
+    expect(kind(names.sign)).toBe('rework');
+  });
+
+  it('claims later-turn rules for the cancellation, the third inspection\'s pass and the tenancy\'s end, and none where a step follows from the first turn on', () => {
     const found = doc.sequence_rules.filter((x) => x.id.startsWith('later-turn-')).map((x) => x.activities.join(' -> '));
-    expect(found.sort()).toEqual([`${names.remind} -> ${names.cancel}`, `${names.inspect} -> ${names.accept}`].sort());
+    // And the tenancy ends only after a 2nd payment: it has two to seven.
+    expect(found.sort()).toEqual([`${names.remind} -> ${names.cancel}`, `${names.inspect} -> ${names.accept}`, `${names.rent} -> ${names.leave}`].sort());
     const accept = doc.sequence_rules.find((x) => x.id.startsWith('later-turn-') && x.activities[1] === names.accept)!;
     expect(accept.statement).toContain(`only from a case's 3rd '${names.inspect}' on`);
   });
