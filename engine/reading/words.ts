@@ -190,3 +190,12 @@ export function isIdName(attribute: string): boolean {
   const last = words[words.length - 1];
   return last !== undefined && ['id', 'ids', 'number', 'nr', 'no', 'num', 'code', 'key', 'uuid', 'guid', 'identifier', 'ref', 'reference', 'index'].includes(last);
 }
+
+/**
+ * An attribute a log extraction tool writes from the case's whole path: its variant's number or how many cases share
+ * it (Disco's 'Variant', 'variant-index'; pm4py's 'variant:index', 'variant:count'). It restates the path, so it
+ * causes no choice on the way (a rule on it leaks the answer), however few cases show it.
+ */
+export function isVariantName(attribute: string): boolean {
+  return wordsOf(attribute.replace(/^case:/, '')).some((w) => w === 'variant' || w === 'variants');
+}
