@@ -98,8 +98,10 @@ export function readProcess(input: ReadingInput): Reading {
   const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0);
   const stages = readStages(f, backbone, new Set(ends.ends.keys()));
   // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
-  const clock = readClock(f, profile.resolutionHours);
-  const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: 'none: the waits come in fixed steps (see the clock assumption)' } : readEscalations(f, tree, profile);
+  const measured = readClock(f, profile.resolutionHours);
+  // Generated times (engine/reading/profile.ts) say no more of timing than a clock ticking in fixed steps.
+  const clock = profile.generatedTimes ? { ...measured, quantized: true } : measured;
+  const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: `none: ${measured.quantized ? 'the waits come in fixed steps (see the clock assumption)' : 'the times were generated (see the times assumption)'}` } : readEscalations(f, tree, profile);
   // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
   const timeouts = readTimeouts(f, clock, escalations.edges);
   for (const { escalation: t } of timeouts) {
@@ -141,7 +143,7 @@ export function readProcess(input: ReadingInput): Reading {
     ...quality.assumptions,
     ...profile.assumptions(),
     ...groups.assumptions,
-    ...(clock.quantized
+    ...(measured.quantized
       ? [`Clock: ${pct(clock.share)} of the hand-offs come after one of a few fixed waits (${clock.durations.slice(0, 6).join(', ')} hours, each within 5%): the times come from a simulated or batch clock, so no escalation, timeout, timing policy or service level is read from them.`]
       : []),
   ];
