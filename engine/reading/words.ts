@@ -33,10 +33,10 @@ export const SUCCESS_WORDS: readonly string[] = [
   'clear', 'cleared', 'billed', 'invoiced',
 ];
 
-/** Words that turn a success word around ("not accepted", "without payment"). */
-const NEGATIONS = new Set(['not', 'no', 'non', 'without', 'never', 'un']);
-/** Words that make a success word a step towards it, not its reaching ("Request Payment", "for approval", "Payment Reminder"). */
-const PENDING = new Set(['request', 'requested', 'reminder', 'block', 'blocked', 'hold', 'pending', 'wait', 'waiting', 'awaiting', 'for', 'prepare', 'draft', 'schedule', 'scheduled', 'plan', 'planned', 'check', 'review', 'change', 'remove', 'set', 'send', 'submit', 'submitted']);
+/** Words that turn a success word around ("not accepted", "without payment", "Miss Rent Payment"). */
+const NEGATIONS = new Set(['not', 'no', 'non', 'without', 'never', 'un', 'miss', 'missed', 'missing']);
+/** Words that make a success word a step towards it, not its reaching ("Request Payment", "for approval", "Payment Reminder", "Accept Late Payment": a late one taken in, the case goes on). */
+const PENDING = new Set(['late', 'partial', 'partially', 'request', 'requested', 'reminder', 'block', 'blocked', 'hold', 'pending', 'wait', 'waiting', 'awaiting', 'for', 'prepare', 'draft', 'schedule', 'scheduled', 'plan', 'planned', 'check', 'review', 'change', 'remove', 'set', 'send', 'submit', 'submitted']);
 
 /** Success words that name a gate on the way as often as the goal: an approval is often followed by more work. */
 const GATE_WORDS = new Set(['approve', 'approved', 'approval', 'accept', 'accepted', 'granted']);

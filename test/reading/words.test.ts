@@ -78,6 +78,14 @@ describe('what names say', () => {
     expect(isPlaceholder('Value 1')).toBe(false);
   });
 
+  it('reads a missed or late success as no success', () => {
+    expect(nameVerdict('Miss Rent Payment')).toBe('failure');
+    expect(nameVerdict('Missed Payment')).toBe('failure');
+    expect(nameVerdict('Accept Late Payment')).toBeUndefined();
+    expect(nameVerdict('Partial Payment')).toBeUndefined();
+    expect(nameVerdict('Pay Rent')).toBe('success');
+  });
+
   it('knows attributes a tool writes from the whole path (its variant) by name', () => {
     for (const n of ['variant:count', 'variant:index', 'variant-index', 'case:Variant', 'VariantCount']) expect(isVariantName(n), n).toBe(true);
     for (const n of ['variance', 'case:Amount', 'invariant check']) expect(isVariantName(n), n).toBe(false);
