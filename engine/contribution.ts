@@ -15,7 +15,7 @@ export type Trace = readonly Event[];
  * count something new or differently: a store opened with counters of an older
  * version rebuilds them from its kept events.
  */
-export const COUNTING_VERSION = 4;
+export const COUNTING_VERSION = 5;
 
 /** How long from one time to another; the working-time calendar swaps this in. */
 export type Duration = (fromMillis: number, toMillis: number) => number;

@@ -2,9 +2,10 @@ import { cmp } from '../event.js';
 import { END, FOLDS, splitChoiceKey } from '../tally.js';
 import type { Decision, Plain, Rule } from '../document/types.js';
 import { evidence, parallel, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import { END_STEP, laterTurnsNote, type Turns } from './loops.js';
 import type { LogProfile } from './profile.js';
 import type { TreeFacts } from './tree-facts.js';
-import { isIdName, isPlaceholder } from './words.js';
+import { isIdName, isPlaceholder, isVariantName } from './words.js';
 
 export const BRANCH_MIN_SHARE = 0.05;
 /** A decision point is read when at least max(5, this share of all cases) reach it. */
@@ -78,7 +79,7 @@ interface Model {
  * on four hash folds of the case id and scored on the fifth, all five in turn.
  * Explained needs ten points over the commonest branch and 20 cases under its rules.
  */
-export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): { decisions: Decision[]; method: string; pathNames: string[]; leads: Map<string, string> } {
+export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, turns: Turns = new Map()): { decisions: Decision[]; method: string; pathNames: string[]; leads: Map<string, string> } {
   // Concurrent work interleaves: by the counts (see facts.parallel) or by the mined tree's parallel blocks.
   const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
   const points = pointsOf(f.tally.choices);
@@ -177,13 +178,14 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile): {
             ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch; explained when at least ${EXPLAINED_MARGIN * 100} points above with rules on at least ${EXPLAINED_MIN_CASES} cases (here ${ruleCases})`
             : untried.length
               ? `no attribute tried at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}); attributes of the whole case were not tried (${untried.slice(0, 4).map(q).join(', ')}${untried.length > 4 ? ', ...' : ''})`
-              : `no attribute known at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}): the log does not record what decides`),
+              : `no attribute known at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}): the log does not record what decides`) +
+          laterTurnsNote(f, turns, at, atPoint, (next) => (next === END_STEP ? END_LABEL : next)),
       ),
     });
   }
   const method =
     `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out; shares and baseline_share are over all cases reaching the point; ` +
-    `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
+    `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), attributes named for the variant (a tool writes them from the whole path), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
     `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases, or holding less than ${RULE_MIN_LIFT * 100} points above their branch's share at the point, are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; attributes of the whole case (trace attributes, constant from the first event: when they were set the log does not say), attributes whose value on the first event foretells the case's ending, and attributes that settle the choice at ${NAMING_POINTS} or more points (they name the path) are left out${pathNames.size ? ` (here naming the path: ${[...pathNames].sort(cmp).map(q).join(', ')})` : ''}` +
     (profile.snapshot.length ? '; staying in a state of a record is an update, not a branch' : '');
   return { decisions, method, pathNames: [...pathNames].sort(cmp), leads };
@@ -270,7 +272,7 @@ function namingThePath(f: Facts, points: Map<string, Point>, together: (a: strin
 function usableAttributes(p: Point, atPoint: number): string[] {
   const out: string[] = [];
   for (const [attribute, byValue] of p.attrs) {
-    if (isIdName(attribute)) continue;
+    if (isIdName(attribute) || isVariantName(attribute)) continue;
     let carrying = 0;
     for (const byBranch of byValue.values()) for (const folds of byBranch.values()) carrying += sum(folds);
     const distinct = byValue.size;

@@ -21,8 +21,16 @@ export const MOST_CASES = 0.5;
 export const EXCEPTION_EDGE_SHARE = 0.2;
 /** A hand-off is no skip of x when at least this share of the cases making it had done x before. */
 export const NOT_YET_DONE = 0.1;
+/** A direct repeat most of the step's cases make (and they are not rare): the step recurs, as the exceptions' normal loops do. */
+function recurring(f: Facts, a: string, repeatCases: number): boolean {
+  const cases = f.activityCases.get(a) ?? 0;
+  return cases >= RARE_ACTIVITY_SHARE * f.cases && repeatCases >= LOOP_SHARE * cases;
+}
+
 /** A direct repeat whose hand-offs are at one timestamp at least this often is entries written at once, not rework. */
 export const SAME_TIME_REPEAT = 0.9;
+/** A step repeated by at least this share of its cases recurs: its loop is the normal way (edge kinds, exceptions). */
+export const LOOP_SHARE = 0.5;
 
 /**
  * Each edge's kind by a fixed order of stated cuts: escalation (see
@@ -97,6 +105,11 @@ export function readEdgeKinds(
       // sessions of one work item), which a log of records cannot tell from work done again.
       kind = 'normal';
       why = `${q(from)} repeats directly in ${pct(e.cases / f.cases)} of all cases: most cases record it more than once in a row (updates or sessions of one piece of work), the usual way of the step rather than work redone`;
+    } else if (from && to && from === to && recurring(f, from, e.cases)) {
+      // A step most of its own cases repeat, directly, is a recurring step (a monthly payment, a daily round): its
+      // usual way. The same cut as the exceptions' normal loops (LOOP_SHARE), so edge and exception agree.
+      kind = 'normal';
+      why = `${q(from)} repeats directly in ${pct(e.cases / (f.activityCases.get(from) ?? 1))} of the ${f.activityCases.get(from)} cases with it: a step that recurs in most of its cases, its usual way rather than work redone`;
     } else if (from && to && (from === to || (earlier(f, to, from) && !parallel(f, from, to)))) {
       kind = 'rework';
       const o = f.order(to, from);
@@ -128,7 +141,7 @@ export function readEdgeKinds(
     else kinds.set(e.id, { kind, method: `${kind}: ${why}` });
   }
   const assumption =
-    `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp or come within a minute: entries written at once or twice, or most cases make it: the step's usual recording), ` +
+    `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp or come within a minute: entries written at once or twice, or most cases make it: the step's usual recording, or most of the step's own cases repeat it: a recurring step), ` +
     `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
     `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases that is not done instead of a backbone step, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
   return { kinds, assumption };

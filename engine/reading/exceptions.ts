@@ -1,14 +1,13 @@
 import { cmp } from '../event.js';
 import type { ExceptionItem } from '../document/types.js';
 import { doneInsteadOf, type Backbone } from './backbone.js';
-import { earlier, RARE_ACTIVITY_SHARE, SAME_TIME_REPEAT, withinAMinute } from './edges.js';
+import { earlier, LOOP_SHARE, RARE_ACTIVITY_SHARE, SAME_TIME_REPEAT, withinAMinute } from './edges.js';
 import { pairKey } from '../tally.js';
 import { evidence, parallel, pct, q, ratio, slug, successors, type Facts } from './facts.js';
 
 const MIN_SHARE = 0.01;
 const OUT_OF_ORDER = 0.8;
 /** A repeat made by at least this share of the cases reaching the activity is its normal loop, not an exception. */
-export const LOOP_SHARE = 0.5;
 /** No exception may cover more than this share of all cases: what most cases do is the process. */
 export const MAX_EXCEPTION_SHARE = 0.5;
 /**

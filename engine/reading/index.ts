@@ -4,6 +4,7 @@ import { HOUR_MS } from '../time.js';
 import { backboneOf, doneInsteadOf } from './backbone.js';
 import { END_LABEL, readDecisions } from './decisions.js';
 import { readSequenceRules } from './declare.js';
+import { readLoopExits, readTurns } from './loops.js';
 import { readEdgeKinds, type EdgeReading } from './edges.js';
 import { readEscalations } from './escalations.js';
 import { readClock, readTimeouts } from './timeouts.js';
@@ -97,8 +98,10 @@ export function readProcess(input: ReadingInput): Reading {
   const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0);
   const stages = readStages(f, backbone, new Set(ends.ends.keys()));
   // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
-  const clock = readClock(f, profile.resolutionHours);
-  const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: 'none: the waits come in fixed steps (see the clock assumption)' } : readEscalations(f, tree, profile);
+  const measured = readClock(f, profile.resolutionHours);
+  // Generated times (engine/reading/profile.ts) say no more of timing than a clock ticking in fixed steps.
+  const clock = profile.generatedTimes ? { ...measured, quantized: true } : measured;
+  const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: `none: ${measured.quantized ? 'the waits come in fixed steps (see the clock assumption)' : 'the times were generated (see the times assumption)'}` } : readEscalations(f, tree, profile);
   // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
   const timeouts = readTimeouts(f, clock, escalations.edges);
   for (const { escalation: t } of timeouts) {
@@ -107,7 +110,9 @@ export function readProcess(input: ReadingInput): Reading {
     if (t.evidence.share >= 0.5) escalations.edges.add(`${t.from}\u0000${t.to}`);
   }
   const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties, profile);
-  const decisions = readDecisions(f, tree, profile);
+  // Where loops go on their later turns (decisions are read at first visits; engine/reading/loops.ts).
+  const turns = readTurns(f);
+  const decisions = readDecisions(f, tree, profile, turns);
   // Steps done instead of a backbone step (another channel for it), by that step.
   const instead = new Map<string, string[]>();
   for (const a of f.activities) {
@@ -115,6 +120,7 @@ export function readProcess(input: ReadingInput): Reading {
     if (b !== undefined) instead.set(b, [...(instead.get(b) ?? []), a]);
   }
   const sequence = readSequenceRules(f, ties, instead);
+  sequence.rules.push(...readLoopExits(f, turns));
   const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops);
   const policies = readPolicies(f, backbone, ties, clock.quantized);
   const objectTypes = [...snapshot.objectCounts.keys()];
@@ -129,15 +135,15 @@ export function readProcess(input: ReadingInput): Reading {
     `The backbone (the process's main behaviour, on which stages, edge kinds, skips and timing policies rest) is the ${backbone.method}: ${backbone.steps.map(q).join(', ')}. The main variant is only the commonest path (${pct(ratio(f.variants[0]?.count ?? 0, f.cases))} of cases).`,
     `Stages: ${stages.method}.`,
     edgeKinds.assumption,
-    `Decisions: ${decisions.method}. Later visits of an activity (rework) are not counted as decisions.`,
-    `Sequence rules: ${sequence.method}.`,
+    `Decisions: ${decisions.method}. Branches and rules are read at an activity's first visit in a case; where a loop brings cases back to it, the steps taken on its later turns are stated in the decision's evidence, per turn.`,
+    `Sequence rules: ${sequence.method}; and, for loops, a step that comes right after an activity only from its k-th visit on (never at the earlier ones, where at its later rate at least 5 cases would have taken it), counted over the variants.`,
     `Exceptions: ${exceptions.method}.` + (exceptions.loops.length ? ` Repeats most cases make are the normal loop of the work, not exceptions: ${exceptions.loops.join('; ')}.` : ''),
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
     `Policies: ${policies.method}. The case duration includes open cases (their duration so far).`,
     ...quality.assumptions,
     ...profile.assumptions(),
     ...groups.assumptions,
-    ...(clock.quantized
+    ...(measured.quantized
       ? [`Clock: ${pct(clock.share)} of the hand-offs come after one of a few fixed waits (${clock.durations.slice(0, 6).join(', ')} hours, each within 5%): the times come from a simulated or batch clock, so no escalation, timeout, timing policy or service level is read from them.`]
       : []),
   ];

@@ -9,6 +9,8 @@ import { isPlaceholder } from './words.js';
 
 export const SERVICE_QUANTILE = 0.9;
 const MIN_CASES = 10;
+/** Cases doing the later of two ordered steps without the earlier one, from which the order is no requirement. */
+const OPTIONAL_SHARE = 0.05;
 const SEPARATION_SAME_MAX = 0.02;
 const SEPARATION_EXPECTED_MIN = 10;
 
@@ -95,11 +97,19 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
     const o = f.order(a, b);
     if (o.both < MIN_CASES || !earlier(f, a, b)) continue;
     const fragile = orderFragile(ties, a, b, o.aFirst, o.both, 0.95);
-    const strength = strengthOf(o.both, ratio(o.aFirst, o.both));
+    // An order kept when both are done is no step required before the later one if many cases do that one alone
+    // (a reviewer read "screen before reject, strong" while a third of the rejections had no screening): say so.
+    const withB = f.activityCases.get(b) ?? o.both;
+    const alone = withB - o.both;
+    const optional = alone > OPTIONAL_SHARE * withB;
+    const mined = strengthOf(o.both, ratio(o.aFirst, o.both));
+    const strength = optional && (mined === 'counted' || mined === 'strong') ? 'moderate' : mined;
     policies.push({
       id: `sequence-${slug(a)}-${slug(b)}`,
       kind: 'sequence',
-      statement: `${q(a)} comes before ${q(b)} in ${pct(ratio(o.aFirst, o.both))} of the cases with both.`,
+      statement:
+        `${q(a)} comes before ${q(b)} in ${pct(ratio(o.aFirst, o.both))} of the cases with both.` +
+        (optional ? ` ${alone} of the ${withB} cases with ${q(b)} (${pct(ratio(alone, withB))}) have no ${q(a)}: an order when both are done, not a step required before ${q(b)}.` : ''),
       threshold_hours: 0,
       share_met: ratio(o.aFirst, o.both),
       evidence: evidence(

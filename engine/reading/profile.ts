@@ -62,6 +62,11 @@ export interface LogProfile {
   /** Hours below which the times say nothing: 24 for day-level data, 1/60 for whole minutes, else 0. */
   resolutionHours: number;
   dayLevel: boolean;
+  /**
+   * Nearly every event at one minute of its hour (not :00) while the hours vary: times generated as an hour count with
+   * a fixed offset, not recorded as the work happened; no timing claim is read from them.
+   */
+  generatedTimes: { minute: number; share: number } | undefined;
   /** Per attribute followed: cases with it, with it on the first event, with its value changing, with a later date. */
   attributes: Map<string, AttributeProfile>;
   /** Attributes whose first-event value foretells the case's ending, with the figure that says so. */
@@ -130,6 +135,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
   const wholeMinutes = (grain.get('min') ?? 0) + (grain.get('h') ?? 0);
   const minuteLevel = !dayLevel && events >= 20 && wholeMinutes >= MINUTE_LEVEL * events;
   const resolutionHours = dayLevel ? 24 : minuteLevel ? 1 / 60 : 0;
+  const generatedTimes = dayLevel ? undefined : generatedClock(tod, events);
 
   const leaks = new Map<string, string>();
   for (const [attribute, byValue] of first) {
@@ -229,6 +235,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
     events,
     resolutionHours,
     dayLevel,
+    generatedTimes,
     attributes,
     leaks,
     constant,
@@ -243,6 +250,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
       const out: string[] = [];
       if (dayLevel) out.push(`Data resolution: times are day-level (${pct(ratio(top2, events))} of the events fall at one or two minutes of the day): the order of steps within a day is the file's, and waits under a day are not measured; claims resting on them are at most weak, and none is stated below 24 hours.`);
       else if (minuteLevel) out.push(`Data resolution: times are whole minutes (${pct(ratio(wholeMinutes, events))} of the events): no claim is stated below a minute.`);
+      if (generatedTimes) out.push(`Times: ${pct(generatedTimes.share)} of the events fall at minute :${String(generatedTimes.minute).padStart(2, '0')} of their hour while the hours vary: the times were generated (an hour count with a fixed offset), not recorded as the work happened, so no timing policy, service level, escalation or timeout is read from them.`);
       if (lifecycle.starts > 0 && !lifecycle.nonStandard) {
         out.push(`Lifecycle: ${lifecycle.starts} events are start transitions counted as steps of their own (an execution begun and not completed in the log, or a log read with every transition as a step).`);
       }
@@ -322,4 +330,25 @@ function tellingGroup(all: ValueGroup[], endings: Map<string, number>, cases: nu
     }
   }
   return undefined;
+}
+
+/** Share of the events at one minute of the hour from which times read as generated; over at least this many events and hours. */
+const GENERATED_SHARE = 0.9;
+const GENERATED_MIN_EVENTS = 50;
+const GENERATED_MIN_HOURS = 3;
+
+/** The `tod` counters (minute of the UTC day) folded to the minute of the hour: one minute (not :00, whole hours are a resolution) holding nearly all. */
+function generatedClock(tod: Map<string, number>, events: number): LogProfile['generatedTimes'] {
+  if (events < GENERATED_MIN_EVENTS) return undefined;
+  const byMinute = new Map<number, number>();
+  const hours = new Set<number>();
+  for (const [m, n] of tod) {
+    byMinute.set(Number(m) % 60, (byMinute.get(Number(m) % 60) ?? 0) + n);
+    hours.add(Math.floor(Number(m) / 60));
+  }
+  let best: [number, number] = [0, 0];
+  for (const e of byMinute) if (e[1] > best[1]) best = e;
+  const [minute, n] = best;
+  if (minute === 0 || hours.size < GENERATED_MIN_HOURS || n < GENERATED_SHARE * events) return undefined;
+  return { minute, share: n / events };
 }

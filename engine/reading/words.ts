@@ -33,10 +33,10 @@ export const SUCCESS_WORDS: readonly string[] = [
   'clear', 'cleared', 'billed', 'invoiced',
 ];
 
-/** Words that turn a success word around ("not accepted", "without payment"). */
-const NEGATIONS = new Set(['not', 'no', 'non', 'without', 'never', 'un']);
-/** Words that make a success word a step towards it, not its reaching ("Request Payment", "for approval", "Payment Reminder"). */
-const PENDING = new Set(['request', 'requested', 'reminder', 'block', 'blocked', 'hold', 'pending', 'wait', 'waiting', 'awaiting', 'for', 'prepare', 'draft', 'schedule', 'scheduled', 'plan', 'planned', 'check', 'review', 'change', 'remove', 'set', 'send', 'submit', 'submitted']);
+/** Words that turn a success word around ("not accepted", "without payment", "Miss Rent Payment"). */
+const NEGATIONS = new Set(['not', 'no', 'non', 'without', 'never', 'un', 'miss', 'missed', 'missing']);
+/** Words that make a success word a step towards it, not its reaching ("Request Payment", "for approval", "Payment Reminder", "Accept Late Payment": a late one taken in, the case goes on). */
+const PENDING = new Set(['late', 'partial', 'partially', 'request', 'requested', 'reminder', 'block', 'blocked', 'hold', 'pending', 'wait', 'waiting', 'awaiting', 'for', 'prepare', 'draft', 'schedule', 'scheduled', 'plan', 'planned', 'check', 'review', 'change', 'remove', 'set', 'send', 'submit', 'submitted']);
 
 /** Success words that name a gate on the way as often as the goal: an approval is often followed by more work. */
 const GATE_WORDS = new Set(['approve', 'approved', 'approval', 'accept', 'accepted', 'granted']);
@@ -189,4 +189,13 @@ export function isIdName(attribute: string): boolean {
   const words = wordsOf(name);
   const last = words[words.length - 1];
   return last !== undefined && ['id', 'ids', 'number', 'nr', 'no', 'num', 'code', 'key', 'uuid', 'guid', 'identifier', 'ref', 'reference', 'index'].includes(last);
+}
+
+/**
+ * An attribute a log extraction tool writes from the case's whole path: its variant's number or how many cases share
+ * it (Disco's 'Variant', 'variant-index'; pm4py's 'variant:index', 'variant:count'). It restates the path, so it
+ * causes no choice on the way (a rule on it leaks the answer), however few cases show it.
+ */
+export function isVariantName(attribute: string): boolean {
+  return wordsOf(attribute.replace(/^case:/, '')).some((w) => w === 'variant' || w === 'variants');
 }

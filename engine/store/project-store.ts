@@ -102,16 +102,26 @@ export class ProjectStore {
 
   /**
    * Counters written by an older version of contribution() are recounted from the kept events. A pruned state
-   * cannot be recounted (its pruned events are gone); version 4 only added the log profile's counters
+   * cannot be recounted (its pruned events are gone). Version 4 only added the log profile's counters
    * (engine/profile-fold.ts), so a pruned state of version 3 keeps its counts and gains the profile of the cases
    * whose events it still holds whole (meta profile_partial: how many pruned cases the profile leaves out).
+   * Version 5 counts an identifier's text on the first event as `i:` (tally.ts firstValue): a pruned state of
+   * version 4 keeps its `first` counters as they were (whole states are recounted).
    */
   private upgradeCounters(): void {
     const from = this.getMeta('counting');
     if (from === String(COUNTING_VERSION)) return;
-    if (from === '3' && COUNTING_VERSION === 4 && !this.folds.isEmpty) this.addProfile();
-    else if (!this.log.isEmpty || !this.folds.isEmpty) this.rebuild();
+    const pruned = !this.folds.isEmpty;
+    if (from === '3' && pruned) this.addProfile();
+    else if (from === '4' && pruned) this.bumpVersion();
+    else if (!this.log.isEmpty || pruned) this.rebuild();
     this.setMeta('counting', String(COUNTING_VERSION));
+  }
+
+  /** A new data version, so that documents built from the older counting are not served as current. */
+  private bumpVersion(): void {
+    this.db.transaction(() => this.q.setMeta.run('data_version', String(this.dataVersion + 1))).immediate();
+    this.writtenVersion = this.dataVersion;
   }
 
   /** The version 3 to 4 migration of a pruned state: the profile's counters of its whole cases added to its counts. */

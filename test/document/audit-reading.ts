@@ -17,6 +17,45 @@ export function auditReading(doc: GraphDocument, cases: readonly CaseFacts[], f:
   auditPolicies(doc, cases, labels, f, clock);
   auditExceptions(doc, cases, labels, f);
   doc.decisions.forEach((d, i) => auditDecision(d, `/decisions/${i}`, cases, labels, f));
+  doc.sequence_rules.forEach((r, i) => {
+    if (r.id.startsWith('later-turn-')) auditLaterTurn(r.statement, r.activities.map(String), r.evidence.cases, `/sequence_rules/${i}`, cases, f);
+  });
+}
+
+/**
+ * A step that follows an activity only from its k-th visit on (engine/reading/loops.ts): the cases where it
+ * follows at all, none of them at an earlier visit, and how many of the k-th visits it follows.
+ */
+function auditLaterTurn(statement: string, activities: string[], cases: number, path: string, all: readonly CaseFacts[], f: Findings): void {
+  const [a, b] = activities as [string, string];
+  const stated = /only from a case's (\d)/.exec(statement);
+  const atK = /after (\d+) of the (\d+) \d/.exec(statement);
+  if (!stated || !atK) return f.skip(path, `unreadable statement: ${statement}`);
+  const k0 = Number(stated[1]);
+  // The 5th turn stands for the 5th and later ones: its visits are not one a case.
+  if (k0 >= 5) return f.skip(path, 'a turn counted with the later ones');
+  let withB = 0;
+  let earliest = Infinity;
+  let takenAtK = 0;
+  let visitsAtK = 0;
+  for (const c of all) {
+    let k = 0;
+    let taken = false;
+    c.acts.forEach((x, i) => {
+      if (x !== a) return;
+      k++;
+      if (k === k0) visitsAtK++;
+      if (c.acts[i + 1] !== b) return;
+      taken = true;
+      earliest = Math.min(earliest, k);
+      if (k === k0) takenAtK++;
+    });
+    if (taken) withB++;
+  }
+  f.same(`${path}/evidence/cases`, cases, withB);
+  f.same(`${path}/statement (first turn)`, k0, earliest);
+  f.same(`${path}/statement (taken at that turn)`, Number(atK[1]), takenAtK);
+  f.same(`${path}/statement (visits of that turn)`, Number(atK[2]), visitsAtK);
 }
 
 const count = (cases: readonly CaseFacts[], test: (c: CaseFacts) => boolean): number => cases.reduce((n, c) => n + (test(c) ? 1 : 0), 0);

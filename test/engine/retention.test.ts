@@ -184,8 +184,32 @@ describe('a pruned project', () => {
       // The kept case c2's two events are in the profile; the pruned c1's are not, and meta says so.
       expect([...after.profile].filter(([k]) => k.startsWith('grain')).reduce((n, [, v]) => n + v, 0)).toBe(2);
       expect(reopened.getMeta('profile_partial')).toBe('1');
-      expect(reopened.getMeta('counting')).toBe('4');
+      expect(reopened.getMeta('counting')).toBe('5');
       expect(buildDocument(reopened.snapshot()).assumptions.some((a) => JSON.stringify(a).includes('leaves out 1 case whose older events were pruned'))).toBe(true);
+    } finally {
+      reopened.close();
+    }
+  });
+});
+
+describe('counting version 4 carried forward', () => {
+  it('a pruned state keeps its counts and gains a new data version', () => {
+    const dir = freshDir();
+    const file = join(dir, 'state.sqlite');
+    const store = ProjectStore.open(file);
+    store.apply({ records: [at('c1', 'a', 0, '1'), at('c1', 'b', DAY, '2'), at('c2', 'a', 20 * DAY, '3'), at('c2', 'b', 21 * DAY, '4')] });
+    store.prune(7 * DAY);
+    const before = tallyToJson(store.snapshot().tally);
+    store.close();
+    const raw = new Database(file);
+    raw.prepare("UPDATE meta SET value = '4' WHERE key = 'counting'").run();
+    const version = Number(raw.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck().get());
+    raw.close();
+    const reopened = ProjectStore.open(file);
+    try {
+      expect(tallyToJson(reopened.snapshot().tally)).toEqual(before);
+      expect(reopened.getMeta('counting')).toBe('5');
+      expect(reopened.dataVersion).toBe(version + 1);
     } finally {
       reopened.close();
     }

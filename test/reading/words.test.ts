@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { leaf, node, tau } from '../../engine/mining/index.js';
 import { treeFacts } from '../../engine/reading/tree-facts.js';
-import { isFinalName, isIdName, isPlaceholder, nameVerdict, nounContexts, nounOf, nounOfColumn, nounOfIds, objectOf, wordsOf } from '../../engine/reading/words.js';
+import { isFinalName, isIdName, isPlaceholder, isVariantName, nameVerdict, nounContexts, nounOf, nounOfColumn, nounOfIds, objectOf, wordsOf } from '../../engine/reading/words.js';
 import { CASE_ID_SAMPLE, mergeCaseSample } from '../../engine/store/case-sample.js';
 
 describe('what names say', () => {
@@ -76,6 +76,19 @@ describe('what names say', () => {
     expect(isIdName('priority')).toBe(false);
     for (const v of ['?', 'MISSING', 'UNKNOWN', ' n/a ', '', 'NIL']) expect(isPlaceholder(v)).toBe(true);
     expect(isPlaceholder('Value 1')).toBe(false);
+  });
+
+  it('reads a missed or late success as no success', () => {
+    expect(nameVerdict('Miss Rent Payment')).toBe('failure');
+    expect(nameVerdict('Missed Payment')).toBe('failure');
+    expect(nameVerdict('Accept Late Payment')).toBeUndefined();
+    expect(nameVerdict('Partial Payment')).toBeUndefined();
+    expect(nameVerdict('Pay Rent')).toBe('success');
+  });
+
+  it('knows attributes a tool writes from the whole path (its variant) by name', () => {
+    for (const n of ['variant:count', 'variant:index', 'variant-index', 'case:Variant', 'VariantCount']) expect(isVariantName(n), n).toBe(true);
+    for (const n of ['variance', 'case:Amount', 'invariant check']) expect(isVariantName(n), n).toBe(false);
   });
 });
 

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { Rng } from '../../connectors/simulator/random.js';
+import { buildDocument, type GraphDocument } from '../../engine/document/index.js';
+import type { WireEvent } from '../../engine/index.js';
+import { freshStore } from '../engine/helpers.js';
+
+/**
+ * Times a generator wrote (issue 31: a reviewer found every event of an order log at hh:11:19 and five "moderate"
+ * timing policies read from them). The stated truth: the steps' hours are drawn at random, the minute and second
+ * are one fixed offset, so no wait in the log is a measurement of the work. The same log with its minutes and
+ * seconds varied is the control: its timing claims stay.
+ */
+function orderLog(generated: boolean): WireEvent[] {
+  const rng = new Rng(3);
+  const events: WireEvent[] = [];
+  const H = 3_600_000;
+  const steps = ['create order', 'add item', 'check stock', 'send invoice', 'pack order', 'dispatch'];
+  for (let c = 0; c < 120; c++) {
+    let t = Date.UTC(2019, 10, 3) + c * 5 * H;
+    steps.forEach((a, i) => {
+      t += (1 + Math.floor(rng.next() * 6)) * H;
+      const offset = generated ? 11 * 60_000 + 19_000 : Math.floor(rng.next() * H);
+      events.push({ caseId: `o${c}`, eventId: `o${c}-${i}`, activity: a, timestamp: new Date(Math.floor(t / H) * H + offset).toISOString() });
+    });
+  }
+  return events;
+}
+
+function docOf(generated: boolean): GraphDocument {
+  const store = freshStore();
+  store.apply({ records: orderLog(generated) });
+  return buildDocument(store.snapshot());
+}
+
+describe('times a generator wrote', () => {
+  it('reads no timing policy, service level or escalation from them, and says why', () => {
+    const doc = docOf(true);
+    expect(doc.policies.filter((p) => p.kind === 'timing' || p.kind === 'service_level').map((p) => p.id)).toEqual([]);
+    expect(doc.escalations).toEqual([]);
+    expect(doc.assumptions.some((a) => String(a).startsWith('Times: 100% of the events fall at minute :11 of their hour'))).toBe(true);
+  });
+
+  it('keeps them where the minutes vary (the control)', () => {
+    const doc = docOf(false);
+    expect(doc.policies.filter((p) => p.kind === 'timing').length).toBeGreaterThan(0);
+    expect(doc.assumptions.some((a) => String(a).startsWith('Times:'))).toBe(false);
+  });
+});
