@@ -124,38 +124,34 @@ export function standIns(f: Facts, backbone: Backbone): StandIns {
   for (let i = 0; i < steps.length; i++) {
     const b = steps[i]!;
     const first = i === 0;
-    // The step before and what is done instead of it. The first step's place is the case's start (every case has
-    // one), or right before the step after it, whose stand-ins are not known yet.
-    const contexts = first ? [START, ...(steps[1] === undefined ? [] : [steps[1]])] : [steps[i - 1]!, ...(by.get(steps[i - 1]!) ?? [])];
+    const context = steps[first ? 1 : i - 1];
+    if (context === undefined) continue;
+    // The step before and what is done instead of it. For the first step, the step after (its stand-ins are not
+    // known yet): a step cases start with and do not go on from (a draft saved, never submitted) stands for nothing.
+    const contexts = first ? [context] : [context, ...(by.get(context) ?? [])];
     // Candidates: activities a hop away from a context, in the direction the case goes.
     const hops = new Map<string, number>();
     for (const c of contexts) {
-      const before = first && c !== START;
-      for (const e of (before ? f.into.get(c) : f.out.get(c)) ?? []) {
+      for (const e of (first ? f.into.get(c) : f.out.get(c)) ?? []) {
         work++;
-        const x = before ? e.from : e.to;
-        if (x === '' || onBackbone.has(x) || of.has(x)) continue;
-        // A first step's stand-in counts its hops from the start and to the step after apart: either place will do.
-        const key = first && c !== START ? `${x}\u0000after` : x;
-        hops.set(key, (hops.get(key) ?? 0) + e.cases);
+        const x = first ? e.from : e.to;
+        if (x === START || onBackbone.has(x) || of.has(x)) continue;
+        hops.set(x, (hops.get(x) ?? 0) + e.cases);
       }
     }
-    for (const [key, hop] of [...hops].sort((p, q) => cmp(p[0], q[0]))) {
-      const after = key.endsWith('\u0000after');
-      const x = after ? key.slice(0, -6) : key;
+    for (const [x, hop] of [...hops].sort((p, q) => cmp(p[0], q[0]))) {
       const own = f.activityCases.get(x) ?? 0;
-      // In its place: right after the step before it (or at the start, or right before the one after), as the step it stands for is.
-      if (own === 0 || hop < 0.5 * own || of.has(x)) continue;
+      // In its place: right after the step before it (or right before the one after), as the step it stands for is.
+      if (own === 0 || hop < 0.5 * own) continue;
       // Asked from the backbone step's side: its order row is built already (one per backbone step).
       work++;
       if (f.order(b, x).both > INSTEAD_EXCLUSIVE * own) continue;
-      // Every case has a start; else its cases do the step before (or one done instead of it), or the step after.
+      // Its cases do the step before (or one done instead of it); for the first step, the step after.
       let withContext = 0;
-      for (const c of first ? (after ? [steps[1]!] : []) : contexts) {
+      for (const c of contexts) {
         work++;
         withContext += f.order(c, x).both;
       }
-      if (first && !after) withContext = own;
       if (withContext < INSTEAD_CONTEXT * own) continue;
       of.set(x, b);
       by.set(b, [...(by.get(b) ?? []), x]);

@@ -5,6 +5,7 @@ import { bucketValue } from '../sketch.js';
 import { pairKey } from '../tally.js';
 import type { LogProfile } from './profile.js';
 import { TIED, type Ties } from './ties.js';
+import { nameVerdict } from './words.js';
 
 /** An edge's kind as read, the method in words, and its strength when the data cannot carry the counted one. */
 export interface EdgeReading {
@@ -73,7 +74,8 @@ export function readEdgeKinds(
   // A step done instead of a backbone step (the same check at another site, 55 / 45) stands for it: its hand-offs are
   // as normal as the backbone step's, not merely allowed. The stand-ins are found once (see backbone.standIns).
   const stand = standIns(f, backbone).of;
-  const standFor = (x: string) => (x === '' || onBackbone.has(x) ? x : stand.get(x));
+  // A refusal done instead of an approval is another ending, not another way of the step: it stands for nothing.
+  const standFor = (x: string) => (x === '' || onBackbone.has(x) ? x : failure.has(x) || nameVerdict(x) === 'failure' ? undefined : stand.get(x));
   const alongBackbone = (from: string, to: string) => {
     const sf = standFor(from);
     const st = standFor(to);
