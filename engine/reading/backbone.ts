@@ -1,5 +1,5 @@
-import { pairKey } from '../tally.js';
 import { cmp } from '../event.js';
+import { START } from '../tally.js';
 import type { Facts } from './facts.js';
 
 /** An activity is on the backbone when at least this share of all cases do it. */
@@ -85,25 +85,79 @@ const INSTEAD_EXCLUSIVE = 0.01;
 /** ...and at least this share of its cases do the backbone step before it (or after it, for the first step). */
 const INSTEAD_CONTEXT = 0.9;
 
+/** The steps done instead of each backbone step, and the work it took to find them (order and edge look-ups). */
+export interface StandIns {
+  /** Activity -> the backbone step it is done instead of. */
+  of: Map<string, string>;
+  work: number;
+}
+
+const found = new WeakMap<Backbone, StandIns>();
+
 /**
  * The backbone step an activity is done instead of, if any: a channel or a variant of one step ('sent online only'
- * where most offers are 'sent by mail and online'). Never with that step in a case, and in its place: its cases do
- * the backbone step before it (or the one after, for the first). Such a step is another way of doing the work, not
- * an exception, however few cases take it.
+ * where most offers are 'sent by mail and online'; a check done at site B where most are done at site A). Never with
+ * that step in a case, and in its place: its cases do the backbone step before it (or the one after, for the first)
+ * and go to it right from there. Such a step is another way of doing the work, not an exception, however few cases
+ * take it.
  */
 export function doneInsteadOf(f: Facts, backbone: Backbone, a: string): string | undefined {
-  const own = f.activityCases.get(a) ?? 0;
-  if (own === 0 || backbone.steps.includes(a)) return undefined;
-  for (let i = 0; i < backbone.steps.length; i++) {
-    const b = backbone.steps[i]!;
-    // Asked from the backbone step's side: its order row is built already (one per backbone step), where a row for
-    // every other activity would cost a pass over the variants each.
-    if (f.order(b, a).both > INSTEAD_EXCLUSIVE * own) continue;
-    const context = backbone.steps[i > 0 ? i - 1 : i + 1];
-    if (context === undefined || f.order(context, a).both < INSTEAD_CONTEXT * own) continue;
-    // In its place: right after the step before it (or right before the one after), as the step it stands for is.
-    const hop = i > 0 ? f.tally.edges.get(pairKey(context, a)) : f.tally.edges.get(pairKey(a, context));
-    if (hop && hop.cases >= 0.5 * own) return b;
+  return standIns(f, backbone).of.get(a);
+}
+
+/**
+ * Every stand-in at once, memoized per backbone. The step before may itself be done instead of (a chain of
+ * steps each done at one of two sites): a case at the second site's second step came from either site's first.
+ * So backbone steps are taken in order and the step before counts with its own stand-ins, found already: each is
+ * computed once, never by recursion (a recursive check re-asked every predecessor's stand-in and went exponential
+ * on chains). Candidates are only the activities right after the step before (or its stand-ins): the look-ups
+ * grow with the edges, not with activities times steps.
+ */
+export function standIns(f: Facts, backbone: Backbone): StandIns {
+  const known = found.get(backbone);
+  if (known) return known;
+  const of = new Map<string, string>();
+  const by = new Map<string, string[]>();
+  const onBackbone = new Set(backbone.steps);
+  let work = 0;
+  const steps = backbone.steps;
+  for (let i = 0; i < steps.length; i++) {
+    const b = steps[i]!;
+    const first = i === 0;
+    const context = steps[first ? 1 : i - 1];
+    if (context === undefined) continue;
+    // The step before and what is done instead of it. For the first step, the step after (its stand-ins are not
+    // known yet): a step cases start with and do not go on from (a draft saved, never submitted) stands for nothing.
+    const contexts = first ? [context] : [context, ...(by.get(context) ?? [])];
+    // Candidates: activities a hop away from a context, in the direction the case goes.
+    const hops = new Map<string, number>();
+    for (const c of contexts) {
+      for (const e of (first ? f.into.get(c) : f.out.get(c)) ?? []) {
+        work++;
+        const x = first ? e.from : e.to;
+        if (x === START || onBackbone.has(x) || of.has(x)) continue;
+        hops.set(x, (hops.get(x) ?? 0) + e.cases);
+      }
+    }
+    for (const [x, hop] of [...hops].sort((p, q) => cmp(p[0], q[0]))) {
+      const own = f.activityCases.get(x) ?? 0;
+      // In its place: right after the step before it (or right before the one after), as the step it stands for is.
+      if (own === 0 || hop < 0.5 * own) continue;
+      // Asked from the backbone step's side: its order row is built already (one per backbone step).
+      work++;
+      if (f.order(b, x).both > INSTEAD_EXCLUSIVE * own) continue;
+      // Its cases do the step before (or one done instead of it); for the first step, the step after.
+      let withContext = 0;
+      for (const c of contexts) {
+        work++;
+        withContext += f.order(c, x).both;
+      }
+      if (withContext < INSTEAD_CONTEXT * own) continue;
+      of.set(x, b);
+      by.set(b, [...(by.get(b) ?? []), x]);
+    }
   }
-  return undefined;
+  const out = { of, work };
+  found.set(backbone, out);
+  return out;
 }

@@ -1,11 +1,11 @@
 import { cmp } from '../event.js';
 import { END, FOLDS, splitChoiceKey } from '../tally.js';
 import type { Decision, Plain, Rule } from '../document/types.js';
-import { evidence, parallel, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import { atMostWeak, evidence, parallel, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
 import { END_STEP, laterTurnsNote, type Turns } from './loops.js';
 import type { LogProfile } from './profile.js';
 import type { TreeFacts } from './tree-facts.js';
-import { isIdName, isPlaceholder, isVariantName } from './words.js';
+import { isIdName, isPersonalTrait, isPlaceholder, isVariantName } from './words.js';
 
 export const BRANCH_MIN_SHARE = 0.05;
 /** A decision point is read when at least max(5, this share of all cases) reach it. */
@@ -118,6 +118,8 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
     const show = (l: string) => (l === END ? END_LABEL : l);
     if (best && best.accuracy > firstBaseline) {
       const caseAttribute = best.attribute.startsWith('case:');
+      // A person's trait going with a branch is a correlation (bias, or a proxy of something else), never a policy.
+      const trait = isPersonalTrait(best.attribute);
       for (const g of best.model.groups()) {
         let cases = 0;
         let hits = 0;
@@ -133,7 +135,8 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
         // A rule no better than the branch's own share at the point says nothing of the attribute.
         const base = ratio(branches.find((b) => b.to === g.then)?.cases ?? 0, inBranches);
         if (ratio(hits, cases) - base < RULE_MIN_LIFT) continue;
-        const strength = strengthOf(cases, ratio(hits, cases));
+        const found = strengthOf(cases, ratio(hits, cases));
+        const strength = caseAttribute && found === 'strong' ? 'moderate' : found;
         rules.push({
           id: `rule-${slug(at)}-${rules.length + 1}`,
           when: [g.when],
@@ -144,11 +147,12 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
             hits,
             cases,
             ratio(hits, cases),
-            caseAttribute && strength === 'strong' ? 'moderate' : strength,
+            trait ? atMostWeak(strength) : strength,
             `1R over the attributes known at the first visit of ${q(at)}: ${q(best.attribute)} is the best single attribute; held-out accuracy ${pct(best.accuracy)} over ${FOLDS} hash folds of the case id against the commonest-branch share ${pct(firstBaseline)}; ` +
               (caseAttribute
                 ? `${q(best.attribute)} is a case attribute that changes within cases, assumed known from the start of the case (the log does not say when it was set), so the rule is at most moderate`
-                : `${q(best.attribute)} was seen on an event of the case up to that first visit`),
+                : `${q(best.attribute)} was seen on an event of the case up to that first visit`) +
+              (trait ? `; ${TRAIT_CAUTION(best.attribute)} (at most weak)` : ''),
           ),
         });
       }
@@ -191,6 +195,9 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
   return { decisions, method, pathNames: [...pathNames].sort(cmp), leads };
 }
 
+/** The caution every claim on a personal trait carries. */
+const TRAIT_CAUTION = (attribute: string) => `${q(attribute)} describes a personal trait: a correlation in the data, which may reflect a protected characteristic, not a policy`;
+
 /** A value group must hold at least this share of the cases at the point (and 5 cases) to be compared. */
 const LEAD_GROUP = 0.05;
 /** A branch's share must differ by at least this between two values to be a lead. */
@@ -226,7 +233,8 @@ function leadOf(p: Point, labels: string[], attributes: readonly string[], atPoi
         const to = l === END ? 'stopping there' : q(l);
         best = {
           gap,
-          text: `${q(attribute)}, an attribute of the whole case left out of rules (when it was set the log does not say), goes with ${to} in ${pct(hi.counts.get(l)! / hi.cases)} of the ${hi.cases} cases with ${hi.value} against ${pct(lo.counts.get(l)! / lo.cases)} of the ${lo.cases} with ${lo.value}`,
+          text: `${q(attribute)}, an attribute of the whole case left out of rules (when it was set the log does not say), goes with ${to} in ${pct(hi.counts.get(l)! / hi.cases)} of the ${hi.cases} cases with ${hi.value} against ${pct(lo.counts.get(l)! / lo.cases)} of the ${lo.cases} with ${lo.value}` +
+            (isPersonalTrait(attribute) ? `; ${TRAIT_CAUTION(attribute)}` : ''),
         };
       }
     }

@@ -1,10 +1,11 @@
 import type { EdgeKind, GraphEdge, GraphNode, Strength } from '../document/types.js';
-import { doneInsteadOf, type Backbone } from './backbone.js';
+import { doneInsteadOf, standIns, type Backbone } from './backbone.js';
 import { parallel, pct, q, shareAtMost, type Facts } from './facts.js';
 import { bucketValue } from '../sketch.js';
 import { pairKey } from '../tally.js';
 import type { LogProfile } from './profile.js';
 import { TIED, type Ties } from './ties.js';
+import { nameVerdict } from './words.js';
 
 /** An edge's kind as read, the method in words, and its strength when the data cannot carry the counted one. */
 export interface EdgeReading {
@@ -78,6 +79,16 @@ export function readEdgeKinds(
         (from === '' || (earlier(f, from, b) && !parallel(f, from, b))) &&
         (to === '' || (earlier(f, b, to) && !parallel(f, b, to))),
     );
+  // A step done instead of a backbone step (the same check at another site, 55 / 45) stands for it: its hand-offs are
+  // as normal as the backbone step's, not merely allowed. The stand-ins are found once (see backbone.standIns).
+  const stand = standIns(f, backbone).of;
+  // A refusal done instead of an approval is another ending, not another way of the step: it stands for nothing.
+  const standFor = (x: string) => (x === '' || onBackbone.has(x) ? x : failure.has(x) || nameVerdict(x) === 'failure' ? undefined : stand.get(x));
+  const alongBackbone = (from: string, to: string) => {
+    const sf = standFor(from);
+    const st = standFor(to);
+    return sf !== undefined && st !== undefined && sf !== st && jumped(sf, st, false) === undefined;
+  };
   const kinds = new Map<string, EdgeReading>();
   for (const e of edges) {
     const from = label.get(e.from) ?? '';
@@ -117,9 +128,10 @@ export function readEdgeKinds(
     } else if (e.cases >= MOST_CASES * f.cases) {
       kind = 'normal';
       why = `taken by ${pct(e.cases / f.cases)} of all cases`;
-    } else if ((from === '' || onBackbone.has(from)) && (to === '' || onBackbone.has(to)) && jumped(from, to, false) === undefined) {
+    } else if (alongBackbone(from, to)) {
       kind = 'normal';
-      why = 'a hand-off along the backbone (the activities most cases do) with no backbone step in between';
+      const stood = [from, to].filter((x) => x !== '' && !onBackbone.has(x));
+      why = `a hand-off along the backbone (the activities most cases do) with no backbone step in between${stood.length ? `, ${stood.map((x) => `${q(x)} done instead of ${q(standFor(x)!)}`).join(' and ')}` : ''}`;
     } else {
       const skipped = jumped(from, to, true);
       // A step the case did earlier is not skipped by going on without it (an invoice matched before the goods came).

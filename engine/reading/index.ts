@@ -16,7 +16,7 @@ import { readPolicies } from './policies.js';
 import { readProcessPart, readSuccessCriteria } from './process.js';
 import { readQuality } from './quality.js';
 import { readStages } from './stages.js';
-import { treeFacts } from './tree-facts.js';
+import { treeFacts, treeOrderConflicts } from './tree-facts.js';
 import { Ties } from './ties.js';
 import { profileOf } from './profile.js';
 import type {
@@ -148,7 +148,8 @@ export function readProcess(input: ReadingInput): Reading {
       : []),
   ];
 
-  const open_questions: Plain[] = [...quality.open_questions, ...groups.open_questions];
+  // A parallel block of the tree that every case runs in one order is flagged, not left beside the rule silently.
+  const open_questions: Plain[] = [...quality.open_questions, ...groups.open_questions, ...treeOrderConflicts(tree, f, sequence.rules)];
   for (const d of decisions.decisions) {
     if (d.explained) continue;
     const lead = decisions.leads.get(d.id);

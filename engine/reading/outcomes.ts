@@ -18,6 +18,8 @@ const MIN_WAITS = 5;
 /** Case ends this far after nearly all others are outliers (reported, and not used as "now"). */
 const OUTLIER_GAP_MS = 30 * DAY_MS;
 
+/** A success-named ending is a step on the way to another when at least this share of its cases do the other after it. */
+const ON_THE_WAY = 0.5;
 /** A success-named ending this share of all cases end with tells no case from another: it marks the process's end. */
 const EVERY_CASE = 0.99;
 
@@ -87,6 +89,8 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   const ends = new Map<string, Outcome['kind']>();
   /** Endings whose kind their own name gives: what came before does not change it. */
   const byName = new Set<string>();
+  /** Success-named steps most of whose cases go on to another success ending. */
+  const onTheWay: string[] = [];
   for (const [x, n] of sorted) {
     // Whether cases stop at x is judged on those that stopped there long enough ago: a case that reached x
     // recently may still go on (in a young stream, every case is such a case), unless x's name says the
@@ -101,6 +105,20 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
       // after claims paid, rejected or found not liable alike) marks the end of the process, not how a case went.
       ends.set(x, outcomeRecorded && verdict === 'success' && n >= EVERY_CASE * f.cases ? 'other' : (verdict ?? 'other'));
       if (verdict) byName.add(x);
+    }
+  }
+
+  // Two success-named endings where most cases of one go on to the other ('Confirm Payment', then 'Make Delivery') are
+  // one outcome on its way, not two successes: the earlier is a step towards the later, and a case stopped there is
+  // read as any case stopped outside an ending (open or stalled), never as a second kind of success.
+  for (const x of [...byName]) {
+    if (ends.get(x) !== 'success') continue;
+    const own = f.activityCases.get(x) ?? 0;
+    const onTo = [...ends].some(([y, k]) => y !== x && k === 'success' && f.order(x, y).aFirst >= ON_THE_WAY * own);
+    if (onTo) {
+      ends.delete(x);
+      byName.delete(x);
+      onTheWay.push(x);
     }
   }
 
@@ -145,6 +163,7 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     `an ending is an activity after which at least ${ENDING_SHARE * 100}% of the cases doing it stop (${NAMED_ENDING_SHARE * 100}% when its name reads as a success or failure, or it is the backbone's last step), counting only cases that are not recent there (see open below) unless its name says the case is over (a failure, or a success that is not a gate such as approve or accept); cases stopping at an ending are finished. ` +
     `Success and failure only where the data records a verdict: an ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated); ${outcomeRecorded ? `a success-named ending at least ${EVERY_CASE * 100}% of all cases end with marks the end of the process and is other, since an attribute records the outcome; ` : ''}any other ending is other, however many cases stop there${recorded ? '' : ' (no ending of this log names a verdict: the log does not record how cases went)'}. ` +
     `A case whose last step names a failure ended so, ending or not. ` +
+    `A success-named ending at least ${ON_THE_WAY * 100}% of whose cases go on to another success ending is a step on the way to it, not an outcome of its own${onTheWay.length ? ` (here ${onTheWay.map(q).join(', ')})` : ''}. ` +
     `No verdict is passed on to a later step: a case's outcome is that of the step it ends with. ` +
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +
     `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;

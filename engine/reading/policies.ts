@@ -5,7 +5,7 @@ import type { Backbone } from './backbone.js';
 import { earlier } from './edges.js';
 import { atMostWeak, evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
 import { orderFragile, TIE_DEPENDENT, type Ties } from './ties.js';
-import { isPlaceholder } from './words.js';
+import { isPlaceholder, readsAsLabel } from './words.js';
 
 export const SERVICE_QUANTILE = 0.9;
 const MIN_CASES = 10;
@@ -13,6 +13,10 @@ const MIN_CASES = 10;
 const OPTIONAL_SHARE = 0.05;
 const SEPARATION_SAME_MAX = 0.02;
 const SEPARATION_EXPECTED_MIN = 10;
+/** "Done by different people" needs people: at least this many distinct resource values over the two steps... */
+const PEOPLE_MIN = 5;
+/** ...none doing more than this share of either step's events (a value doing most of a step is a queue, a team or a system). */
+const PERSON_SHARE_MAX = 0.5;
 
 /** Rounds hours up to two significant digits: a threshold a person would state. */
 export function niceHours(h: number): number {
@@ -123,8 +127,25 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
     });
   }
   policies.push(...separations(f));
-  const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits; none under a minute: that is two records of one step written at once), backbone order (at most weak where equal timestamps order the steps), and separation of duties (two activities whose every event has a resource, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
+  const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits; none under a minute: that is two records of one step written at once), backbone order (at most weak where equal timestamps order the steps), and separation of duties (two activities whose every event has a resource, done by at least ${PEOPLE_MIN} resource values of which none does more than ${PERSON_SHARE_MAX * 100}% of either step and none reads as a role or group label such as Clerk, Team A or SYSTEM, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
   return { policies, method };
+}
+
+/**
+ * Whether the resource values of two steps look like individuals, so that "the same person did both" means
+ * something: at least PEOPLE_MIN values, none doing more than PERSON_SHARE_MAX of either step's events, and none
+ * reading as a role or group label ('Clerk', 'Team A', 'SYSTEM'). Two teams handing over, or a handful of values
+ * each doing a large share, are labels or queues as far as the log can tell: no separation is claimed for them.
+ */
+function looksLikePeople(ma: ReadonlyMap<string, number>, mb: ReadonlyMap<string, number>): boolean {
+  const values = new Set([...ma.keys(), ...mb.keys()]);
+  if (values.size < PEOPLE_MIN) return false;
+  for (const m of [ma, mb]) {
+    const n = [...m.values()].reduce((x, y) => x + y, 0);
+    for (const k of m.values()) if (k > PERSON_SHARE_MAX * n) return false;
+  }
+  for (const v of values) if (readsAsLabel(v)) return false;
+  return true;
 }
 
 /**
@@ -159,6 +180,7 @@ function separations(f: Facts): Policy[] {
       const nb = [...mb.values()].reduce((x, y) => x + y, 0);
       let expected = 0;
       for (const [r, n] of ma) expected += (n / na) * ((mb.get(r) ?? 0) / nb);
+      if (!looksLikePeople(ma, mb)) continue;
       const rarer = Math.min(f.activityCases.get(a) ?? 0, f.activityCases.get(b) ?? 0);
       if (expected * rarer < SEPARATION_EXPECTED_MIN) continue;
       const both = f.order(a, b).both;

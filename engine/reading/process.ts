@@ -87,7 +87,7 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
   // Verdicts recorded by steps cases pass rather than end with ('Application Approved' before a notification).
   const passed = verdictSteps(f, 'success');
   const objective = ends.successEnds.length
-    ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map(q).join(' or ')} (the endings whose names say success).${recorded}`
+    ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map(q).join(' or ')} (the endings whose names say success${recorded ? '' : '; a reading of words: the log records no outcome'}).${recorded}`
     : passed.length
       ? `to reach ${passed.map(([a, n]) => `${q(a)} (${n} of ${f.cases} cases)`).join(' or ')}: the steps whose names say success, though cases go on after them.${recorded}`
       : outcomes.length
@@ -138,12 +138,15 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, outcomes: LogPro
   }
   if (ends.successEnds.length) {
     const n = ends.successEnds.reduce((s, a) => s + (ends.stops.get(a) ?? 0), 0);
+    // Which ending is a success is read from its name: the share is counted, the verdict is a guess, so the
+    // criterion is a hypothesis (an agent repeating it must know it rests on words, not on a recorded outcome).
+    const noOutcome = outcomes.length ? `; the outcome the log records in ${outcomes.map((o) => q(o.attribute)).join(', ')} is a criterion of its own` : ': the log records no outcome';
     out.push({
       id: 'success-ending',
-      statement: `A case succeeds when it ends with ${ends.successEnds.map(q).join(' or ')}.`,
+      statement: `A case succeeds when it ends with ${ends.successEnds.map(q).join(' or ')} (read from the endings' names${noOutcome}).`,
       test: `last activity of the case in [${ends.successEnds.map(q).join(', ')}]`,
       share_met: ratio(n, f.cases),
-      evidence: evidence(n, f.cases, ratio(n, f.cases), 'counted', `cases whose last event is a success ending, over all cases (${pct(ratio(n, f.cases))})`),
+      evidence: evidence(n, f.cases, ratio(n, f.cases), 'hypothesis', `cases whose last event is a success ending, over all cases (${pct(ratio(n, f.cases))}); which ending is a success is read from the endings' names, not from a recorded outcome (a hypothesis)`),
     });
   }
   // "Never passes through x" only for failure steps that successful cases (nearly) never pass: when most
@@ -173,7 +176,8 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, outcomes: LogPro
       statement: `A successful case never passes through ${kept.map(q).join(' or ')}.`,
       test: `no event of [${kept.map(q).join(', ')}] in the case`,
       share_met: ratio(n, f.cases),
-      evidence: evidence(n, f.cases, ratio(n, f.cases), 'counted', 'cases without any event of these failure endings (each one most cases passing it do not end in success), counted over the variants'),
+      // Failure and success both come from names here: a hypothesis, however exact the count.
+      evidence: evidence(n, f.cases, ratio(n, f.cases), 'hypothesis', 'cases without any event of these failure endings (each one most cases passing it do not end in success), counted over the variants; failure and success read from the names (a hypothesis)'),
     });
   }
   // A verdict the log records in an attribute (an SLA flag), by its value when the case ends.

@@ -1,4 +1,6 @@
+import type { Plain, SequenceRule } from '../document/types.js';
 import type { ProcessTree } from '../mining/tree.js';
+import { q, type Facts } from './facts.js';
 
 /**
  * What the reading takes from the mined process tree: the steps it requires
@@ -67,4 +69,30 @@ export function mandatoryLabels(tree: ProcessTree | undefined): Set<string> | un
     }
   };
   return walk(tree);
+}
+
+/**
+ * Where the mined tree and the counted order disagree: the tree runs a and b in parallel (+), yet a sequence rule
+ * holding in every case says a comes first, and b never came before a in any case with both. Both cannot stand as
+ * told: the tree (IMf cuts on the directly-follows graph, filtering infrequent hand-offs) allows an order the log
+ * never shows. Not resolved here; each such pair becomes an open question, so neither is repeated silently.
+ */
+export function treeOrderConflicts(tree: TreeFacts, f: Facts, rules: readonly SequenceRule[]): Plain[] {
+  const out: Plain[] = [];
+  const seen = new Set<string>();
+  for (const r of rules) {
+    if ((r.type !== 'precedence' && r.type !== 'response') || r.holds < 1 || r.activities.length < 2) continue;
+    const a = String(r.activities[0]);
+    const b = String(r.activities[r.activities.length - 1]);
+    const key = `${a}\u0000${b}`;
+    if (seen.has(key) || !tree.concurrent(a, b)) continue;
+    const o = f.order(a, b);
+    if (o.both === 0 || o.aFirst < o.both) continue;
+    seen.add(key);
+    out.push({
+      question: `The mined process tree runs ${q(a)} and ${q(b)} in parallel, yet ${q(a)} came first in every one of the ${o.both} cases with both (sequence rule ${r.id}): which holds? The tree allows an order the log never shows; the order is the counted one.`,
+      evidence: { cases: o.both, share: 1, strength: r.evidence.strength, method: `first occurrences of both activities counted over the variants, against the lowest common block of the two in the mined tree (parallel)` },
+    });
+  }
+  return out;
 }

@@ -199,3 +199,41 @@ export function isIdName(attribute: string): boolean {
 export function isVariantName(attribute: string): boolean {
   return wordsOf(attribute.replace(/^case:/, '')).some((w) => w === 'variant' || w === 'variants');
 }
+
+/** Words that name a group of people, whatever follows them ('Team A', 'Level 2 support', 'Back office'). */
+const GROUP_WORDS = new Set(['team', 'teams', 'group', 'department', 'dept', 'unit', 'section', 'division', 'office', 'desk', 'pool', 'queue', 'squad', 'tier', 'level', 'ward', 'branch', 'board', 'committee', 'staff', 'helpdesk', 'backoffice', 'frontoffice']);
+/** Words that name a role or a machine: alone (no number), a value of them is a job title, not someone ('Clerk', 'SYSTEM'). */
+const ROLE_WORDS = new Set([
+  'clerk', 'manager', 'management', 'admin', 'administrator', 'administration', 'system', 'systems', 'batch', 'robot', 'bot', 'auto', 'automatic', 'automated',
+  'supervisor', 'assistant', 'officer', 'agent', 'specialist', 'analyst', 'operator', 'nurse', 'doctor', 'physician', 'secretary', 'accountant',
+  'auditor', 'engineer', 'technician', 'employee', 'worker', 'lead', 'director', 'approver', 'reviewer', 'requester', 'customer', 'client',
+  'applicant', 'sales', 'finance', 'accounting', 'purchasing', 'support', 'service', 'senior', 'junior', 'head', 'chief', 'user', 'expert',
+  'of', 'the', 'and', 'a', 'b', 'c', 'd',
+]);
+
+/**
+ * Whether a resource value reads as a role or group label rather than someone: it holds a group word ('Team A'),
+ * or it is made of role words alone, with no number ('Clerk', 'Senior Manager', 'SYSTEM'; 'manager-02' and
+ * 'User_1' are numbered individuals). A reading of words: it only ever takes a claim away.
+ */
+export function readsAsLabel(value: string): boolean {
+  const words = wordsOf(value);
+  if (words.some((w) => GROUP_WORDS.has(w))) return true;
+  return words.length > 0 && !/\d/.test(value) && words.every((w) => ROLE_WORDS.has(w)) && !words.every((w) => w.length === 1);
+}
+
+/** Words of an attribute name that say it describes a person's trait, not the case's business. */
+const TRAIT_WORDS = new Set([
+  'gender', 'sex', 'age', 'aged', 'nationality', 'citizenship', 'ethnicity', 'ethnic', 'race', 'religion', 'religious', 'marital',
+  'married', 'disability', 'disabled', 'handicap', 'pregnant', 'pregnancy', 'orientation', 'birth', 'birthdate', 'birthday', 'dob',
+  'protected', 'minority', 'immigrant', 'migrant',
+]);
+
+/**
+ * Whether an attribute's name says it describes a person's trait (gender, age, nationality, religion, marital
+ * status, disability, a flag named protected …): what goes with it is a correlation that may reflect bias or a
+ * proxy, never a policy the data can state.
+ */
+export function isPersonalTrait(attribute: string): boolean {
+  return wordsOf(attribute.replace(/^case:/, '')).some((w) => TRAIT_WORDS.has(w));
+}

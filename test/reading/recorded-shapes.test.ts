@@ -111,7 +111,9 @@ describe('what the data records, read as recorded', () => {
     const d = docOf(twins);
     for (const r of d.sequence_rules) expect(r.activities.slice(0, -1), r.statement).not.toContain(r.activities[r.activities.length - 1]);
     const rules = d.sequence_rules.map((r) => r.statement);
-    expect(rules).toContain("'determine likelihood' happens only after 'S check' or 'B check'.");
+    // Each of B's steps stands for its twin at S, the register too (its step before is done at either site): the
+    // nearest precedence names the registers of both sites.
+    expect(rules).toContain("'determine likelihood' happens only after 'S register' or 'B register'.");
     // A step of one site follows that site's steps, not "either".
     expect(rules).toContain("'B register' happens only after 'B check'.");
     expect(rules.filter((r) => r.startsWith("'B register' happens only after 'S check'"))).toEqual([]);
