@@ -8,7 +8,7 @@
  * version and the live route reads from the stored events. Every wait is on a
  * condition the page exposes; no timed sleep.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,11 +18,10 @@ import { createApp, type PcgApp } from '../../api/app.js';
 import { readConfig } from '../../api/config.js';
 import { ensureDemo, type Demo } from '../../api/demo.js';
 import { liveFeed } from '../../connectors/simulator/index.js';
+import { browserRequired, CHROMIUM, closeAll, haveBrowser, openPage } from './browser.js';
 import type { GraphDocument } from '../../engine/document/types.js';
 
-const CHROMIUM = process.env.PCG_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-const required = Boolean(process.env.PCG_REQUIRE_BROWSER);
+const required = browserRequired;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ARTIFACTS = join(ROOT, 'test/web/artifacts');
 /** Batches fed while the page is open. */
@@ -60,19 +59,10 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     made = createApp({ config });
     base = (await made.app.listen({ host: '127.0.0.1', port: 0 })).replace('localhost', '127.0.0.1');
     demo = ensureDemo(made.context);
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
-    page.setDefaultTimeout(60_000);
-    page.on('console', (m) => void (m.type() === 'error' && problems.push(`console: ${m.text()}`)));
-    page.on('pageerror', (e) => void problems.push(`page error: ${e.message}`));
+    ({ browser, page } = await openPage({ width: 1440, height: 900, timeoutMs: 60_000, problems }));
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await made?.app.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeAll(browser, made, dir));
 
   it('keeps the nodes in place while the stream grows the map, and shows the open cases the stored events hold', async () => {
     // The simulator's live feed on a clock the test moves: every batch is 40 s of the demo's stream (a model day a minute).

@@ -7,7 +7,7 @@
  * Without chromium the suite is skipped with a message, unless
  * PCG_REQUIRE_BROWSER is set (.ci/run sets it), then it fails.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,10 +23,9 @@ import { buildDocument } from '../../engine/document/index.js';
 import { renderHtml } from '../../engine/render/html.js';
 import { defaultSimplification, hiddenText, simplify, type Simplification } from '../../engine/render/simplify.js';
 import { MemoryProject } from '../../engine/store/memory-project.js';
+import { browserRequired, CHROMIUM, closeAll, haveBrowser, openPage } from './browser.js';
 
-const CHROMIUM = process.env.PCG_CHROMIUM ?? '/usr/bin/chromium';
-const haveBrowser = existsSync(CHROMIUM);
-const required = Boolean(process.env.PCG_REQUIRE_BROWSER);
+const required = browserRequired;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const WEB = join(ROOT, 'api/web');
 const ARTIFACTS = join(ROOT, 'test/web/artifacts');
@@ -120,21 +119,11 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     const records = [...simulate({ model: 'order-to-cash', cases: 160, seed: 15 })];
     await api('POST', `/project/${demo.projectId}/events`, records);
 
-    const { chromium } = await import('playwright-core');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
-    context = await browser.newContext({ viewport: { width: 1440, height: 880 }, acceptDownloads: true });
-    page = await context.newPage();
-    page.setDefaultTimeout(30_000);
+    ({ browser, context, page } = await openPage({ width: 1440, height: 880, timeoutMs: 30_000, problems, acceptDownloads: true }));
     page.on('request', (r) => void requests.push(r.url()));
-    page.on('console', (m) => void (m.type() === 'error' && problems.push(`console: ${m.text()}`)));
-    page.on('pageerror', (e) => void problems.push(`page error: ${e.message}`));
   }, 180_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await made?.app.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => closeAll(browser, made, dir));
 
   it('signs in, follows the live graph, switches views, highlights a variant, uploads a log', async () => {
     // ---- sign in: a wrong key is refused, the right one opens the demo project

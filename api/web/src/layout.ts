@@ -20,16 +20,9 @@ export interface LayoutEdge {
   from: string;
   to: string;
 }
-export interface Point {
-  x: number;
-  y: number;
-}
-export interface Layout {
-  /** Node centres. */
-  positions: Map<string, Point>;
-  /** Bend points of each routed edge, in the same frame. */
-  bends: Map<string, Point[]>;
-}
+import type { Layout, Point } from './layout-types.js';
+
+export type { Layout, Point };
 
 const elk = new ELK();
 

@@ -6,15 +6,9 @@
  * kept nodes keep their bends; new ones are drawn straight (their fresh bends
  * belong to the other layout's places).
  */
-// The shapes of layout.ts's answer, repeated: importing that file brings elkjs into the server's typecheck (the unit test).
-export interface Point {
-  x: number;
-  y: number;
-}
-export interface Layout {
-  positions: Map<string, Point>;
-  bends: Map<string, Point[]>;
-}
+import type { Layout, Point } from './layout-types.js';
+
+export type { Layout, Point };
 
 export interface Box {
   width: number;

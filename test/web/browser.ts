@@ -1,0 +1,27 @@
+import { existsSync, rmSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { PcgApp } from '../../api/app.js';
+
+/** Debian's chromium, which `.ci/run` installs; PCG_CHROMIUM names another, PCG_REQUIRE_BROWSER makes its absence a failure. */
+export const CHROMIUM = process.env.PCG_CHROMIUM ?? '/usr/bin/chromium';
+export const haveBrowser = existsSync(CHROMIUM);
+export const browserRequired = Boolean(process.env.PCG_REQUIRE_BROWSER);
+
+/** A chromium page of one viewport whose console errors and uncaught page errors are pushed to `problems`. */
+export async function openPage(options: { width: number; height: number; timeoutMs: number; problems: string[]; acceptDownloads?: boolean }): Promise<{ browser: Browser; context: BrowserContext; page: Page }> {
+  const { chromium } = await import('playwright-core');
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  const context = await browser.newContext({ viewport: { width: options.width, height: options.height }, acceptDownloads: options.acceptDownloads ?? false });
+  const page = await context.newPage();
+  page.setDefaultTimeout(options.timeoutMs);
+  page.on('console', (m) => void (m.type() === 'error' && options.problems.push(`console: ${m.text()}`)));
+  page.on('pageerror', (e) => void options.problems.push(`page error: ${e.message}`));
+  return { browser, context, page };
+}
+
+/** What a browser test leaves: the browser, the service and its data directory (each if it was made). */
+export async function closeAll(browser: Browser | undefined, made: PcgApp | undefined, dir: string | undefined): Promise<void> {
+  await browser?.close();
+  await made?.app.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
