@@ -55,7 +55,7 @@ export function readEdgeKinds(
   failureEnds: readonly string[],
   stops: ReadonlyMap<string, number>,
   ties: Ties,
-  profile: Pick<LogProfile, 'snapshot' | 'dayLevel'>,
+  profile: Pick<LogProfile, 'snapshot' | 'dayLevel' | 'frozenClock'>,
 ): { kinds: Map<string, EdgeReading>; assumption: string } {
   const label = new Map(nodes.map((n) => [n.id, n.kind === 'activity' ? n.label : '']));
   const onBackbone = new Set(backbone.steps);
@@ -103,11 +103,11 @@ export function readEdgeKinds(
       // A log of record updates: staying in a state is the record updated again.
       kind = e.cases >= MOST_CASES * f.cases ? 'normal' : 'allowed';
       why = `${q(from)} again is another update of the record in the same state (the log reads as record snapshots; see the assumptions), not rework`;
-    } else if (from && to && from === to && ties.handoff(from, to) >= SAME_TIME_REPEAT) {
+    } else if (from && to && from === to && !profile.frozenClock && ties.handoff(from, to) >= SAME_TIME_REPEAT) {
       // Several entries of one step at one timestamp (lab results written together): entries, not work done again.
       kind = e.cases >= MOST_CASES * f.cases ? 'normal' : 'allowed';
       why = `${q(from)} repeats at the same timestamp in ${pct(ties.handoff(from, to))} of its direct repeats: entries written at once, not rework`;
-    } else if (from && to && from === to && withinAMinute(f, from) >= SAME_TIME_REPEAT) {
+    } else if (from && to && from === to && !profile.frozenClock && withinAMinute(f, from) >= SAME_TIME_REPEAT) {
       // Seconds apart: the same entry saved twice (a form submitted again), not work done again.
       kind = e.cases >= MOST_CASES * f.cases ? 'normal' : 'allowed';
       why = `${q(from)} repeats within a minute in ${pct(withinAMinute(f, from))} of its direct repeats: entries written twice, not rework`;

@@ -31,6 +31,8 @@ export function readExceptions(
   required: ReadonlySet<string> | undefined,
   ends: ReadonlyMap<string, string>,
   stops: ReadonlyMap<string, number>,
+  /** The log's times say nothing (LogProfile.frozenClock): no repeat is the same entry saved again because its time repeats. */
+  frozenClock = false,
 ): { exceptions: ExceptionItem[]; loops: string[]; method: string } {
   const min = Math.max(2, Math.ceil(MIN_SHARE * f.cases));
   const out: ExceptionItem[] = [];
@@ -52,7 +54,7 @@ export function readExceptions(
     }
     // Repeats that are the same entry saved again seconds later are no repeated work.
     const again = f.tally.edges.get(pairKey(a, a));
-    if (again && again.cases >= SAME_TIME_REPEAT * t.casesRepeating && withinAMinute(f, a) >= SAME_TIME_REPEAT) continue;
+    if (!frozenClock && again && again.cases >= SAME_TIME_REPEAT * t.casesRepeating && withinAMinute(f, a) >= SAME_TIME_REPEAT) continue;
     // The step right before each repeating case's second visit, counted exactly over the variants.
     const [prev, n] = commonest(f, (secondVisits ??= stepsBeforeVisit(f, 2)).get(f.idOf.get(a)!));
     const back = prev !== undefined && n >= TRIGGER_SHARE * t.casesRepeating ? prev : undefined;

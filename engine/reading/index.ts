@@ -121,7 +121,7 @@ export function readProcess(input: ReadingInput): Reading {
   }
   const sequence = readSequenceRules(f, ties, instead);
   sequence.rules.push(...readLoopExits(f, turns));
-  const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops);
+  const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops, profile.frozenClock);
   const policies = readPolicies(f, backbone, ties, clock.quantized);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);

@@ -1,5 +1,5 @@
 import { cmp } from '../event.js';
-import { sketchCount, quantile } from '../sketch.js';
+import { sketchCount, quantile, ZERO_BUCKET } from '../sketch.js';
 import { splitKey, splitProfileKey, type Tally } from '../tally.js';
 import { STANDARD_TRANSITIONS as STANDARD_LIFECYCLE } from '../lifecycle.js';
 import { hoursText, pct, q, ratio } from './facts.js';
@@ -67,6 +67,12 @@ export interface LogProfile {
    * a fixed offset, not recorded as the work happened; no timing claim is read from them.
    */
   generatedTimes: { minute: number; share: number } | undefined;
+  /**
+   * Every case begins and ends at one instant while cases have several events (one placeholder time for the whole
+   * log, or one per case): the log records the order of steps only. Waits and durations are not measured, and
+   * equal timestamps say nothing (no entry is "written twice" because its time repeats).
+   */
+  frozenClock: boolean;
   /** Per attribute followed: cases with it, with it on the first event, with its value changing, with a later date. */
   attributes: Map<string, AttributeProfile>;
   /** Attributes whose first-event value foretells the case's ending, with the figure that says so. */
@@ -136,6 +142,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
   const minuteLevel = !dayLevel && events >= 20 && wholeMinutes >= MINUTE_LEVEL * events;
   const resolutionHours = dayLevel ? 24 : minuteLevel ? 1 / 60 : 0;
   const generatedTimes = dayLevel ? undefined : generatedClock(tod, events);
+  const frozenClock = tally.cases >= 2 && tally.events > tally.cases && [...tally.caseDuration.keys()].every((b) => b === ZERO_BUCKET);
 
   const leaks = new Map<string, string>();
   for (const [attribute, byValue] of first) {
@@ -236,6 +243,7 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
     resolutionHours,
     dayLevel,
     generatedTimes,
+    frozenClock,
     attributes,
     leaks,
     constant,
@@ -248,7 +256,8 @@ export function profileOf(tally: Tally, toHours: (millis: number) => number): Lo
     serviced,
     assumptions() {
       const out: string[] = [];
-      if (dayLevel) out.push(`Data resolution: times are day-level (${pct(ratio(top2, events))} of the events fall at one or two minutes of the day): the order of steps within a day is the file's, and waits under a day are not measured; claims resting on them are at most weak, and none is stated below 24 hours.`);
+      if (frozenClock) out.push(`Times: every case begins and ends at one instant (${tally.cases} cases, ${tally.events} events): the log records the order of the steps, not when they happened. Waits and durations are not measured (the 0 hours of the nodes, edges and variants mean not measured), which of two steps came first is the file's order (every order claim is at most weak), and equal timestamps say nothing of entries written at once.`);
+      else if (dayLevel) out.push(`Data resolution: times are day-level (${pct(ratio(top2, events))} of the events fall at one or two minutes of the day): the order of steps within a day is the file's, and waits under a day are not measured; claims resting on them are at most weak, and none is stated below 24 hours.`);
       else if (minuteLevel) out.push(`Data resolution: times are whole minutes (${pct(ratio(wholeMinutes, events))} of the events): no claim is stated below a minute.`);
       if (generatedTimes) out.push(`Times: ${pct(generatedTimes.share)} of the events fall at minute :${String(generatedTimes.minute).padStart(2, '0')} of their hour while the hours vary: the times were generated (an hour count with a fixed offset), not recorded as the work happened, so no timing policy, service level, escalation or timeout is read from them.`);
       if (lifecycle.starts > 0 && !lifecycle.nonStandard) {

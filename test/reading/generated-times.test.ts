@@ -46,3 +46,30 @@ describe('times a generator wrote', () => {
     expect(doc.assumptions.some((a) => String(a).startsWith('Times:'))).toBe(false);
   });
 });
+
+/**
+ * One placeholder time for every event (issue 31: a ticket log stamped 1980-01-01 01:01:01 throughout was read as
+ * day-level, its waits as 0 hours, and a repeat as "entries written at once" while the exceptions counted it as
+ * repeated work). The stated truth: the log records the order of the steps only; a fifth of the tickets are
+ * resolved twice in a row (work redone).
+ */
+describe('a log whose every event has one placeholder time', () => {
+  it('says the times are not recorded, and reads a repeat alike in the edges and the exceptions', () => {
+    const events: WireEvent[] = [];
+    const rng = new Rng(4);
+    for (let c = 0; c < 40; c++) {
+      const steps = ['Assign seriousness', 'Take in charge', 'Resolve ticket', ...(rng.next() < 0.2 ? ['Resolve ticket'] : []), 'Closed'];
+      steps.forEach((a, i) => events.push({ caseId: `t${c}`, eventId: `t${c}-${i}`, activity: a, timestamp: '1980-01-01T01:01:01Z' }));
+    }
+    const repeated = new Set(events.filter((e, i) => i > 0 && events[i - 1]!.caseId === e.caseId && events[i - 1]!.activity === e.activity).map((e) => e.caseId)).size;
+    const store = freshStore();
+    store.apply({ records: events });
+    const doc = buildDocument(store.snapshot());
+    const text = doc.assumptions.map((a) => JSON.stringify(a));
+    expect(text.some((a) => a.includes('Times: every case begins and ends at one instant (40 cases'))).toBe(true);
+    expect(text.some((a) => a.includes('day-level'))).toBe(false);
+    const resolve = doc.nodes.find((n) => n.label === 'Resolve ticket')!.id;
+    expect(doc.edges.find((e) => e.from === resolve && e.to === resolve)?.kind).toBe('rework');
+    expect(doc.exceptions.find((x) => x.name === "'Resolve ticket' repeated")?.cases).toBe(repeated);
+  });
+});
