@@ -120,7 +120,7 @@ export function readProcess(input: ReadingInput): Reading {
     if (b !== undefined) instead.set(b, [...(instead.get(b) ?? []), a]);
   }
   const sequence = readSequenceRules(f, ties, instead);
-  sequence.rules.push(...readLoopExits(f, turns));
+  sequence.rules.push(...readLoopExits(f, turns, ties));
   const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops, profile.frozenClock);
   const policies = readPolicies(f, backbone, ties, clock.quantized);
   const objectTypes = [...snapshot.objectCounts.keys()];

@@ -2,6 +2,7 @@ import { cmp } from '../event.js';
 import { END } from '../tally.js';
 import type { SequenceRule } from '../document/types.js';
 import { evidence, pct, q, ratio, slug, strengthOf, type Facts } from './facts.js';
+import { TIED, type Ties } from './ties.js';
 
 /**
  * The turns of loops: where a case goes after the 1st, 2nd, 3rd ... visit of an activity it repeats. Decisions
@@ -90,14 +91,19 @@ const AFTER_MIN_CASES = 10;
  * although at the rate it follows the later ones at least EXPECTED_BEFORE_MIN cases would have taken it there
  * (so the absence is telling: by chance in under 1% of logs). A reminder loop that cancels only after the second
  * reminder, a review that accepts only after an additional reviewer. Counted from the variants, so exact; stated
- * as what the log shows, with the turns' counts.
+ * as what the log shows, with the turns' counts. None where the step's order is the file's: on day-level data, or
+ * where the two share a timestamp in at least TIED of their hand-offs or of the cases with both (lab results
+ * entered with their order).
  */
-export function readLoopExits(f: Facts, turns: Turns): SequenceRule[] {
+export function readLoopExits(f: Facts, turns: Turns, ties: Ties): SequenceRule[] {
+  // Which step comes right after another is the file's order on day-level data and where the two share a timestamp.
+  if (ties.profile.dayLevel) return [];
   const rules: SequenceRule[] = [];
   for (const [at, byTurn] of [...turns].sort((x, y) => cmp(x[0], y[0]))) {
     const steps = new Set(byTurn.flatMap((m) => [...m.keys()]));
     for (const next of [...steps].sort(cmp)) {
       if (next === at || next === END_STEP) continue;
+      if (ties.handoff(at, next) >= TIED || ties.orderDependence(at, next) >= TIED) continue;
       const k0 = byTurn.findIndex((m) => (m.get(next) ?? 0) > 0) + 1;
       if (k0 < 2) continue;
       const before = byTurn.slice(0, k0 - 1).reduce((n, m) => n + total(m), 0);

@@ -28,7 +28,7 @@ interface Truth {
   inspected: number;
 }
 
-function loopLog(hidden: boolean): { events: WireEvent[]; truth: Truth; names: Record<Step, string> } {
+function loopLog(hidden: boolean, tiedCancel = false): { events: WireEvent[]; truth: Truth; names: Record<Step, string> } {
   const names = hidden ? HIDDEN : NAMES;
   const rng = new Rng(5);
   const r = () => rng.next();
@@ -75,7 +75,7 @@ function loopLog(hidden: boolean): { events: WireEvent[]; truth: Truth; names: R
       }
     }
     steps.forEach((s, i) => {
-      t += s === 'rent' ? 30 * 24 * H : Math.floor((1 + r() * 40) * H);
+      t += s === 'rent' ? 30 * 24 * H : tiedCancel && s === 'cancel' ? 0 : Math.floor((1 + r() * 40) * H);
       events.push({ caseId: id, eventId: `${id}-${i}`, activity: names[s], timestamp: new Date(t).toISOString(), resource: `u${1 + Math.floor(r() * 8)}` });
     });
   }
@@ -145,5 +145,15 @@ describe.each([false, true])('loops deciding on later turns (names hidden: %s)',
     expect(found.sort()).toEqual([`${names.remind} -> ${names.cancel}`, `${names.inspect} -> ${names.accept}`, `${names.rent} -> ${names.leave}`].sort());
     const accept = doc.sequence_rules.find((x) => x.id.startsWith('later-turn-') && x.activities[1] === names.accept)!;
     expect(accept.statement).toContain(`only from a case's 3rd '${names.inspect}' on`);
+  });
+});
+
+describe('a later-turn order the file makes', () => {
+  it('claims none where the cancellation shares its timestamp with the reminder (which came first is the file\'s order)', () => {
+    const store = freshStore();
+    store.apply({ records: loopLog(false, true).events });
+    const doc = buildDocument(store.snapshot());
+    expect(doc.sequence_rules.filter((x) => x.id.startsWith('later-turn-') && x.activities.includes(NAMES.cancel))).toEqual([]);
+    expect(doc.sequence_rules.some((x) => x.id.startsWith('later-turn-') && x.activities.includes(NAMES.accept))).toBe(true);
   });
 });
