@@ -103,7 +103,6 @@ export function readLoopExits(f: Facts, turns: Turns, ties: Ties): SequenceRule[
     const steps = new Set(byTurn.flatMap((m) => [...m.keys()]));
     for (const next of [...steps].sort(cmp)) {
       if (next === at || next === END_STEP) continue;
-      if (ties.handoff(at, next) >= TIED || ties.orderDependence(at, next) >= TIED) continue;
       const k0 = byTurn.findIndex((m) => (m.get(next) ?? 0) > 0) + 1;
       if (k0 < 2) continue;
       const before = byTurn.slice(0, k0 - 1).reduce((n, m) => n + total(m), 0);
@@ -111,6 +110,8 @@ export function readLoopExits(f: Facts, turns: Turns, ties: Ties): SequenceRule[
       const taken = fromK.reduce((n, m) => n + (m.get(next) ?? 0), 0);
       const visits = fromK.reduce((n, m) => n + total(m), 0);
       if (taken < AFTER_MIN_CASES || ratio(taken, visits) * before < EXPECTED_BEFORE_MIN) continue;
+      // Last, as the dearest test (a pass over the variants per pair): only pairs the counts would keep get here.
+      if (ties.handoff(at, next) >= TIED || ties.orderDependence(at, next) >= TIED) continue;
       const atK = byTurn[k0 - 1]!;
       // In cases (a case can take it on several 5th-or-later visits): those where it follows the activity at all.
       const cases = f.out.get(at)?.find((e) => e.to === next)?.cases ?? taken;

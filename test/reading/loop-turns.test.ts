@@ -15,7 +15,6 @@ import { freshStore } from '../engine/helpers.js';
  *   inspections, the third passing every case it does not reject.
  * - tenancy (a fifth of the cases): a contract signed (again, right away, in a fifth of them: a redone signature),
  *   then the rent paid two to seven times, a month apart, then the tenancy ends. Paying again is the step's way.
- * Every event carries 'variant:count', the number of cases sharing its case's path, as extraction tools write it.
  * Read with names and with opaque codes (no claim may rest on words).
  */
 const NAMES = { register: 'Register', bill: 'Send Bill', pay: 'Receive Payment', remind: 'Send Reminder', cancel: 'Cancel Order', inspect: 'Inspect', fix: 'Fix Defects', reject: 'Reject', accept: 'Accept', sign: 'Sign Contract', rent: 'Pay Rent', leave: 'End Tenancy' } as const;
@@ -79,12 +78,6 @@ function loopLog(hidden: boolean, tiedCancel = false): { events: WireEvent[]; tr
       events.push({ caseId: id, eventId: `${id}-${i}`, activity: names[s], timestamp: new Date(t).toISOString(), resource: `u${1 + Math.floor(r() * 8)}` });
     });
   }
-  // As extraction tools stamp it on every event: how many cases share the case's whole path.
-  const paths = new Map<string, string[]>();
-  for (const e of events) paths.set(e.caseId, [...(paths.get(e.caseId) ?? []), e.activity]);
-  const shared = new Map<string, number>();
-  for (const p of paths.values()) shared.set(p.join(), (shared.get(p.join()) ?? 0) + 1);
-  for (const e of events) e.attributes = { 'variant:count': shared.get(paths.get(e.caseId)!.join())! };
   return { events, truth, names };
 }
 
@@ -133,10 +126,6 @@ describe.each([false, true])('loops deciding on later turns (names hidden: %s)',
     const kind = (a: string) => doc.edges.find((e) => e.from === id(a) && e.to === id(a))?.kind;
     expect(kind(names.rent)).toBe('normal');
     expect(kind(names.sign)).toBe('rework');
-  });
-
-  it('mines no rule on the variant count a tool stamped on the events (it restates the path)', () => {
-    expect(doc.decisions.flatMap((d) => d.rules.map((r) => JSON.stringify(r.when))).filter((w) => w.includes('variant'))).toEqual([]);
   });
 
   it('claims later-turn rules for the cancellation, the third inspection\'s pass and the tenancy\'s end, and none where a step follows from the first turn on', () => {

@@ -1,6 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { expect } from 'vitest';
 import type { PcgApp } from '../../api/app.js';
+import type { Demo } from '../../api/demo.js';
 
 /** Debian's chromium, which `.ci/run` installs; PCG_CHROMIUM names another, PCG_REQUIRE_BROWSER makes its absence a failure. */
 export const CHROMIUM = process.env.PCG_CHROMIUM ?? '/usr/bin/chromium';
@@ -24,4 +26,15 @@ export async function closeAll(browser: Browser | undefined, made: PcgApp | unde
   await browser?.close();
   await made?.app.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
+/** The demo tenant's API under the service at `base`, with its key: the JSON answer, the status expected ok. */
+export async function demoApi(base: string, demo: Demo, method: string, path: string, body?: unknown): Promise<any> {
+  const r = await fetch(`${base}/api/${demo.tenantId}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${demo.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(r.ok, `${method} ${path}: ${r.status}`).toBe(true);
+  return r.json();
 }

@@ -18,7 +18,7 @@ import { createApp, type PcgApp } from '../../api/app.js';
 import { readConfig } from '../../api/config.js';
 import { ensureDemo, type Demo } from '../../api/demo.js';
 import { liveFeed } from '../../connectors/simulator/index.js';
-import { browserRequired, CHROMIUM, closeAll, haveBrowser, openPage } from './browser.js';
+import { browserRequired, CHROMIUM, closeAll, demoApi, haveBrowser, openPage } from './browser.js';
 import type { GraphDocument } from '../../engine/document/types.js';
 
 const required = browserRequired;
@@ -40,15 +40,7 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
   let page: Page;
   const problems: string[] = [];
 
-  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const r = await fetch(`${base}/api/${demo.tenantId}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${demo.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    expect(r.ok, `${method} ${path}: ${r.status}`).toBe(true);
-    return r.json();
-  };
+  const api = (method: string, path: string, body?: unknown): Promise<any> => demoApi(base, demo, method, path, body);
   const hook = <T>(fn: string): Promise<T> => page.evaluate((f) => (globalThis as any).__pcg[f](), fn) as Promise<T>;
 
   beforeAll(async () => {

@@ -23,7 +23,7 @@ import { buildDocument } from '../../engine/document/index.js';
 import { renderHtml } from '../../engine/render/html.js';
 import { defaultSimplification, hiddenText, simplify, type Simplification } from '../../engine/render/simplify.js';
 import { MemoryProject } from '../../engine/store/memory-project.js';
-import { browserRequired, CHROMIUM, closeAll, haveBrowser, openPage } from './browser.js';
+import { browserRequired, CHROMIUM, closeAll, demoApi, haveBrowser, openPage } from './browser.js';
 
 const required = browserRequired;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -60,15 +60,7 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
   const requests: string[] = [];
   const problems: string[] = [];
 
-  const api = async (method: string, path: string, body?: unknown): Promise<any> => {
-    const r = await fetch(`${base}/api/${demo.tenantId}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${demo.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    expect(r.ok, `${method} ${path}: ${r.status}`).toBe(true);
-    return r.json();
-  };
+  const api = (method: string, path: string, body?: unknown): Promise<any> => demoApi(base, demo, method, path, body);
   const graphAt = (projectId: string, version: string): Promise<GraphDocument> => api('GET', `/project/${projectId}/graph?version=${version}`);
   const version = () => page.evaluate(() => (globalThis as any).__pcg.version() as string | undefined);
   const drawn = () => page.evaluate(() => (globalThis as any).__pcg.drawn() as { nodes: string[]; edges: string[] });
