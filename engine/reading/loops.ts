@@ -85,6 +85,10 @@ export function laterTurnsNote(f: Facts, turns: Turns, at: string, atPoint: numb
 const EXPECTED_BEFORE_MIN = 5;
 /** And taken in at least this many cases from that turn on. */
 const AFTER_MIN_CASES = 10;
+/** At most this share of the cases at the first visit may reach the k-th (else the visits are one piece of work). */
+const REACH_MAX = 0.9;
+/** The step is taken at least at this share of the k-th visits. */
+const EXIT_MIN_SHARE = 0.05;
 
 /**
  * Steps that come right after an activity only from its k-th visit on (k >= 2): never after the earlier visits,
@@ -110,9 +114,13 @@ export function readLoopExits(f: Facts, turns: Turns, ties: Ties): SequenceRule[
       const taken = fromK.reduce((n, m) => n + (m.get(next) ?? 0), 0);
       const visits = fromK.reduce((n, m) => n + total(m), 0);
       if (taken < AFTER_MIN_CASES || ratio(taken, visits) * before < EXPECTED_BEFORE_MIN) continue;
+      // A loop lets cases go at each turn: when (nearly) every case with the activity reaches its k-th visit, the
+      // visits are parts of one piece of work (a work item scheduled, started, completed under one name) and "the
+      // k-th" names no turn. And a step taken at a sliver of the k-th visits is no way out of the loop.
+      const atK = byTurn[k0 - 1]!;
+      if (total(atK) > REACH_MAX * total(byTurn[0]!) || ratio(atK.get(next) ?? 0, total(atK)) < EXIT_MIN_SHARE) continue;
       // Last, as the dearest test (a pass over the variants per pair): only pairs the counts would keep get here.
       if (ties.handoff(at, next) >= TIED || ties.orderDependence(at, next) >= TIED) continue;
-      const atK = byTurn[k0 - 1]!;
       // In cases (a case can take it on several 5th-or-later visits): those where it follows the activity at all.
       const cases = f.out.get(at)?.find((e) => e.to === next)?.cases ?? taken;
       const earlier = k0 === 2 ? `none of the ${before} 1st ones` : `none of the ${before} visits before the ${ordinal(k0)}`;
