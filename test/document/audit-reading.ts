@@ -13,7 +13,7 @@ import { idleWait, quoted, q, ratio, withinHours, type CaseFacts, type Findings 
 export function auditReading(doc: GraphDocument, cases: readonly CaseFacts[], f: Findings, clock: boolean): void {
   const labels = new Set<string>();
   for (const c of cases) for (const a of c.first.keys()) labels.add(a);
-  auditCriteria(doc, cases, labels, f, clock);
+  auditCriteria(doc, cases, labels, f);
   auditPolicies(doc, cases, labels, f, clock);
   auditExceptions(doc, cases, labels, f);
   doc.decisions.forEach((d, i) => auditDecision(d, `/decisions/${i}`, cases, labels, f));
@@ -88,7 +88,7 @@ function subjectOf(id: string, text: string, labels: Set<string>): string | unde
   return byId.length === 1 ? byId[0] : undefined;
 }
 
-function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: Set<string>, f: Findings, clock: boolean): void {
+function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: Set<string>, f: Findings): void {
   doc.success_criteria.forEach((c, i) => {
     const path = `/success_criteria/${i}`;
     if (c.id === 'success-ending') {
@@ -96,10 +96,25 @@ function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: 
       if (!ends.size) return f.skip(path, `its test names no activity: ${c.test}`);
       return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => ends.has(x.last)), cases.length));
     }
-    if (c.id === 'within-service-level') {
-      const hours = Number((/<=\s*([\d.]+)\s*h/.exec(c.test) ?? /within ([\d.]+) hours/.exec(c.statement))?.[1] ?? Number.NaN);
-      if (!clock || !Number.isFinite(hours)) return f.skip(path, clock ? `no threshold in its test: ${c.test}` : 'working time basis');
-      return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => withinHours(x.duration, hours)), cases.length));
+    if (c.id === 'success-step') {
+      // Cases with an event of any step the test lists.
+      const steps = new Set(quoted(c.test, labels));
+      if (!steps.size) return f.skip(path, `its test names no activity: ${c.test}`);
+      return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => x.acts.some((a) => steps.has(a))), cases.length));
+    }
+    if (c.id.startsWith('recorded-')) {
+      // The attribute's last value in the case, true or false in any of the spellings the profile accepts, over the
+      // cases whose last value is one of them.
+      const attribute = /last value of '(.+)' in the case/.exec(c.test)?.[1];
+      if (attribute === undefined) return f.skip(path, `its test names no attribute: ${c.test}`);
+      let yes = 0;
+      let no = 0;
+      for (const x of cases) {
+        const verdict = lastVerdict(x, attribute);
+        if (verdict === true) yes += 1;
+        else if (verdict === false) no += 1;
+      }
+      return f.near(`${path}/share_met`, c.share_met, ratio(yes, yes + no));
     }
     if (c.id === 'no-failure-step') {
       // Cases with no event of any activity the test lists.
@@ -107,8 +122,25 @@ function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: 
       if (!never.size) return f.skip(path, `its test names no activity: ${c.test}`);
       return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => !x.acts.some((a) => never.has(a))), cases.length));
     }
-    f.skip(path, `criterion ${c.id} has no audit definition`);
+    // A criterion the audit cannot recompute is a finding: every criterion the reading writes has a definition here.
+    f.problem(path, `criterion ${c.id} has no audit definition`);
   });
+}
+
+const TRUE_TEXT = new Set(['true', 'TRUE', 'True', 'yes', 'Yes', '1']);
+const FALSE_TEXT = new Set(['false', 'FALSE', 'False', 'no', 'No', '0']);
+
+/** The case's last value of an attribute read as a verdict, undefined when it has none or another value. */
+function lastVerdict(c: CaseFacts, attribute: string): boolean | undefined {
+  const name = attribute.replace(/^case:/, '');
+  for (let k = c.events.length - 1; k >= 0; k--) {
+    const attrs = c.events[k]!.attributes;
+    const value = attrs[attribute] ?? attrs[name];
+    if (value === undefined || value === null) continue;
+    const text = String(value);
+    return TRUE_TEXT.has(text) ? true : FALSE_TEXT.has(text) ? false : undefined;
+  }
+  return undefined;
 }
 
 function auditPolicies(doc: GraphDocument, cases: readonly CaseFacts[], labels: Set<string>, f: Findings, clock: boolean): void {

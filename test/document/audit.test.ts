@@ -177,14 +177,22 @@ describe('the audit on hand-made items', () => {
   const records: WireEvent[] = cases.flatMap(([caseId, x, path]) =>
     path.map((activity, k) => {
       const resource = who[caseId]?.[k];
-      return { caseId, activity, timestamp: T0 + (caseId === 'c4' && k > 0 ? k + 2 : k) * HOUR, eventId: `${caseId}-${k}`, ...(resource ? { resource } : {}), ...(k === 0 ? { attributes: { x } } : {}) };
+      // A recorded verdict on the last event: true in c1 and c3, false in c2, none in c4.
+      const attributes = { ...(k === 0 ? { x } : {}), ...(k === path.length - 1 && caseId !== 'c4' ? { ok: caseId !== 'c2' } : {}) };
+      return { caseId, activity, timestamp: T0 + (caseId === 'c4' && k > 0 ? k + 2 : k) * HOUR, eventId: `${caseId}-${k}`, ...(resource ? { resource } : {}), ...(Object.keys(attributes).length ? { attributes } : {}) };
     }),
   );
   const ev = (cases: number, of: number) => ({ cases, of_cases: of, share: of ? cases / of : 0, strength: 'counted' as const, method: 'by hand' });
   const exception = (id: string, name: string, trigger: string, cases: number, of: number) => ({ id, name, trigger, detected_by: '', handling: [], cases, evidence: ev(cases, of) });
   const policy = (id: string, kind: 'timing' | 'sequence' | 'separation', statement: string, hours: number, share: number, of: number) => ({ id, kind, statement, threshold_hours: hours, share_met: share, evidence: ev(Math.round(share * of), of) });
+  const criterion = (id: string, test: string, share: number, of: number) => ({ id, statement: '', test, share_met: share, evidence: ev(Math.round(share * of), of) });
   const handMade = (d: GraphDocument): GraphDocument => ({
     ...d,
+    success_criteria: [
+      criterion('success-step', "an event of ['D'] in the case", 1 / 4, 4),
+      criterion('recorded-ok', "last value of 'ok' in the case is true", 2 / 3, 3),
+      criterion('no-failure-step', "no event of ['B'] in the case", 1 / 4, 4),
+    ],
     exceptions: [
       exception('out-of-order-b-a', "'B' before 'A'", '', 1, 3),
       exception('repeated-b', "'B' repeated", "'B' directly again (1 of the 1 cases that repeat it)", 1, 3),
@@ -226,6 +234,7 @@ describe('the audit on hand-made items', () => {
     const paths = [
       ...doc.exceptions.flatMap((_, i) => [`/exceptions/${i}/cases`]),
       ...doc.policies.map((_, i) => `/policies/${i}/share_met`),
+      ...doc.success_criteria.map((_, i) => `/success_criteria/${i}/share_met`),
       '/decisions/0/branches/1/cases',
       '/decisions/0/rules/0/cases',
     ];
@@ -236,6 +245,12 @@ describe('the audit on hand-made items', () => {
       parent[keys[keys.length - 1]!]! += path.endsWith('share_met') ? 0.1 : 1;
       expect(auditDocument(changed as unknown as GraphDocument, traces).filter((l) => l.startsWith(`${path}:`)), path).toHaveLength(1);
     }
+  });
+
+  it('a criterion the audit has no definition for is a finding, not a skip', () => {
+    const changed = structuredClone(doc);
+    changed.success_criteria.push(criterion('within-service-level', 'duration <= 4 h', 1, 4));
+    expect([...auditDocument(changed, traces)]).toEqual(['/success_criteria/3: criterion within-service-level has no audit definition']);
   });
 
   it("recounts a trigger's cases from the step it names", () => {
