@@ -79,14 +79,18 @@ export function readExceptions(
     );
   }
 
-  // Skipped: a required backbone step x after step p; cases that did p, never x, and went on after their first p.
+  // Skipped: a required backbone step x after step p; cases that did p, never x, and went on after their first p to a
+  // later backbone step. A case that left the process after p (cancelled, withdrawn, refused: an ending of its own)
+  // did not skip x; it ended, and its ending is an outcome, not a skip of every step it never reached.
   backbone.steps.forEach((x, i) => {
     const p = backbone.steps[i - 1];
     // Not reaching an ending is an outcome (see outcomes), not a skip.
     if (p === undefined || required?.has(x) !== true || ends.has(x) || parallel(f, p, x) || !earlier(f, p, x)) return;
     const ip = f.idOf.get(p);
     const ix = f.idOf.get(x);
-    if (ip === undefined || ix === undefined) return;
+    const laterSteps = backbone.steps.slice(i + 1);
+    const later = new Set(laterSteps.map((s) => f.idOf.get(s)).filter((k) => k !== undefined));
+    if (ip === undefined || ix === undefined || !later.size) return;
     let withP = 0;
     let without = 0;
     // Where those cases went right after their first p: counted over them, not over every case leaving p.
@@ -95,14 +99,14 @@ export function readExceptions(
       const at = v.ids.indexOf(ip);
       if (at < 0) continue;
       withP += v.count;
-      if (at + 1 < v.ids.length && !v.distinct.includes(ix)) {
-        without += v.count;
-        const to = v.ids[at + 1]!;
-        if (to >= 0) next.set(to, (next.get(to) ?? 0) + v.count);
-      }
+      if (v.distinct.includes(ix) || !v.ids.some((k, j) => j > at && later.has(k))) continue;
+      without += v.count;
+      const to = v.ids[at + 1]!;
+      if (to >= 0) next.set(to, (next.get(to) ?? 0) + v.count);
     }
     const [to, n] = commonest(f, next);
     const instead = to !== undefined && n >= TRIGGER_SHARE * without ? to : undefined;
+    const onward = `a later step of the backbone (${laterSteps.map(q).join(', ')})`;
     item(
       `skipped-${slug(x)}`,
       `${q(x)} skipped`,
@@ -111,11 +115,11 @@ export function readExceptions(
         : to !== undefined
           ? `after ${q(p)} no one step follows instead: the commonest, ${q(to)}, in ${n} of the ${without} cases`
           : `after ${q(p)}`,
-      `a case that did ${q(p)} and went on without ever doing ${q(x)}, a step the mined model requires after it`,
+      `a case that did ${q(p)} and went on to ${onward} without ever doing ${q(x)}, a step the mined model requires after it`,
       instead !== undefined ? [instead, `the case goes on without ${q(x)}`] : [`the case goes on without ${q(x)}`],
       without,
       withP,
-      `cases with ${q(p)}, without ${q(x)}, and with an event after their first ${q(p)}, among the ${withP} cases with ${q(p)}`,
+      `cases with ${q(p)}, without ${q(x)}, and with ${onward} after their first ${q(p)}, among the ${withP} cases with ${q(p)}`,
     );
   });
 

@@ -96,11 +96,12 @@ export function readProcess(input: ReadingInput): Reading {
   const tree = treeFacts(input.tree);
   const required = tree.required;
   const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0);
-  const stages = readStages(f, backbone, new Set(ends.ends.keys()));
   // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
   const measured = readClock(f, profile.resolutionHours);
   // Generated times (engine/reading/profile.ts) say no more of timing than a clock ticking in fixed steps.
   const clock = profile.generatedTimes ? { ...measured, quantized: true } : measured;
+  // Nor do they say where one phase waits for another: stages are then cut along the order alone.
+  const stages = readStages(f, backbone, new Set(ends.ends.keys()), !clock.quantized && !profile.frozenClock);
   const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: `none: ${measured.quantized ? 'the waits come in fixed steps (see the clock assumption)' : 'the times were generated (see the times assumption)'}` } : readEscalations(f, tree, profile);
   // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
   const timeouts = readTimeouts(f, clock, escalations.edges);

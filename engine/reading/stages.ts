@@ -37,7 +37,7 @@ const MAX_SKELETON = 60;
  * reads the process tree, so it works whatever the tree's root is; the cost
  * is one order row per backbone step and a lookup per activity and step.
  */
-export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<string> = new Set()): StageReading {
+export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<string> = new Set(), waitsSay = true): StageReading {
   const common = f.activities
     .filter((a) => (f.activityCases.get(a) ?? 0) >= SKELETON_SHARE * f.cases)
     .sort((a, b) => (f.activityCases.get(b) ?? 0) - (f.activityCases.get(a) ?? 0) || cmp(a, b))
@@ -61,17 +61,13 @@ export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<st
   }
   // Ordering and paying apart by days, ordering and confirming by hours: two phases even in three steps.
   const longest = Math.max(0, ...candidates.map((c) => c.wait));
-  const dominant = waits.length >= 2 && longest > 0 && waits.filter((w) => w * DOMINANT_WAIT > longest).length === 1;
+  // Waits on a clock that says nothing (simulated ticks, generated or frozen times) part no phases: no dominant wait.
+  const dominant = waitsSay && waits.length >= 2 && longest > 0 && waits.filter((w) => w * DOMINANT_WAIT > longest).length === 1;
   // Past a tiny process, at least two stages where the skeleton has the steps for them: four steps of ordering,
   // receiving and paying are not one phase.
   const byCount = f.activities.length <= TINY ? 1 : Math.max(1, Math.min(MAX_STAGES, Math.max(2, Math.round(f.activities.length / ACTIVITIES_PER_STAGE)), Math.ceil(ranked.length / 2)));
   const wanted = byCount === 1 && dominant ? 2 : byCount;
-  const cuts = candidates
-    .filter((c) => c.wait > 0)
-    .sort((x, y) => y.wait - x.wait || x.i - y.i)
-    .slice(0, wanted - 1)
-    .map((c) => c.i)
-    .sort((x, y) => x - y);
+  const cuts = (waitsSay ? byWait(candidates) : evenly(candidates, steps.length, wanted)).slice(0, wanted - 1).sort((x, y) => x - y);
   const stepStage = new Map<string, number>();
   let s = 0;
   steps.forEach((a, i) => {
@@ -109,9 +105,30 @@ export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<st
   });
   const method =
     `the skeleton (the activities done by at least ${SKELETON_SHARE * 100}% of the cases, at most ${MAX_SKELETON}, ordered as the backbone) of ${steps.length} steps cut at ${cuts.length} of ${candidates.length} boundaries between consecutive steps done in that order by at least ${ORDERED * 100}% of the cases with both and not concurrent, ` +
-    `taking the longest median waits between them; about one stage per ${ACTIVITIES_PER_STAGE} activities (at least two past ${TINY} activities), at most ${MAX_STAGES} and at most half the skeleton's steps (one stage for ${TINY} activities or fewer; where that gives one stage, two when one wait between consecutive steps is at least ${DOMINANT_WAIT} times each other); ` +
+    `${waitsSay ? 'taking the longest median waits between them' : "the boundaries nearest an even split of the steps: the log's times say nothing of waits (see the clock and times assumptions), so no stage rests on one"}; about one stage per ${ACTIVITIES_PER_STAGE} activities (at least two past ${TINY} activities), at most ${MAX_STAGES} and at most half the skeleton's steps (one stage for ${TINY} activities or fewer; where that gives one stage, two when one wait between consecutive steps is at least ${DOMINANT_WAIT} times each other); ` +
     `endings next to each other on the skeleton that never occur together in a case (in at most ${EXCLUSIVE * 100}% of the cases of the rarer) are alternatives, joined by the other endings (of at least ${ALTERNATIVE_SHARE * 100}% of cases) that meet none of them and follow the skeleton step before them in most of their own cases: they leave the skeleton and close its last stage together${verdicts.length ? ` (here ${verdicts.map((v) => `'${v}'`).join(', ')})` : ''}; every other activity joins the stage of the last skeleton step that precedes it in at least half of its own cases, else of the first one it precedes so; a stage is named by its first and last skeleton step (or its alternative endings)`;
   return { stages, stageOf, index, method };
+}
+
+/** Boundaries with a wait, longest first (step index of the step before each). */
+function byWait(candidates: readonly { i: number; wait: number }[]): number[] {
+  return candidates
+    .filter((c) => c.wait > 0)
+    .sort((x, y) => y.wait - x.wait || x.i - y.i)
+    .map((c) => c.i);
+}
+
+/** For each of the wanted - 1 even cuts of `steps` steps, the nearest boundary not taken yet (ties to the earlier). */
+function evenly(candidates: readonly { i: number }[], steps: number, wanted: number): number[] {
+  const free = candidates.map((c) => c.i);
+  const out: number[] = [];
+  for (let k = 1; k < wanted && free.length; k++) {
+    const target = (k * steps) / wanted - 1;
+    let best = 0;
+    for (let j = 1; j < free.length; j++) if (Math.abs(free[j]! - target) < Math.abs(free[best]! - target)) best = j;
+    out.push(free.splice(best, 1)[0]!);
+  }
+  return out;
 }
 
 /** Two endings are alternatives when at most this share of the rarer one's cases has both... */

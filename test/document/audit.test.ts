@@ -196,7 +196,7 @@ describe('the audit on hand-made items', () => {
     exceptions: [
       exception('out-of-order-b-a', "'B' before 'A'", '', 1, 3),
       exception('repeated-b', "'B' repeated", "'B' directly again (1 of the 1 cases that repeat it)", 1, 3),
-      exception('skipped-b', "'B' skipped", "after 'A' the case goes to 'C' instead (1 of the 1 cases)", 1, 4),
+      { ...exception('skipped-b', "'B' skipped", "after 'A' the case goes to 'C' instead (1 of the 1 cases)", 1, 4), detected_by: "a case that did 'A' and went on to a later step of the backbone ('C') without ever doing 'B'" },
       exception('rare-d', "rare step 'D'", "after 'B' (1 of the 1 cases)", 1, 4),
       exception('failed-ending-d', "ends with 'D'", "after 'B' (1 of the 1 cases)", 1, 4),
     ],

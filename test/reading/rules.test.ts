@@ -133,6 +133,25 @@ describe('the reading rules', () => {
     expect(skipped && [skipped.cases, skipped.trigger, skipped.handling]).toEqual([10, "after 'Register' the case goes to 'Pay' instead (8 of the 10 cases)", ['Pay', "the case goes on without 'Check'"]]);
   });
 
+  it('counts a case that left the process before a step as ended, not as skipping it, with names or codes', () => {
+    // Truth: 5 cases skip 'Check' and go on to 'Pay'. Nine are cancelled, three at each of three points: they did not
+    // skip 'Check' or 'Pay', they ended (their ending is an outcome). Counting every case that went on after the step
+    // before gave 8 skips of 'Check' and 3 of 'Pay'.
+    const shape = (n: (name: string) => string) =>
+      log([
+        { path: ['Register', 'Check', 'Pay', 'Close'].map(n), times: 90 },
+        { path: ['Register', 'Pay', 'Close'].map(n), times: 5 },
+        { path: ['Register', 'Cancel'].map(n), times: 3 },
+        { path: ['Register', 'Check', 'Cancel'].map(n), times: 3 },
+        { path: ['Register', 'Check', 'Pay', 'Cancel'].map(n), times: 3 },
+      ]);
+    const codes: Record<string, string> = { Register: 'A1', Check: 'B2', Pay: 'C3', Close: 'D4', Cancel: 'E5' };
+    for (const n of [(x: string) => x, (x: string) => codes[x]!]) {
+      const skips = documentOf(shape(n)).exceptions.filter((e) => e.id.startsWith('skipped-'));
+      expect(skips.map((e) => [e.name, e.cases, e.evidence.of_cases])).toEqual([[`'${n('Check')}' skipped`, 5, 104]]);
+    }
+  });
+
   it('names no step taken instead when the cases skipping one scatter', () => {
     // 10 cases skip 'Check', two each jumping to one of five later steps: none is where "the cases" went.
     const steps = ['Approve', 'Pack', 'Pay', 'Ship', 'Close'];
