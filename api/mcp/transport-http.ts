@@ -18,7 +18,7 @@ export const MCP_PATH = '/mcp';
  * (each POST is one JSON-RPC exchange, answered as JSON), every request
  * authenticated with the same Bearer keys as the HTTP API (Auth.authenticate:
  * 401 in the API's error format without a valid key, 403 for the global key)
- * and each tool authorized like the routes it mirrors (Auth.authorize). GET and
+ * and each tool authorized like the routes it mirrors (api/service/access.ts). GET and
  * DELETE (server-sent streams, sessions) are not offered: 405.
  */
 export function mountMcp(app: FastifyInstance, context: AppContext, service: PcgService, graphs: Graphs, cases: CaseReads, views?: DocumentViewer): void {
