@@ -45,6 +45,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { healthRoutes } from './routes/health.js';
 import { SecretBox } from '../connectors/kafka/index.js';
 import { mountMcp } from './mcp/transport-http.js';
+import { PcgService } from './service/index.js';
 import { startRetention, type RetentionRunner } from './retention.js';
 
 export interface AppOptions {
@@ -210,6 +211,8 @@ export function createApp(options: AppOptions): PcgApp {
   const builder = pool?.build ?? buildInProcess;
   const graphs = new Graphs(states, catalog.graphVersions, metrics ? metrics.timeBuilds(builder) : builder);
   const cases = new CaseReads(states, pool?.read);
+  // The read use cases, written once below every face: the routes and /mcp call these (api/service/).
+  const service = new PcgService({ catalog, states, graphs, cases, views: pool?.view, config });
   const health = new Health().add('catalog', () => {
     if (!catalog.db.open) return 'the catalog is closed';
     catalog.db.prepare('SELECT count(*) FROM tenant').get();
@@ -242,11 +245,11 @@ export function createApp(options: AppOptions): PcgApp {
     ...tenantRoutes(context),
     ...userRoutes(context),
     ...apiKeyRoutes(context),
-    ...projectRoutes(context),
+    ...projectRoutes(context, service),
     ...datasetRoutes(context, datasetImports),
-    ...graphRoutes(context, graphs),
-    ...analysisRoutes(context, graphs, cases),
-    ...liveRoutes(context, cases),
+    ...graphRoutes(context, service),
+    ...analysisRoutes(context, service),
+    ...liveRoutes(service),
     ...sourceRoutes(context, () => sources?.reconcile()),
     ...clusterRoutes(context, () => sources?.reconcile()),
   ];
@@ -254,7 +257,7 @@ export function createApp(options: AppOptions): PcgApp {
   docsRoutes(app, routes);
   webRoutes(app);
   // The MCP server for agents at /mcp, with the same keys and permissions (api/mcp/).
-  mountMcp(app, context, graphs, cases, pool?.view);
+  mountMcp(app, context, service, graphs, cases, pool?.view);
 
   const resumed = datasetImports.resume().catch((error: unknown) => logger.error({ err: error }, 'resuming dataset imports failed'));
   const retention = options.runRetention ? startRetention(context, metrics) : undefined;

@@ -72,7 +72,7 @@ export function recheckTenant(catalog: Catalog, principal: TenantPrincipal, need
 }
 
 /**
- * Key checking and tenant/project authorization. 401 when the key is missing,
+ * Key checking (authorization is authorizeTenant, asked through api/service/access.ts). 401 when the key is missing,
  * unknown, revoked or of the wrong type for /api/tenant and /api/user (401
  * `token_expired` once its expiry has passed); 403 when a valid key lacks the
  * tenant, project or permission.
@@ -109,8 +109,5 @@ export class Auth {
     return principal;
   }
 
-  /** The tenant key's access to one tenant (and project, when given). */
-  authorize(principal: Principal, tenantId: string, needed: Permission, projectId?: string): TenantPrincipal {
-    return authorizeTenant(principal, tenantId, needed, projectId);
-  }
+  // Authorizing a key for a tenant or project is a use case of its own, asked by every face: api/service/access.ts.
 }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Catalog } from './catalog/index.js';
 import type { Config } from './config.js';
 import { ApiError } from './errors.js';
+import { projectOr404 as projectIn } from './service/access.js';
 import type { ProjectRegistry } from '../engine/projects/index.js';
 import type { SourceCounts } from '../engine/store/project-store.js';
 import type { LoopShare } from './loop-share.js';
@@ -42,7 +43,7 @@ export function notFound(what: string): never {
   throw new ApiError('not_found', `${what} not found`);
 }
 
-/** The project, or 404: callers already know the key may see this tenant and project. */
+/** The project, or 404 (api/service/access.ts): callers already know the key may see this tenant and project. */
 export function projectOr404(ctx: AppContext, tenantId: string, projectId: string) {
-  return ctx.catalog.projects.get(tenantId, projectId) ?? notFound('project');
+  return projectIn(ctx.catalog, tenantId, projectId);
 }

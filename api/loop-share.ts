@@ -51,6 +51,22 @@ export class LoopShare {
     };
   }
 
+  /**
+   * Runs `work` in the tenant's turn and charges it the synchronous part (up to its first await): what an HTTP
+   * route's handler (api/route.ts) and an MCP tool call (api/mcp/local.ts) both do, so neither face skips the share.
+   */
+  async charged<T>(tenant: string, work: () => T): Promise<Awaited<T>> {
+    const done = await this.turn(tenant);
+    const started = performance.now();
+    let running: T;
+    try {
+      running = work();
+    } finally {
+      done(performance.now() - started);
+    }
+    return await running;
+  }
+
   /** The tenant's loop time, decayed to now (ms). */
   usage(tenant: string): number {
     const u = this.used.get(tenant);

@@ -4,6 +4,7 @@ import type { Access, Auth, Principal } from './auth.js';
 import type { Permission } from './catalog/index.js';
 import { ApiError } from './errors.js';
 import type { LoopShare } from './loop-share.js';
+import { authorize as authorizeCaller, lowerGuids } from './service/access.js';
 
 /**
  * One route, declared once: its zod schemas validate the request at run time
@@ -59,11 +60,11 @@ function check<T extends z.ZodType>(schema: T | undefined, value: unknown, where
   throw new ApiError('validation_failed', detail);
 }
 
-/** Tenant routes carry `tenantId` (and maybe `projectId`) in the path: access is checked against those. */
-function authorize(auth: Auth, def: RouteDef, principal: Principal | undefined, params: unknown): void {
+/** Tenant routes carry `tenantId` (and maybe `projectId`) in the path: access is checked against those (api/service/access.ts). */
+function authorize(def: RouteDef, principal: Principal | undefined, params: unknown): void {
   if (typeof def.access !== 'object' || !principal) return;
   const p = params as { tenantId: string; projectId?: string };
-  auth.authorize(principal, p.tenantId, def.access.tenant as Permission, p.projectId);
+  authorizeCaller(principal, p.tenantId, def.access.tenant as Permission, p.projectId);
 }
 
 const isStream = (b: unknown): boolean => b !== null && typeof b === 'object' && typeof (b as { pipe?: unknown }).pipe === 'function';
@@ -107,14 +108,6 @@ function checkBodyType(def: RouteDef, request: FastifyRequest): void {
   if (coding !== undefined && !/^\s*identity\s*$/i.test(coding)) throw new ApiError('unsupported_media_type', 'a body with a Content-Encoding is not accepted here; send it uncompressed');
 }
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** GUIDs name the same tenant, project or key in any letter case: they are compared in lower case. */
-export function lowerGuids(params: unknown): unknown {
-  if (params === null || typeof params !== 'object') return params;
-  return Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'string' && GUID.test(v) ? v.toLowerCase() : v]));
-}
-
 export function registerRoutes(app: FastifyInstance, auth: Auth, defs: readonly RouteDef[], share?: LoopShare): void {
   for (const def of defs) if (def.bodyKind !== 'events') addRoute(app, auth, def, share);
   const events = defs.filter((d) => d.bodyKind === 'events');
@@ -141,7 +134,7 @@ function addRoute(app: FastifyInstance, auth: Auth, def: RouteDef, share?: LoopS
       if (def.admit) {
         // Only for a caller the path is open to: another tenant's key learns nothing of this tenant's queue.
         const params = check(def.params, lowerGuids(request.params), 'path');
-        authorize(auth, def, (request as FastifyRequest & { principal?: Principal }).principal, params);
+        authorize(def, (request as FastifyRequest & { principal?: Principal }).principal, params);
         def.admit(params);
       }
       return payload;
@@ -149,22 +142,15 @@ function addRoute(app: FastifyInstance, auth: Auth, def: RouteDef, share?: LoopS
     handler: async (request, reply) => {
       const principal = (request as FastifyRequest & { principal?: Principal }).principal;
       const params = check(def.params, lowerGuids(request.params), 'path');
-      authorize(auth, def, principal, params);
+      authorize(def, principal, params);
       // A route without query parameters refuses any: a typo never passes silently.
       const query = check(def.query ?? noQuery, request.query, 'query');
       const contentType = String(request.headers['content-type'] ?? '');
       const body = def.bodyKind === 'raw' || def.bodyKind === 'events' ? rawBody(def, request.body, contentType) : check(def.body, rawBody(def, request.body, contentType), 'body');
       // A tenant's handler waits for its turn when the tenant took more than its share of the loop lately; the
       // synchronous part of the handler (up to its first await) is what it is charged.
-      const done = share && typeof def.access === 'object' ? await share.turn((params as { tenantId: string }).tenantId) : undefined;
-      const started = performance.now();
-      let running: unknown;
-      try {
-        running = def.handler({ params, query, body, principal, request, reply });
-      } finally {
-        done?.(performance.now() - started);
-      }
-      const result = await running;
+      const run = () => def.handler({ params, query, body, principal, request, reply });
+      const result = share && typeof def.access === 'object' ? await share.charged((params as { tenantId: string }).tenantId, run) : await run();
       if (reply.sent) return reply;
       if (def.status === 204) return reply.code(204).send();
       return reply.code(def.status ?? 200).send(result);

@@ -88,7 +88,7 @@ Options:
       const auth = new Auth(catalog, new RateLimiter(0, 0));
       // Auth reads the Bearer header of a request: the key is checked again on every call, so a revoked key stops at once.
       const request = { headers: { authorization: `Bearer ${key}` } } as unknown as import('fastify').FastifyRequest;
-      backend = new LocalBackend({ catalog, states, graphs: new Graphs(states, catalog.graphVersions, buildInProcess), cases: new CaseReads(states), auth, config }, () => auth.authenticate(request, { tenant: 'read' }), maxChars);
+      backend = new LocalBackend({ catalog, states, graphs: new Graphs(states, catalog.graphVersions, buildInProcess), cases: new CaseReads(states), config }, () => auth.authenticate(request, { tenant: 'read' }), maxChars);
       maxEvents = config.limitEventsPerRequest;
     }
     const close = async () => {

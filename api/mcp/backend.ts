@@ -1,7 +1,9 @@
-import type { BlockSpec, LiveState } from '../../engine/projects/index.js';
+import type { BlockSpec } from '../../engine/projects/index.js';
 import type { Permission } from '../catalog/index.js';
 import { ApiError, apiErrorCodes, type ApiErrorCode } from '../errors.js';
 import type { GraphViewRequest } from './views.js';
+import type { CaseQuery, CaseRead, CaseSelection } from '../service/cases.js';
+import type { LiveAnswer } from '../service/live.js';
 
 /**
  * What the MCP tools need of pcg, whichever way they reach it: in this process
@@ -62,41 +64,21 @@ export interface GraphViewAnswer {
   result: Record<string, unknown>;
 }
 
-export interface CaseQuery {
-  /** A variant id of the newest document (`v-…`). */
-  variant?: string | undefined;
-  /** An activity sequence, instead of a variant id (variants under 1% of cases are not in the document). */
-  path?: string[] | undefined;
-  /** An outcome id of the newest document (`success-…`) or an end activity. */
-  outcome?: string | undefined;
-  cursor?: string | undefined;
-  limit: number;
-  /** Events shown per case; the rest are counted. */
-  maxEvents: number;
-}
-
-export interface CaseEvent {
-  activity: string;
-  timestamp: string;
-  eventId?: string;
-  resource?: string;
-  attributes?: Record<string, unknown>;
-  objects?: unknown[];
-}
+export type { CaseEvent, CaseQuery } from '../service/cases.js';
 
 export interface CasePage {
   projectId: string;
   dataVersion: number;
-  selection: { variant?: string; outcome?: string; path?: string[]; endActivity?: string; rule: string };
+  selection: CaseSelection;
   /** Cases matching the selection, all pages together. */
   total: number;
-  cases: { caseId: string; eventCount: number; events: CaseEvent[] }[];
+  cases: CaseRead['cases'];
   /** Pass as `cursor` for the next page; null on the last. */
   nextCursor: string | null;
   note?: string;
 }
 
-export type LiveAnswer = LiveState & { projectId: string; dataVersion: number };
+export type { LiveAnswer } from '../service/live.js';
 
 export interface BlockAnswer {
   projectId: string;

@@ -5,9 +5,8 @@ import type { BlockSpec } from '../../engine/projects/index.js';
 import { ApiError } from '../errors.js';
 import { viewOf, type GraphViewRequest } from './views.js';
 import { apiErrorOf, type BlockAnswer, type CasePage, type CaseQuery, type GraphAnswer, type GraphViewAnswer, type Identity, type IngestAnswer, type LiveAnswer, type PcgBackend, type ProjectInfo } from './backend.js';
+import { lowerGuid as lower } from '../service/access.js';
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const lower = (id: string) => (GUID.test(id) ? id.toLowerCase() : id);
 const VERSION = '0.1.0';
 
 /**

@@ -5,6 +5,7 @@ import { blockSpecSchema, type BlockSpec } from '../../engine/projects/index.js'
 import { toApiError } from '../errors.js';
 import type { PcgBackend } from './backend.js';
 import { DEFAULT_MAX_CHARS, fitItems, fitValue, graphUri, offsetOf, SECTIONS, size, type GraphViewRequest } from './views.js';
+import { lowerGuid as lower } from '../service/access.js';
 
 export interface McpServerOptions {
   /** Cap on one answer's JSON text (default 40,000 characters). */
@@ -21,8 +22,6 @@ const INSTRUCTIONS = `pcg turns a process's events into a process context graph:
 Start with list_projects, then get_graph (a summary by default; view=<section> pages through one list; view=full for the whole document when it fits). diff_graphs compares two kept versions (graph_versions lists them). list_cases shows the cases of a variant or an outcome with their events. live_state says where the open cases are now and how long they have waited. explain_decision reads one decision point. run_block runs an analysis block (kpi, variants, conformance, filter, graph). ingest_events needs a key with write permission.
 Lists are paginated: pass an answer's nextCursor as cursor. Answers are capped in size; a note says when something was cut.`;
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const lower = (id: string) => (GUID.test(id) ? id.toLowerCase() : id);
 
 const projectId = z.string().min(1).max(200).describe('a project id, as list_projects gives it');
 const cursor = z.string().max(20).optional().describe('the nextCursor of the previous answer; omitted: the first page');

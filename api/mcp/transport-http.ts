@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import { RateLimiter } from '../rate-limit.js';
 import { LocalBackend } from './local.js';
 import { buildMcpServer } from './tools.js';
+import type { PcgService } from '../service/index.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -17,15 +18,17 @@ export const MCP_PATH = '/mcp';
  * (each POST is one JSON-RPC exchange, answered as JSON), every request
  * authenticated with the same Bearer keys as the HTTP API (Auth.authenticate:
  * 401 in the API's error format without a valid key, 403 for the global key)
- * and each tool authorized like the routes it mirrors (Auth.authorize). GET and
+ * and each tool authorized like the routes it mirrors (api/service/access.ts). GET and
  * DELETE (server-sent streams, sessions) are not offered: 405.
  */
-export function mountMcp(app: FastifyInstance, context: AppContext, graphs: Graphs, cases: CaseReads, views?: DocumentViewer): void {
+export function mountMcp(app: FastifyInstance, context: AppContext, service: PcgService, graphs: Graphs, cases: CaseReads, views?: DocumentViewer): void {
   const { config, catalog, states, logger } = context;
   // The same key checks as the routes; a bucket of its own per key for MCP requests.
   const limiter = new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond);
   const auth = new Auth(catalog, limiter);
-  const parts = { catalog, states, graphs, cases, ingest: context.ingest, ...(views ? { views } : {}), auth, config, usage: context.usage };
+  // The service the HTTP routes call (api/service/), and the loop share they take turns in: a tool call is a use case
+  // run as a route's handler runs it.
+  const parts = { catalog, states, graphs, cases, service, ingest: context.ingest, ...(views ? { views } : {}), config, usage: context.usage, share: context.loopShare };
 
   app.route({
     method: 'POST',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ProjectRecord } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
-import type { CaseReads, Graphs } from '../../engine/projects/index.js';
+import type { PcgService } from '../service/index.js';
 import { route } from '../route.js';
 import { mapPage, pageOf, pageQuery, recordPage } from '../paging.js';
 import { description, guid, name, projectParams, scopeSchema, type Scope } from '../schemas.js';
@@ -53,7 +53,7 @@ export function lineage(ctx: AppContext) {
   return { investigation, notebook, scopeOf, investigationView, notebookView };
 }
 
-export function analysisRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads) {
+export function analysisRoutes(ctx: AppContext, service: PcgService) {
   const { investigations, notebooks } = ctx.catalog;
   const l = lineage(ctx);
   const page = pageQuery(ctx.config);
@@ -133,6 +133,6 @@ export function analysisRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads
         notebooks.delete(params.tenantId, params.projectId, params.notebookId);
       },
     }),
-    ...blockRoutes(ctx, graphs, cases, l),
+    ...blockRoutes(ctx, service, l),
   ];
 }

@@ -8,6 +8,7 @@ import { route } from '../route.js';
 import { byCreation, CREATED, pageOf, pageOfList, pageQuery, type PageQuery } from '../paging.js';
 import { apiKeySchema, createdApiKeySchema, expiresAtInput, guid, name, permissions, tenantParams } from '../schemas.js';
 import { adminRoutes } from './admin.js';
+import { projectOf } from '../service/access.js';
 
 const keyBody = z
   .object({ userId: guid, name, permissions: permissions.optional(), projectIds: z.array(guid).max(1000).nullable().optional(), expiresAt: expiresAtInput.optional() })
@@ -35,7 +36,7 @@ function reaches(caller: Principal | undefined, key: TenantKeyInfo): boolean {
  * The global-key routes (/admin/global-api-keys) are declared with these.
  */
 export function apiKeyRoutes(ctx: AppContext) {
-  const { identity, keys, projects } = ctx.catalog;
+  const { identity, keys } = ctx.catalog;
 
   const issue = (tenantId: string, body: z.infer<typeof keyBody>, issuer: Principal | undefined) => {
     if (!identity.tenant(tenantId)) notFound('tenant');
@@ -52,7 +53,7 @@ export function apiKeyRoutes(ctx: AppContext) {
       projectIds ??= issuer.projectIds;
       if (projectIds.some((p) => !issuer.projectIds!.includes(p))) throw new ApiError('forbidden', 'a project-scoped key cannot issue keys for other projects');
     }
-    for (const p of projectIds ?? []) if (!projects.get(tenantId, p)) throw new ApiError('validation_failed', `body.projectIds: no project ${p} in this tenant`);
+    for (const p of projectIds ?? []) if (!projectOf(ctx.catalog, tenantId, p)) throw new ApiError('validation_failed', `body.projectIds: no project ${p} in this tenant`);
     const by = issuerOf(keys, issuer);
     if (cappedExpiry(body.expiresAt, by) === 'later') throw new ApiError('validation_failed', `body.expiresAt: a key cannot outlive the key that issues it (that one expires at ${by!.expiresAt})`);
     const { info, key } = keys.createTenantKey({ tenantId, userId: body.userId, name: body.name, permissions: wanted, projectIds, expiresAt: body.expiresAt, issuer: by });

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { FastifyReply } from 'fastify';
-import { blockSpecSchema, runBlock, stringifyWithText, type BlockSpec, type CaseReads, type Graphs } from '../../engine/projects/index.js';
+import { blockSpecSchema, stringifyWithText, type BlockSpec } from '../../engine/projects/index.js';
+import type { Principal } from '../auth.js';
+import type { PcgService } from '../service/index.js';
 import type { ProjectRecord } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
@@ -40,7 +42,7 @@ const blockView = (r: ProjectRecord) => ({
 const json = (reply: FastifyReply, value: unknown) => reply.type('application/json; charset=utf-8').send(stringifyWithText(value));
 
 /** Blocks (typed steps of a notebook), running them, and dashboards over their results. */
-export function blockRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads, l: ReturnType<typeof lineage>) {
+export function blockRoutes(ctx: AppContext, service: PcgService, l: ReturnType<typeof lineage>) {
   const { blocks, notebooks, investigations, dashboards } = ctx.catalog;
   const read = { tenant: 'read' as const };
   const write = { tenant: 'write' as const };
@@ -51,9 +53,11 @@ export function blockRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads, l
     const b = blocks.get(p.tenantId, p.projectId, p.blockId);
     return b && b.parentId === p.notebookId ? b : notFound('block');
   };
-  const execute = async (b: ProjectRecord, scopes: Scope[]) => {
+  /** A stored block run by the service (api/service/blocks.ts), for a caller granted its project. */
+  const execute = async (principal: Principal | undefined, b: ProjectRecord, scopes: Scope[]) => {
     const spec = blockSpecSchema.parse(b.body.spec) as BlockSpec;
-    const { dataVersion, result } = await runBlock(spec, b.projectId, `block:${b.id}`, scopes, graphs, cases);
+    const grant = service.access.grant(principal!, b.tenantId, b.projectId, 'read');
+    const { dataVersion, result } = await service.blocks.run(grant, spec, `block:${b.id}`, scopes);
     return { blockId: b.id, name: b.name, type: spec.type, dataVersion, result };
   };
   /** A block's own scope when run alone or on a dashboard: its investigation's. */
@@ -115,12 +119,12 @@ export function blockRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads, l
     }),
     route({
       method: 'POST', url: `${base}/block/:blockId/execute`, summary: "Run one block alone over its investigation's scope", tag: 'blocks', access: read, params: blockParams, response: blockResultSchema,
-      handler: async ({ params, reply }) => json(reply, await execute(block(params), scopeOfBlock(block(params)))),
+      handler: async ({ params, reply, principal }) => json(reply, await execute(principal, block(params), scopeOfBlock(block(params)))),
     }),
     route({
       method: 'POST', url: `${base}/execute`, summary: 'Run a notebook: its blocks in order, each filter narrowing the blocks after it', tag: 'notebooks', access: read, params: notebookParams,
       response: z.object({ notebookId: guid, results: z.array(blockResultSchema) }),
-      handler: async ({ params, reply }) => {
+      handler: async ({ params, reply, principal }) => {
         const inv = l.investigation(params.tenantId, params.projectId, params.investigationId);
         l.notebook(params.tenantId, params.projectId, params.investigationId, params.notebookId);
         // A notebook made before the cap may have more: it is not run (its blocks run one by one).
@@ -129,7 +133,7 @@ export function blockRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads, l
         const scopes: Scope[] = [l.scopeOf(inv)];
         const results = [];
         for (const b of blocks.list(params.tenantId, params.projectId, params.notebookId)) {
-          results.push(await execute(b, [...scopes]));
+          results.push(await execute(principal, b, [...scopes]));
           const spec = b.body.spec as BlockSpec;
           if (spec.type === 'filter') scopes.push(spec.scope);
         }
@@ -175,12 +179,12 @@ export function blockRoutes(ctx: AppContext, graphs: Graphs, cases: CaseReads, l
     route({
       method: 'GET', url: '/api/:tenantId/project/:projectId/dashboard/:dashboardId/results', summary: "The current results of a dashboard's blocks (blocks deleted since are left out)", tag: 'dashboards', access: read, params: dashboardParams,
       response: z.object({ dashboardId: guid, results: z.array(blockResultSchema) }),
-      handler: async ({ params, reply }) => {
+      handler: async ({ params, reply, principal }) => {
         const d = dashboardView(dashboard(params.tenantId, params.projectId, params.dashboardId));
         const results = [];
         for (const id of d.blockIds) {
           const b = blocks.get(params.tenantId, params.projectId, id);
-          if (b) results.push(await execute(b, scopeOfBlock(b)));
+          if (b) results.push(await execute(principal, b, scopeOfBlock(b)));
         }
         return json(reply, { dashboardId: d.id, results });
       },

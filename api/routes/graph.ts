@@ -2,11 +2,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { recheckTenant, type TenantPrincipal } from '../auth.js';
 import type { AppContext } from '../context.js';
-import { notFound, projectOr404 } from '../context.js';
-import { documentText, type Graphs, type ServedGraph } from '../../engine/projects/index.js';
+import { documentText, type ServedGraph } from '../../engine/projects/index.js';
 import { route } from '../route.js';
 import { pageOf, pageOfList, pageQuery } from '../paging.js';
-import { guid, projectParams, scopeSchema, type Scope } from '../schemas.js';
+import { guid, projectParams } from '../schemas.js';
+import { lowerGuid, type PcgService } from '../service/index.js';
 
 export const graphDocumentSchema = z
   .object({ schema: z.string(), schema_version: z.string() })
@@ -28,7 +28,7 @@ const streamQuery = z
   .strict();
 
 /** An investigation named in the query, in any letter case, as path GUIDs are. */
-const lowerGuid = (id: string | undefined): string | undefined => id?.toLowerCase();
+const investigationOf = (id: string | undefined): string | undefined => (id === undefined ? undefined : lowerGuid(id));
 
 const HEARTBEAT_MS = 15_000;
 const POLL_MS = 1_000;
@@ -72,16 +72,8 @@ async function answer(request: FastifyRequest, reply: FastifyReply, served: Serv
   return reply.send(await documentText(served));
 }
 
-export function graphRoutes(ctx: AppContext, graphs: Graphs) {
-  const scopeOf = (tenantId: string, projectId: string, investigationId: string): Scope => {
-    const inv = ctx.catalog.investigations.get(tenantId, projectId, investigationId) ?? notFound('investigation');
-    return scopeSchema.parse(inv.body.scope ?? {});
-  };
-  const serve = async (tenantId: string, projectId: string, investigation: string | undefined, stale = false) => {
-    if (investigation === undefined) return graphs.current(projectId, { stale });
-    return graphs.inScope(projectId, investigation, [scopeOf(tenantId, projectId, investigation)]);
-  };
-
+/** The project's documents (api/service/graphs.ts), as HTTP answers them: ETag, 304, gzip, a stream of versions. */
+export function graphRoutes(ctx: AppContext, service: PcgService) {
   return [
     route({
       method: 'GET',
@@ -93,14 +85,10 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
       params: projectParams,
       query: graphQuery,
       response: graphDocumentSchema,
-      handler: async ({ params, query, request, reply }) => {
-        projectOr404(ctx, params.tenantId, params.projectId);
-        if (query.version !== undefined) {
-          if (query.investigation !== undefined) notFound('versions of investigation graphs are not kept; graph version');
-          return answer(request, reply, graphs.version(params.projectId, query.version) ?? notFound(`graph version ${query.version}`));
-        }
+      handler: async ({ params, query, request, reply, principal }) => {
+        const grant = service.access.grant(principal!, params.tenantId, params.projectId, 'read');
         // A busy project answers its newest kept document at once, marked stale, while one new build runs.
-        return answer(request, reply, await serve(params.tenantId, params.projectId, lowerGuid(query.investigation), true));
+        return answer(request, reply, await service.graphs.served(grant, { version: query.version, investigation: investigationOf(query.investigation), stale: true }));
       },
     }),
     route({
@@ -112,9 +100,9 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
       params: projectParams,
       query: pageQuery(ctx.config),
       response: pageOf(z.object({ dataVersion: z.number().int(), createdAt: z.string() })),
-      handler: ({ params, query }) => {
-        projectOr404(ctx, params.tenantId, params.projectId);
-        return pageOfList(ctx.catalog.graphVersions.list(params.projectId), query, ['number'], (v) => [v.dataVersion]);
+      handler: ({ params, query, principal }) => {
+        const grant = service.access.grant(principal!, params.tenantId, params.projectId, 'read');
+        return pageOfList(service.graphs.versions(grant), query, ['number'], (v) => [v.dataVersion]);
       },
     }),
     route({
@@ -128,9 +116,9 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
       query: streamQuery,
       produces: 'text/event-stream',
       handler: async ({ params, query: given, request, reply, principal }) => {
-        projectOr404(ctx, params.tenantId, params.projectId);
-        const query = { ...given, investigation: lowerGuid(given.investigation) };
-        if (query.investigation !== undefined) scopeOf(params.tenantId, params.projectId, query.investigation);
+        const grant = service.access.grant(principal!, params.tenantId, params.projectId, 'read');
+        const query = { ...given, investigation: investigationOf(given.investigation) };
+        if (query.investigation !== undefined) service.graphs.scopeOf(grant, query.investigation);
         // HEAD (answered on every GET route) gets the stream's headers and its end: a stream that stayed open never answered it.
         if (request.method === 'HEAD') return reply.code(200).header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache').send();
         // The route's access rule made sure of a tenant key with read access here.
@@ -150,7 +138,7 @@ export function graphRoutes(ctx: AppContext, graphs: Graphs) {
             sent = version;
             let data = JSON.stringify({ dataVersion: version });
             if (query.include === 'document') {
-              const served = await serve(params.tenantId, params.projectId, query.investigation);
+              const served = await service.graphs.served(grant, { investigation: query.investigation });
               // The document's text spliced in as it is (one line of JSON): parsing and writing it again cost ~40 ms for 4 MB on the loop.
               data = `${JSON.stringify({ dataVersion: served.dataVersion, etag: served.etag }).slice(0, -1)},"document":${await documentText(served)}}`;
             }

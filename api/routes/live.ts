@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { AppContext } from '../context.js';
-import { projectOr404 } from '../context.js';
-import type { CaseReads, LiveState } from '../../engine/projects/index.js';
+import type { PcgService } from '../service/index.js';
 import { route } from '../route.js';
 import { projectParams } from '../schemas.js';
 
@@ -30,30 +28,8 @@ export const liveStateSchema = z
   })
   .meta({ id: 'LiveState' });
 
-/** The live state of a project, read from every kept case (off the loop in `pcg serve`: CaseReads' reader). */
-async function readLive(cases: CaseReads, projectId: string) {
-  const { dataVersion, result } = await cases.run(projectId, [], { type: 'live' });
-  return { projectId, dataVersion, ...(result as unknown as LiveState) };
-}
-
-/** Answers kept per project for the data version they were read at, at most this many projects. */
-const KEPT = 256;
-
-export function liveRoutes(ctx: AppContext, cases: CaseReads) {
-  // Every open page reads …/live after each new version, and a read passes over every kept case: one read per
-  // project and data version serves them all (a read under way is shared too).
-  const kept = new Map<string, { version: number; answer: ReturnType<typeof readLive> }>();
-  const live = (projectId: string) => {
-    const version = ctx.states.state(projectId).dataVersion;
-    const hit = kept.get(projectId);
-    if (hit && hit.version === version) return hit.answer;
-    const answer = readLive(cases, projectId);
-    kept.delete(projectId);
-    kept.set(projectId, { version, answer });
-    if (kept.size > KEPT) kept.delete(kept.keys().next().value!);
-    answer.catch(() => kept.get(projectId)?.answer === answer && kept.delete(projectId));
-    return answer;
-  };
+/** Where the open cases are now (api/service/live.ts: one read per project and data version, shared with MCP's `live_state`). */
+export function liveRoutes(service: PcgService) {
   return [
     route({
       method: 'GET',
@@ -64,10 +40,7 @@ export function liveRoutes(ctx: AppContext, cases: CaseReads) {
       access: { tenant: 'read' },
       params: projectParams,
       response: liveStateSchema,
-      handler: async ({ params }) => {
-        projectOr404(ctx, params.tenantId, params.projectId);
-        return live(params.projectId);
-      },
+      handler: ({ params, principal }) => service.live.live(service.access.grant(principal!, params.tenantId, params.projectId, 'read')),
     }),
   ];
 }

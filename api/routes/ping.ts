@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
 import { authenticatedPingSchema, guid, pingSchema } from '../schemas.js';
+import { projectOf } from '../service/access.js';
 
 export function pingRoutes(ctx: AppContext) {
   return [
@@ -34,7 +35,7 @@ export function pingRoutes(ctx: AppContext) {
         if (!ids.success) throw new ApiError('validation_failed', 'X-Tenant-Id and X-Project-Id must be GUIDs');
         if (principal?.kind !== 'tenant') throw new ApiError('forbidden', 'a global key is not tied to a tenant; use a tenant API key');
         if (principal.tenantId !== tenant) throw new ApiError('forbidden', 'this key has no access to that tenant');
-        if (!ctx.catalog.projects.get(tenant, project) || (principal.projectIds && !principal.projectIds.includes(project))) {
+        if (!projectOf(ctx.catalog, tenant, project) || (principal.projectIds && !principal.projectIds.includes(project))) {
           throw new ApiError('forbidden', 'this key has no access to that project');
         }
         if (principal.permissions.length === 0) throw new ApiError('forbidden', 'this key has no permissions left in that tenant');

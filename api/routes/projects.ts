@@ -1,13 +1,13 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { wireEventSchemaFor } from '../../engine/index.js';
-import type { Project } from '../catalog/index.js';
-import { limitName, retentionDaysOf } from '../config.js';
+import { limitName } from '../config.js';
 import type { AppContext } from '../context.js';
 import { notFound, projectOr404 } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
 import { byCreation, CREATED, mapPage, pageOf, pageOfList, pageQuery } from '../paging.js';
+import type { PcgService } from '../service/index.js';
 import { description, name, projectParams, projectSchema, retentionDays, tenantParams } from '../schemas.js';
 
 export const ingestResultSchema = z
@@ -31,10 +31,10 @@ function abandoned(reply: FastifyReply): AbortSignal {
   return gone.signal;
 }
 
-export function projectRoutes(ctx: AppContext) {
+export function projectRoutes(ctx: AppContext, service: PcgService) {
   const { projects } = ctx.catalog;
-  // The retention days answered are the ones in force: the project's own, else the server's default.
-  const withVersion = ({ retention, ...p }: Project) => ({ ...p, retentionDays: retentionDaysOf(ctx.config, retention), dataVersion: ctx.states.state(p.id).dataVersion });
+  // As every face answers a project (api/service/projects.ts): the retention in force and the data version.
+  const withVersion = service.projects.view.bind(service.projects);
   /** A project's retention as the catalog keeps it: null (keep every event) is 0 there, NULL meaning never set. */
   const stored = (days: number | null | undefined) => (days === undefined ? undefined : days ?? 0);
   const { limitEventsPerRequest: maxEvents, limitProjectsPerTenant: maxProjects } = ctx.config;
@@ -66,11 +66,9 @@ export function projectRoutes(ctx: AppContext) {
       params: tenantParams,
       query: pageQuery(ctx.config),
       response: pageOf(projectSchema),
-      handler: ({ params, query, principal }) => {
-        const scope = principal?.kind === 'tenant' ? principal.projectIds : null;
+      handler: ({ params, query, principal }) =>
         // Each project shown reads its data version (its store is opened): the page's projects only.
-        return mapPage(pageOfList(projects.list(params.tenantId).filter((p) => !scope || scope.includes(p.id)), query, CREATED, byCreation), withVersion);
-      },
+        mapPage(pageOfList(service.projects.visible(principal!, params.tenantId), query, CREATED, byCreation), withVersion),
     }),
     route({
       method: 'GET',
@@ -80,7 +78,7 @@ export function projectRoutes(ctx: AppContext) {
       access: { tenant: 'read' },
       params: projectParams,
       response: projectSchema,
-      handler: ({ params }) => withVersion(projectOr404(ctx, params.tenantId, params.projectId)),
+      handler: ({ params, principal }) => withVersion(service.access.grant(principal!, params.tenantId, params.projectId, 'read').project),
     }),
     route({
       method: 'PUT',

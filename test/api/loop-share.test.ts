@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { LoopShare } from '../../api/loop-share.js';
 import { call, makeTenant, testApp } from './helpers.js';
 
@@ -70,6 +70,29 @@ describe('each tenant\'s share of the event loop', () => {
       const deferred = Number(/^pcg_loop_share_deferred_total (\d+)/m.exec(text)?.[1]);
       expect(deferred).toBeGreaterThan(0);
       expect(deferred).toBeLessThanOrEqual(31);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("charges MCP's tool calls to the tenant's share, as the routes' handlers are", async () => {
+    const app = testApp();
+    try {
+      const w = await makeTenant(app.app, 'mcpshare');
+      const charged = vi.spyOn(app.context.loopShare, 'charged');
+      const names = ['list_projects', 'graph_versions', 'live_state'];
+      for (const [i, name] of names.entries()) {
+        const r = await app.app.inject({
+          method: 'POST',
+          url: '/mcp',
+          headers: { authorization: `Bearer ${w.reader}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+          payload: { jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name, arguments: name === 'list_projects' ? {} : { projectId: w.projectId } } },
+        });
+        expect(r.statusCode).toBe(200);
+        expect(JSON.parse(r.body).result.isError ?? false).toBe(false);
+      }
+      // One turn per backend call the tools made (list_projects makes two: whoami, listProjects), each in the caller's tenant.
+      expect(charged.mock.calls.map(([tenant]) => tenant)).toEqual([w.tenantId, w.tenantId, w.tenantId, w.tenantId]);
     } finally {
       await app.close();
     }

@@ -109,7 +109,7 @@ describe('quotas: stored events', () => {
     const a = await makeTenant(t.app, 'qmcp');
     const principal = t.context.catalog.keys.matchTenant(a.admin)!;
     const parts = { catalog: t.context.catalog, states: t.context.states, config: t.context.config, usage: t.context.usage } as unknown as LocalParts;
-    const backend = new LocalBackend({ ...parts, auth: { authorize: () => undefined } as unknown as LocalParts['auth'] }, () => ({
+    const backend = new LocalBackend(parts, () => ({
       kind: 'tenant',
       keyId: principal.id,
       tenantId: a.tenantId,

@@ -163,7 +163,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const auth = new Auth(t.context.catalog, new RateLimiter(0, 0));
     const principal = auth.authenticate({ headers: { authorization: `Bearer ${w.reader}` } } as any, { tenant: 'read' });
     const graphs = new Graphs(t.context.states, t.context.catalog.graphVersions);
-    const server = buildMcpServer(new LocalBackend({ ...t.context, graphs, cases: new CaseReads(t.context.states), auth }, () => principal, 2000), { maxChars: 2000 });
+    const server = buildMcpServer(new LocalBackend({ ...t.context, graphs, cases: new CaseReads(t.context.states) }, () => principal, 2000), { maxChars: 2000 });
     const [a, b] = InMemoryTransport.createLinkedPair();
     await server.connect(a);
     const c = new Client({ name: 'cap', version: '1' });
