@@ -49,8 +49,8 @@ describe('stable placement (the live map keeps its nodes in place)', () => {
     // ...and end one layer (46) past c's right edge, on its row; start one layer before z's left edge.
     expect(at.end).toEqual({ x: 450 + 50 + 46 + 29, y: 0 });
     expect(at.start).toEqual({ x: 40 - 50 - 46 - 29, y: 0 });
-    for (const [id, p] of placed.positions) if (id !== 'end') expect(p.x).toBeLessThan(at.end.x);
-    for (const [id, p] of placed.positions) if (id !== 'start') expect(p.x).toBeGreaterThan(at.start.x);
+    for (const [id, p] of placed.positions) if (id !== 'end') expect(p.x).toBeLessThan(at.end!.x);
+    for (const [id, p] of placed.positions) if (id !== 'start') expect(p.x).toBeGreaterThan(at.start!.x);
     // The routes at the moved terminals are drawn straight; the others keep their bends.
     expect([...placed.bends.keys()]).toEqual(['a-b']);
   });
