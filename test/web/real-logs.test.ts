@@ -154,6 +154,35 @@ describe.skipIf(!realLogs || (!haveBrowser && !browserRequired))('the map of rea
       const zoom = (await hook<{ zoom: number }>('viewport')).zoom;
       console.log(`${file}: ${total} activities, ${drawn.nodes.length - 2} drawn at ${sliders.activities} % / ${sliders.paths} %, zoom ${zoom.toFixed(2)}; ${hidden}`);
       expect({ small, overlapping, under, outside }).toEqual({ small: [], overlapping: [], under: [], outside: [] });
+
+      if (want.hidden.activities > 0) {
+        // Panels hidden, sliders untouched: the wider map opens again with at least as many activities, as legible.
+        await page.click('#toggle-panels');
+        await page.waitForFunction(() => (globalThis as any).document.body.classList.contains('panels-hidden'));
+        await page.waitForFunction(
+          () => {
+            const g = globalThis as any;
+            const now = JSON.stringify([g.__pcg.drawn(), g.__pcg.nodeBoxes()]);
+            const still = now === g.__lastWide;
+            g.__lastWide = now;
+            return still;
+          },
+          undefined,
+          { polling: 300 },
+        );
+        const wide = Number(await page.inputValue('#activities'));
+        const wideLabels = await hook<({ id: string; kind: 'node' | 'edge'; font: number } & Rect)[]>('labelBoxes');
+        const wideMap: Rect = await page.evaluate(() => {
+          const r = (globalThis as any).document.querySelector('#map').getBoundingClientRect();
+          return { x: r.x, y: r.y, w: r.width, h: r.height };
+        });
+        await page.screenshot({ path: join(shots, `${file.replace(/[^a-z0-9]+/gi, '_')}-panels-hidden.png`) });
+        console.log(`${file}: panels hidden: ${(await hook<{ nodes: string[] }>('drawn')).nodes.length - 2} drawn at ${wide} %`);
+        expect(wide).toBeGreaterThanOrEqual(sliders.activities);
+        expect(wideLabels.filter((l) => l.font < (l.kind === 'node' ? MIN_NODE_FONT : MIN_EDGE_FONT))).toEqual([]);
+        expect(wideLabels.filter((l) => !inside(l, wideMap)).map((l) => l.id)).toEqual([]);
+        await page.click('#toggle-panels');
+      }
       expect(problems).toEqual([]);
     }, 300_000);
   }

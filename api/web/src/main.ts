@@ -229,6 +229,11 @@ $('toggle-panels').addEventListener('click', () => {
   const hidden = document.body.classList.toggle('panels-hidden');
   $('toggle-panels').setAttribute('aria-pressed', String(!hidden));
   map.cy.resize();
+  // Sliders untouched: the map opens again to what fits the new width legibly (more activities with the panels hidden).
+  if (!slidersMoved && doc) {
+    setSliders(defaultSimplification(doc));
+    map.relayout();
+  }
 });
 
 const sliders = () => [Number($<HTMLInputElement>('activities').value), Number($<HTMLInputElement>('paths').value)] as const;

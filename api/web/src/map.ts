@@ -420,16 +420,19 @@ export class ProcessMap {
     fitStageLabels(this.cy);
     paintBadges(this, this.cy, nodes, open);
     this.drawnLive = this.live?.dataVersion;
+    // A grown map is fitted again, unless the reader moved the view: then it stays where they left it.
+    const refit = nodes.length > 0 && (!this.fitted || (positions !== undefined && !this.userMoved));
     if (positions && animate) {
-      // Bends are relative to the endpoints: recompute them once the nodes have arrived.
+      // Bends are relative to the endpoints: recompute them once the nodes have arrived, and fit where they arrived.
       setTimeout(() => {
+        if (generation !== this.generation) return;
         route(this.cy, this.bends, edges);
         fitStageLabels(this.cy);
+        if (refit && !this.userMoved) this.fit();
       }, 420);
     }
     this.applyHighlight();
-    // A grown map is fitted again, unless the reader moved the view: then it stays where they left it.
-    if (nodes.length && (!this.fitted || (positions && !this.userMoved))) {
+    if (refit) {
       this.fit();
       this.fitted = true;
     }
