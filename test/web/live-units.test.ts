@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { badge, finishedCases, lateness, openByNode, type LiveAnswer } from '../../api/web/src/map-live.js';
 import { keepPlaces } from '../../api/web/src/placement.js';
+import { BAND_MARGIN, FIT_MAX_ZOOM, fitZoomOfLayout } from '../../api/web/src/fit.js';
 import type { GraphDocument, GraphEdge } from '../../api/web/src/types.js';
 
 const box = { width: 100, height: 50 };
@@ -65,6 +66,18 @@ describe('stable placement (the live map keeps its nodes in place)', () => {
   it('takes the fresh layout whole when nothing was drawn', () => {
     const fresh = { positions: new Map([['a', { x: 3, y: 4 }]]), bends: new Map([['e', [{ x: 1, y: 2 }]]]) };
     expect(keepPlaces(new Map(), new Map(), new Set(), fresh, new Map())).toBe(fresh);
+  });
+});
+
+describe('the zoom a layout is fitted at (what the opening simplification keeps legible)', () => {
+  it('fits the nodes, their bands and the routes into the area, never past FIT_MAX_ZOOM', () => {
+    const layout = { positions: new Map([['a', { x: 0, y: 0 }], ['b', { x: 1000, y: 0 }]]), bends: new Map([['a-b', [{ x: 500, y: 300 }]]]) };
+    const boxes = new Map([['a', box], ['b', box]]);
+    const w = 1100 + 2 * BAND_MARGIN.x;
+    const h = 325 + 2 * BAND_MARGIN.y;
+    expect(fitZoomOfLayout(layout, boxes, { width: w / 2, height: 10_000 })).toBe(0.5);
+    expect(fitZoomOfLayout(layout, boxes, { width: 10_000, height: h / 4 })).toBe(0.25);
+    expect(fitZoomOfLayout(layout, boxes, { width: 10_000, height: 10_000 })).toBe(FIT_MAX_ZOOM);
   });
 });
 

@@ -14,28 +14,17 @@ import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type N
 import { EDGE_KINDS, liveStyle, nodeBox, style } from './map-style.js';
 import { openByNode, type LiveAnswer } from './map-live.js';
 import { fitStageLabels, paintBadges, paintEdges, paintNode, placeBadge, route } from './map-paint.js';
+import { FIT_MAX_ZOOM, fitZoomOfLayout, LEGIBLE_ZOOM } from './fit.js';
 import { keepPlaces, type Box } from './placement.js';
 import { shown, type Shown, type Simplified } from './filter.js';
 import { layout, type Layout, type LayoutEdge, type LayoutNode, type Point } from './layout.js';
 import { labelText, oneLine } from './text.js';
 import type { GraphDocument, GraphNode } from './types.js';
 
-export { EDGE_KINDS };
+export { EDGE_KINDS, FIT_MAX_ZOOM, LEGIBLE_ZOOM };
 
 export type View = 'frequency' | 'performance';
 export type WaitMetric = 'median' | 'slow';
-
-/** Fitting never zooms in further than this (labels at 1.25 times their size). */
-export const FIT_MAX_ZOOM = 1.25;
-/**
- * The least zoom at which the map is legible: node names (12 px) drawn at 11
- * CSS px, edge counts (11 px) at 10. Until the reader moves a slider, the map
- * opens with fewer activities than the defaults when these would fit the
- * window only at a smaller zoom.
- */
-export const LEGIBLE_ZOOM = 11 / 12;
-/** Room around the laid-out nodes that the drawing takes too: stage bands' padding and titles, edges routed round. */
-const BAND_MARGIN = { x: 24, y: 40 };
 
 export type MapSelection = { type: 'node' | 'edge' | 'stage'; id: string } | undefined;
 
@@ -250,23 +239,9 @@ export class ProcessMap {
     cy.viewport({ zoom, pan: { x: left + width / 2 - zoom * (bb.x1 + bb.w / 2), y: top + height / 2 - zoom * (bb.y1 + bb.h / 2) } });
   }
 
-  /** The zoom fitting would choose for a layout (its nodes, their bands and its routes), before it is drawn. */
+  /** The zoom fitting would choose for a layout, before it is drawn. */
   private fitZoomOf(result: Layout, boxes: ReadonlyMap<string, Box>): number {
-    let x1 = Infinity;
-    let y1 = Infinity;
-    let x2 = -Infinity;
-    let y2 = -Infinity;
-    const take = (x: number, y: number, w = 0, h = 0) => {
-      x1 = Math.min(x1, x - w / 2);
-      x2 = Math.max(x2, x + w / 2);
-      y1 = Math.min(y1, y - h / 2);
-      y2 = Math.max(y2, y + h / 2);
-    };
-    for (const [id, p] of result.positions) take(p.x, p.y, boxes.get(id)?.width ?? 60, boxes.get(id)?.height ?? 60);
-    for (const points of result.bends.values()) for (const p of points) take(p.x, p.y);
-    const { width, height } = this.fitArea();
-    if (!(x2 > x1) || width <= 0 || height <= 0) return FIT_MAX_ZOOM;
-    return Math.min(FIT_MAX_ZOOM, width / (x2 - x1 + 2 * BAND_MARGIN.x), height / (y2 - y1 + 2 * BAND_MARGIN.y));
+    return fitZoomOfLayout(result, boxes, this.fitArea());
   }
 
   /** The document node and edge ids drawn (stage bands left out): what the test compares with the document. */
