@@ -1,4 +1,6 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { PcgApp } from '../../api/app.js';
@@ -37,4 +39,16 @@ export async function demoApi(base: string, demo: Demo, method: string, path: st
   });
   expect(r.ok, `${method} ${path}: ${r.status}`).toBe(true);
   return r.json();
+}
+
+const WEB = fileURLToPath(new URL('../../api/web', import.meta.url));
+
+/** Builds the page when the build is missing or older than any of its sources (make install normally has). */
+export async function ensureBuilt(): Promise<void> {
+  const index = join(WEB, 'dist/index.html');
+  const sources = [join(WEB, 'index.html'), join(WEB, 'vite.config.ts'), ...readdirSync(join(WEB, 'src')).map((f) => join(WEB, 'src', f))];
+  const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs));
+  if (existsSync(index) && statSync(index).mtimeMs >= newest) return;
+  const { build } = await import('vite');
+  await build({ configFile: join(WEB, 'vite.config.ts'), logLevel: 'warn' });
 }

@@ -38,6 +38,11 @@ const map = new ProcessMap(mapEl, {
     return { top: Math.max(0, tools.bottom - box.top), bottom: legend.height ? Math.max(0, box.bottom - legend.top) : 0 };
   },
   onRendered: (shown) => {
+    // The map may have opened with fewer activities than the defaults, to fit legibly: the slider says so.
+    if (map.autoSimplify && Number($<HTMLInputElement>('activities').value) !== map.activitiesPct) {
+      $<HTMLInputElement>('activities').value = String(map.activitiesPct);
+      $('activities-out').textContent = `${map.activitiesPct} %`;
+    }
     $('map-hidden').textContent = map.lastShown ? hiddenText(map.lastShown) : '';
     $('map-empty').hidden = shown.nodes.some((n) => n.kind === 'activity');
     $('map-empty').textContent = 'No events in this project yet: upload a log, or send events to …/events.';
@@ -147,7 +152,10 @@ function openProject(id: string): void {
       if (before && before.source.data_version === next.source.data_version) return;
       doc = next;
       receivedAt = Date.now();
-      if (!slidersMoved) setSliders(defaultSimplification(next));
+      if (!slidersMoved) {
+        map.autoSimplify = true;
+        setSliders(defaultSimplification(next));
+      }
       map.show(next, touchedNodes(before, next));
       if (before) {
         flash();
@@ -221,6 +229,11 @@ $('toggle-panels').addEventListener('click', () => {
   const hidden = document.body.classList.toggle('panels-hidden');
   $('toggle-panels').setAttribute('aria-pressed', String(!hidden));
   map.cy.resize();
+  // Sliders untouched: the map opens again to what fits the new width legibly (more activities with the panels hidden).
+  if (!slidersMoved && doc) {
+    setSliders(defaultSimplification(doc));
+    map.relayout();
+  }
 });
 
 const sliders = () => [Number($<HTMLInputElement>('activities').value), Number($<HTMLInputElement>('paths').value)] as const;
@@ -235,6 +248,7 @@ function setSliders(view: { activities: number; paths: number }): void {
 for (const id of ['activities', 'paths']) {
   $<HTMLInputElement>(id).addEventListener('input', () => {
     slidersMoved = true;
+    map.autoSimplify = false;
     const [a, p] = sliders();
     setSliders({ activities: a, paths: p });
   });
@@ -405,6 +419,8 @@ export interface PcgHook {
   positions(): Record<string, { x: number; y: number }>;
   /** Whether the reader moved the view (the map is then not re-fitted as it grows). */
   userMoved(): boolean;
+  /** Every label drawn on a document node or a shown edge: its page rectangle and its font size on screen in CSS px. */
+  labelBoxes(): { id: string; kind: 'node' | 'edge'; font: number; x: number; y: number; w: number; h: number }[];
 }
 
 declare global {
@@ -448,6 +464,18 @@ window.__pcg = {
   liveVersion: () => map.liveVersion,
   positions: () => Object.fromEntries(map.cy.nodes('.doc').map((n) => [n.id(), { ...n.position() }])),
   userMoved: () => map.userMoved,
+  labelBoxes: () => {
+    const r = mapEl.getBoundingClientRect();
+    const zoom = map.cy.zoom();
+    return map.cy
+      .elements('node.doc, edge')
+      .filter((el) => el.visible() && String(el.data('text') ?? '') !== '')
+      .map((el) => {
+        // An edge's box without its line: the label alone.
+        const b = el.renderedBoundingBox({ includeLabels: true, includeOverlays: false, ...(el.isEdge() ? { includeEdges: false } : {}) });
+        return { id: el.id(), kind: el.isNode() ? ('node' as const) : ('edge' as const), font: parseFloat(String(el.style('font-size'))) * zoom, x: r.left + b.x1, y: r.top + b.y1, w: b.w, h: b.h };
+      });
+  },
 };
 
 // ---- start ------------------------------------------------------------------------------

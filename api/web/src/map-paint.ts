@@ -7,7 +7,7 @@ import type { Core, EdgeSingular, NodeSingular } from 'cytoscape';
 import { hours, int, waitColor } from './format.js';
 import type { Point } from './layout.js';
 import { badge, finishedCases, type LiveActivity } from './map-live.js';
-import { blueRamp, EDGE_KINDS, luminance, nodeBox } from './map-style.js';
+import { blueRamp, EDGE_KINDS, hasLongWord, luminance, nodeBox } from './map-style.js';
 import { segments } from './layout.js';
 import { labelText, oneLine } from './text.js';
 import type { GraphDocument, GraphEdge, GraphNode } from './types.js';
@@ -43,7 +43,7 @@ export function paintNode(look: Look, el: NodeSingular, n: GraphNode, doc: Graph
     text = `${label}\n${n.median_hours_to_next > 0 ? `${hours(n.median_hours_to_next)} to next` : '—'}`;
   }
   const box = nodeBox(n);
-  el.data({ text, full: oneLine(n.label), fill, ink: luminance(fill) < 0.5 ? '#ffffff' : '#1d2330', w: box.width, h: box.height, tw: box.width - 10, cases: n.cases, repeating: n.cases_repeating, kind: n.kind });
+  el.data({ text, full: oneLine(n.label), fill, ink: luminance(fill) < 0.5 ? '#ffffff' : '#1d2330', w: box.width, h: box.height, tw: box.width - 10, longword: hasLongWord(label, box.width), cases: n.cases, repeating: n.cases_repeating, kind: n.kind });
 }
 
 export function paintEdges(look: Look, cy: Core, edges: readonly GraphEdge[], doc: GraphDocument, open: ReadonlyMap<string, LiveActivity>): void {
@@ -130,7 +130,10 @@ export function fitStageLabels(cy: Core): void {
         lo = Math.min(lo, c.position('x') - half);
         hi = Math.max(hi, c.position('x') + half);
       });
-      if (hi > lo) stage.data('lw', Math.max(60, Math.round(hi - lo + 20)));
+      if (hi > lo) {
+        const lw = Math.max(60, Math.round(hi - lo + 20));
+        stage.data({ lw, longword: hasLongWord(String(stage.data('name') ?? ''), lw + 14) });
+      }
     }),
   );
 }

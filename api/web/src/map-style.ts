@@ -20,6 +20,11 @@ export const EDGE_KINDS = {
 const CHAR_PX = 6.6;
 const LINE_PX = 15;
 
+/** Whether a label has a word wider than its box's lines: only then may the map break it inside a word. */
+export function hasLongWord(label: string, width: number): boolean {
+  return label.split(/\s+/).some((w) => w.length * CHAR_PX * 1.15 > width - 14);
+}
+
 /** Node boxes fit their label (as drawn: cut, controls shown) wrapped on word breaks (the longest word sets the least width). */
 export function nodeBox(n: GraphNode): { width: number; height: number; lines: number } {
   if (n.kind !== 'activity') return { width: 58, height: 58, lines: 2 };
@@ -77,7 +82,7 @@ export const style: StylesheetJson = [
       height: 'data(h)',
       label: 'data(text)',
       'text-wrap': 'wrap',
-      'text-overflow-wrap': 'anywhere',
+      // Lines break between words; only a name with a word longer than the box breaks anywhere (node.act[?longword]).
       'text-max-width': 'data(tw)',
       'text-valign': 'center',
       'text-halign': 'center',
@@ -93,6 +98,7 @@ export const style: StylesheetJson = [
       'transition-duration': 350,
     },
   },
+  { selector: 'node.act[?longword], node.stage[?longword]', style: { 'text-overflow-wrap': 'anywhere' } },
   {
     selector: 'node.act[repeating > 0]',
     style: { 'border-width': 2, 'border-style': 'double', 'border-color': '#e07b00' },
@@ -131,7 +137,6 @@ export const style: StylesheetJson = [
       'border-color': '#b8c2d2',
       label: 'data(name)',
       'text-wrap': 'wrap',
-      'text-overflow-wrap': 'anywhere',
       'text-max-width': 'data(lw)',
       'text-valign': 'top',
       'text-halign': 'center',
@@ -153,7 +158,8 @@ export const style: StylesheetJson = [
       'curve-style': 'bezier',
       'control-point-step-size': 28,
       label: 'data(text)',
-      'font-size': 10,
+      // 10 CSS px or more at the least legible zoom (map.ts LEGIBLE_ZOOM).
+      'font-size': 11,
       'font-family': 'system-ui, -apple-system, "Segoe UI", Roboto, sans-serif',
       color: '#28303d',
       'text-background-color': '#ffffff',

@@ -14,19 +14,17 @@ import cytoscape, { type Core, type EdgeSingular, type ElementDefinition, type N
 import { EDGE_KINDS, liveStyle, nodeBox, style } from './map-style.js';
 import { openByNode, type LiveAnswer } from './map-live.js';
 import { fitStageLabels, paintBadges, paintEdges, paintNode, placeBadge, route } from './map-paint.js';
+import { FIT_MAX_ZOOM, fitZoomOfLayout, LEGIBLE_ZOOM } from './fit.js';
 import { keepPlaces, type Box } from './placement.js';
 import { shown, type Shown, type Simplified } from './filter.js';
-import { layout, type LayoutEdge, type LayoutNode, type Point } from './layout.js';
+import { layout, type Layout, type LayoutEdge, type LayoutNode, type Point } from './layout.js';
 import { labelText, oneLine } from './text.js';
 import type { GraphDocument, GraphNode } from './types.js';
 
-export { EDGE_KINDS };
+export { EDGE_KINDS, FIT_MAX_ZOOM, LEGIBLE_ZOOM };
 
 export type View = 'frequency' | 'performance';
 export type WaitMetric = 'median' | 'slow';
-
-/** Fitting never zooms in further than this (labels at 1.25 times their size). */
-export const FIT_MAX_ZOOM = 1.25;
 
 export type MapSelection = { type: 'node' | 'edge' | 'stage'; id: string } | undefined;
 
@@ -72,6 +70,12 @@ export class ProcessMap {
   private fitting = false;
   /** Set by relayout(): the next drawing lays the map out afresh instead of keeping the places. */
   private fresh = false;
+  /**
+   * While the reader has not moved a slider: a drawing whose layout would fit
+   * the window only below LEGIBLE_ZOOM lowers activitiesPct (the least
+   * frequent activities hidden first) until it fits, or none is left to hide.
+   */
+  autoSimplify = false;
 
   constructor(
     private readonly container: HTMLElement,
@@ -213,14 +217,18 @@ export class ProcessMap {
     this.userMoved = false;
   }
 
+  /** The band between the map's tools and its legend, less a margin: where fitting puts the map. */
+  private fitArea(): { left: number; top: number; width: number; height: number } {
+    const pad = 30;
+    const { top, bottom } = this.options.covered?.() ?? { top: 0, bottom: 0 };
+    return { left: pad, top: top + pad, width: this.cy.width() - 2 * pad, height: this.cy.height() - top - bottom - 2 * pad };
+  }
+
   private fitNow(): void {
     const cy = this.cy;
     const elements = cy.elements();
     if (elements.empty()) return;
-    const pad = 30;
-    const { top, bottom } = this.options.covered?.() ?? { top: 0, bottom: 0 };
-    const width = cy.width() - 2 * pad;
-    const height = cy.height() - top - bottom - 2 * pad;
+    const { left, top, width, height } = this.fitArea();
     const bb = elements.boundingBox();
     if (width <= 0 || height <= 0 || bb.w <= 0 || bb.h <= 0) {
       cy.fit(undefined, 50);
@@ -228,9 +236,12 @@ export class ProcessMap {
     }
     // Into the band between the tools and the legend, so neither covers a node.
     const zoom = Math.max(cy.minZoom(), Math.min(FIT_MAX_ZOOM, width / bb.w, height / bb.h));
-    const cx = pad + width / 2;
-    const cyMid = top + pad + height / 2;
-    cy.viewport({ zoom, pan: { x: cx - zoom * (bb.x1 + bb.w / 2), y: cyMid - zoom * (bb.y1 + bb.h / 2) } });
+    cy.viewport({ zoom, pan: { x: left + width / 2 - zoom * (bb.x1 + bb.w / 2), y: top + height / 2 - zoom * (bb.y1 + bb.h / 2) } });
+  }
+
+  /** The zoom fitting would choose for a layout, before it is drawn. */
+  private fitZoomOf(result: Layout, boxes: ReadonlyMap<string, Box>): number {
+    return fitZoomOfLayout(result, boxes, this.fitArea());
   }
 
   /** The document node and edge ids drawn (stage bands left out): what the test compares with the document. */
@@ -263,10 +274,9 @@ export class ProcessMap {
     }
   }
 
-  private async render(doc: GraphDocument): Promise<void> {
-    const generation = this.generation;
-    const vis = shown(doc, this.activitiesPct, this.pathsPct);
-    this.lastShown = vis;
+  /** What the map draws of a document at these slider positions: the kept nodes and edges and their structure's key. */
+  private pick(doc: GraphDocument, activitiesPct: number, pathsPct: number) {
+    const vis = shown(doc, activitiesPct, pathsPct);
     const nodeById = new Map(doc.nodes.map((n) => [n.id, n]));
     const edgeById = new Map(doc.edges.map((e) => [e.id, e]));
     const stageIndex = new Map(doc.stages.map((s, i) => [s.id, i + 1]));
@@ -276,29 +286,59 @@ export class ProcessMap {
     const edges = empty ? [] : vis.edges.map((id) => edgeById.get(id)!);
     const stageOf = (n: GraphNode) => (n.kind === 'activity' && stageIndex.has(n.stage) ? n.stage : '');
     const structure = JSON.stringify([nodes.map((n) => [n.id, stageOf(n), nodeBox(n).height]), edges.map((e) => e.id), doc.stages.map((s) => s.id)]);
+    return { vis, nodes, edges, stageOf, stageIndex, structure };
+  }
+
+  /** A fresh ELK layout of the picked nodes and edges, and the boxes it placed. */
+  private async layOut(doc: GraphDocument, picked: ReturnType<ProcessMap['pick']>): Promise<{ result: Layout; boxes: Map<string, Box> }> {
+    const { nodes, edges, stageIndex } = picked;
+    // Nodes in the stages' order (their activities are listed in the backbone's order), then the rest.
+    const rank = new Map<string, number>();
+    for (const s of doc.stages) for (const a of s.activities) if (!rank.has(String(a))) rank.set(String(a), rank.size);
+    const partitionOf = (n: GraphNode) => (n.kind === 'start' ? 0 : n.kind === 'end' ? doc.stages.length + 1 : (stageIndex.get(n.stage) ?? 1));
+    const ordered = [...nodes].sort((a, b) => partitionOf(a) - partitionOf(b) || (rank.get(a.label) ?? 1e9) - (rank.get(b.label) ?? 1e9));
+    const layoutNodes: LayoutNode[] = ordered.map((n) => ({ id: n.id, ...nodeBox(n), partition: partitionOf(n) }));
+    const layoutEdges: LayoutEdge[] = edges.map((e) => ({ id: e.id, from: e.from, to: e.to }));
+    const result = await layout(layoutNodes, layoutEdges);
+    return { result, boxes: new Map<string, Box>(layoutNodes.map((n) => [n.id, n])) };
+  }
+
+  private async render(doc: GraphDocument): Promise<void> {
+    const generation = this.generation;
+    let picked = this.pick(doc, this.activitiesPct, this.pathsPct);
 
     let positions: Map<string, { x: number; y: number }> | undefined;
-    if (structure !== this.structure) {
-      // Nodes in the stages' order (their activities are listed in the backbone's order), then the rest.
-      const rank = new Map<string, number>();
-      for (const s of doc.stages) for (const a of s.activities) if (!rank.has(String(a))) rank.set(String(a), rank.size);
-      const partitionOf = (n: GraphNode) => (n.kind === 'start' ? 0 : n.kind === 'end' ? doc.stages.length + 1 : (stageIndex.get(n.stage) ?? 1));
-      const ordered = [...nodes].sort((a, b) => partitionOf(a) - partitionOf(b) || (rank.get(a.label) ?? 1e9) - (rank.get(b.label) ?? 1e9));
-      const layoutNodes: LayoutNode[] = ordered.map((n) => ({ id: n.id, ...nodeBox(n), partition: partitionOf(n) }));
-      const layoutEdges: LayoutEdge[] = edges.map((e) => ({ id: e.id, from: e.from, to: e.to }));
-      const result = await layout(layoutNodes, layoutEdges);
+    if (picked.structure !== this.structure) {
+      let { result, boxes } = await this.layOut(doc, picked);
+      // Untouched sliders: fewer activities until the map fits the window legibly (the next lower share that hides one more).
+      while (this.autoSimplify && picked.nodes.length > 3 && this.fitZoomOf(result, boxes) < LEGIBLE_ZOOM) {
+        let pct = this.activitiesPct;
+        let next = picked;
+        while (pct > 0 && next.nodes.length >= picked.nodes.length) next = this.pick(doc, --pct, this.pathsPct);
+        if (next.nodes.length >= picked.nodes.length || next.nodes.length < 3) break;
+        this.activitiesPct = pct;
+        picked = next;
+        ({ result, boxes } = await this.layOut(doc, picked));
+        if (this.dirty || generation !== this.generation) return;
+      }
       // A newer document or filter arrived meanwhile (or another project was opened): draw that instead.
       if (this.dirty || generation !== this.generation) return;
       // Live updates keep every node where the reader saw it; only a new node is placed (placement.ts).
       const previous = new Map<string, Point>();
       if (!this.fresh) this.cy.nodes('.doc').forEach((n) => void previous.set(n.id(), { ...n.position() }));
-      const boxes = new Map<string, Box>(layoutNodes.map((n) => [n.id, n]));
-      const placed = keepPlaces(previous, this.bends, new Set(this.cy.edges().map((e) => e.id())), result, boxes);
+      const terminals = {
+        start: picked.nodes.find((n) => n.kind === 'start')?.id,
+        end: picked.nodes.find((n) => n.kind === 'end')?.id,
+        edges: new Map(picked.edges.map((e) => [e.id, { from: e.from, to: e.to }])),
+      };
+      const placed = keepPlaces(previous, this.bends, new Set(this.cy.edges().map((e) => e.id())), result, boxes, terminals);
       this.fresh = false;
       positions = placed.positions;
       this.bends = placed.bends;
-      this.structure = structure;
+      this.structure = picked.structure;
     }
+    const { vis, nodes, edges, stageOf } = picked;
+    this.lastShown = vis;
     const open = openByNode(doc, this.live);
 
     const cy = this.cy;
@@ -355,16 +395,19 @@ export class ProcessMap {
     fitStageLabels(this.cy);
     paintBadges(this, this.cy, nodes, open);
     this.drawnLive = this.live?.dataVersion;
+    // A grown map is fitted again, unless the reader moved the view: then it stays where they left it.
+    const refit = nodes.length > 0 && (!this.fitted || (positions !== undefined && !this.userMoved));
     if (positions && animate) {
-      // Bends are relative to the endpoints: recompute them once the nodes have arrived.
+      // Bends are relative to the endpoints: recompute them once the nodes have arrived, and fit where they arrived.
       setTimeout(() => {
+        if (generation !== this.generation) return;
         route(this.cy, this.bends, edges);
         fitStageLabels(this.cy);
+        if (refit && !this.userMoved) this.fit();
       }, 420);
     }
     this.applyHighlight();
-    // A grown map is fitted again, unless the reader moved the view: then it stays where they left it.
-    if (nodes.length && (!this.fitted || (positions && !this.userMoved))) {
+    if (refit) {
       this.fit();
       this.fitted = true;
     }
