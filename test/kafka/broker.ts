@@ -5,7 +5,11 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { AclOperationTypes, AclPermissionTypes, AclResourceTypes, Kafka, logLevel, Partitioners, ResourcePatternTypes } from 'kafkajs';
+import kafkajs, { Kafka, logLevel, Partitioners } from 'kafkajs';
+
+// Through the default export: Node's reading of kafkajs's CommonJS exports stops before these, so a named import
+// of them fails outside vitest (`node --import tsx test/bench/kafka.ts`).
+const { AclOperationTypes, AclPermissionTypes, AclResourceTypes, ResourcePatternTypes } = kafkajs;
 import { ensureKafkaJars } from './broker-jars.js';
 
 /**
