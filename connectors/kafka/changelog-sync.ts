@@ -10,6 +10,12 @@ import type { ChangelogStats } from './runner-contract.js';
 import type { StateWriter } from './state-writer.js';
 
 /**
+ * Fetch size when reading a changelog: its records are gzip-compressed about tenfold, and a fetch is held
+ * decompressed while it is applied, so a tenth of a source fetch (FETCH_BYTES) holds about as many events.
+ */
+const CHANGELOG_FETCH_BYTES = 1024 * 1024;
+
+/**
  * Keeps a source's partition states and its changelog (changelog.ts) in step,
  * for the runner that owns the partitions:
  * - `log`: each applied chunk's record, written after the state's transaction
@@ -81,7 +87,7 @@ export class ChangelogKeeper {
       else if (this.written.get(p)?.at === end.high - 1) last.set(p, this.written.get(p)!.offset);
       else unknown.set(p, { from: end.high - 1, until: end.high - 1 });
     }
-    await readRanges(this.kafka, source.groupId, out.topic, unknown, async (p, messages) => void last.set(p, decodeRecord(messages[messages.length - 1]!.value).offset), stopped);
+    await readRanges(this.kafka, source.groupId, out.topic, unknown, async (p, messages) => void last.set(p, decodeRecord(messages[messages.length - 1]!.value).offset), stopped, CHANGELOG_FETCH_BYTES);
     if (stopped()) return [];
     const restore = new Map<number, ReadRange>();
     const republish = new Map<number, ReadRange>();
@@ -140,6 +146,7 @@ export class ChangelogKeeper {
         }
       },
       stopped,
+      CHANGELOG_FETCH_BYTES,
     );
     return problems;
   }

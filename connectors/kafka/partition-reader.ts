@@ -25,13 +25,14 @@ export async function readRanges(
   ranges: ReadonlyMap<number, ReadRange>,
   each: (partition: number, messages: KafkaMessage[]) => Promise<void>,
   stopped: () => boolean = () => false,
+  fetchBytes = FETCH_BYTES,
 ): Promise<void> {
   const remaining = new Set([...ranges].filter(([, r]) => r.from <= r.until).map(([p]) => p));
   if (remaining.size === 0) return;
   const consumer = kafka.consumer({
     groupId: `${groupPrefix}.pcg-read.${randomUUID()}`,
-    maxBytes: FETCH_BYTES,
-    maxBytesPerPartition: FETCH_BYTES,
+    maxBytes: fetchBytes,
+    maxBytesPerPartition: fetchBytes,
     maxWaitTimeInMs: 100,
     sessionTimeout: 30_000,
     heartbeatInterval: 1_000,
