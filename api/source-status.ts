@@ -25,6 +25,15 @@ export const sourceStatusSchema = z
     eventsApplied: int.describe('events kept from this source'),
     deadLetters: int,
     lastError: z.object({ message: z.string(), at: z.string() }).nullable(),
+    changelog: z
+      .object({
+        writtenRecords: int.describe('changelog records written after their chunk was applied'),
+        restoredRecords: int.describe('changelog records read to restore partition states that lacked them'),
+        restoredEvents: int.describe('events those records kept in the restored states'),
+        republishedRecords: int.describe("records of a state's tail that had not reached the changelog, read again from the source topic and written"),
+      })
+      .nullable()
+      .describe('summed over the workers running it now, each since it started; null when the changelog is off or no worker reported'),
   })
   .meta({ id: 'SourceStatus' });
 export type SourceStatus = z.infer<typeof sourceStatusSchema>;
@@ -60,6 +69,12 @@ export function sourceStatus(ctx: AppContext, source: SourceRecord, now = Date.n
     }
     if (status.lastError && (!lastError || status.lastError.at > lastError.at)) lastError = status.lastError;
   }
+  let changelog: SourceStatus['changelog'] = null;
+  for (const { status } of reports) {
+    if (!status.changelog) continue;
+    changelog ??= { writtenRecords: 0, restoredRecords: 0, restoredEvents: 0, republishedRecords: 0 };
+    for (const k of Object.keys(changelog) as (keyof typeof changelog)[]) changelog[k] += status.changelog[k] ?? 0;
+  }
   const states = reports.map((r) => r.status.state);
   const state: SourceStatus['state'] = source.paused
     ? 'paused'
@@ -78,5 +93,6 @@ export function sourceStatus(ctx: AppContext, source: SourceRecord, now = Date.n
     eventsApplied: list.reduce((n, p) => n + p.eventsKept, 0),
     deadLetters: list.reduce((n, p) => n + p.deadLetters, 0),
     lastError,
+    changelog,
   };
 }

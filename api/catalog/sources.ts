@@ -215,6 +215,8 @@ export class Sources implements SourceDirectory {
       start: input.start ?? 'earliest',
       ...(sasl ? { sasl } : {}),
       ...(tls !== undefined ? { tls } : {}),
+      // Stored by a pcg before changelogs: off.
+      changelog: input.changelog ?? false,
     };
   }
 

@@ -58,6 +58,12 @@ export const sourceInputSchema = z
     sasl: saslSchema.optional(),
     /** The tenant's client certificate and key (mutual TLS), on such a cluster. */
     tls: z.object({ cert: z.string().max(100_000), key: z.string().max(100_000) }).strict().optional(),
+    /**
+     * Whether the worker that owns a partition also writes each applied chunk to the source's changelog topic
+     * (changelog.ts), so that a host without the partition's state file restores it from Kafka. Off by default:
+     * it doubles what the source costs the brokers (docs/kafka.md, "A changelog per source").
+     */
+    changelog: z.boolean().default(false),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -88,4 +94,6 @@ export interface SourceDefinition {
   start: SourceInput['start'];
   sasl?: Sasl | undefined;
   tls?: Tls | undefined;
+  /** Applied chunks are written to the changelog topic `<groupId>.pcg-changelog` (changelog.ts). */
+  changelog: boolean;
 }

@@ -20,6 +20,17 @@ export interface PartitionStatus {
   lag: number | null;
 }
 
+/** What a runner did with its source's changelog (changelog-sync.ts), since it started. */
+export interface ChangelogStats {
+  /** Records written after their chunk was applied (republished ones included). */
+  writtenRecords: number;
+  /** Changelog records read to restore states that lacked them, and the events those kept. */
+  restoredRecords: number;
+  restoredEvents: number;
+  /** Records of a state's tail that had not reached the changelog, read again from the source topic and written. */
+  republishedRecords: number;
+}
+
 export interface RunnerStatus {
   state: 'starting' | 'running' | 'failed' | 'stopped';
   assigned: number[];
@@ -29,6 +40,8 @@ export interface RunnerStatus {
   deadLetters: number;
   lastError: { message: string; at: string } | null;
   updatedAt: string;
+  /** Only for a source whose changelog is on. */
+  changelog?: ChangelogStats;
 }
 
 /** What the supervisor gives every runner, wherever it runs. */

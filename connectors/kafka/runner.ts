@@ -1,5 +1,7 @@
 import type { Admin, Consumer, EachBatchPayload, KafkaMessage } from 'kafkajs';
 import { EngineError, prepareBatch, type ApplyResult, type PreparedBatch } from '../../engine/index.js';
+import { changelogEntry, ChangelogWriter, entryAfter, type ChangelogEntry } from './changelog.js';
+import { ChangelogKeeper } from './changelog-sync.js';
 import { chunkBatch } from './chunk.js';
 import { clientOf, RETRY, type KafkaLog } from './client.js';
 import type { SourceDefinition } from './definition.js';
@@ -58,6 +60,14 @@ export class SourceRunner implements RunnerHandle {
   /** Every connection of this source's clients: closed with it, so a stopped source holds none. */
   private readonly sockets = new SourceSockets((address, error) => this.connectionFailed(`cannot connect to ${address}: ${error.message}`));
   private stopped = false;
+  /** The source's changelog, when it is on (changelog-sync.ts). */
+  private keeper: ChangelogKeeper | undefined;
+  /** Partitions held paused while their state and changelog are brought level (changelog on). */
+  private readonly syncing = new Set<number>();
+  /** Per partition, the last chunk sent (settles once applied and logged, or failed): a sync waits for it. */
+  private readonly lastSent = new Map<number, Promise<void>>();
+  /** Counts assignments: a sync of an older one gives way. */
+  private generation = 0;
   /** kafkajs's log, told to the supervisor's and kept as the last error when it is one. */
   private readonly log: KafkaLog = (level, message, extra) => {
     // A stopped runner's client may retry a connect for minutes, through sockets that fail at once: not news.
@@ -77,12 +87,21 @@ export class SourceRunner implements RunnerHandle {
 
   /** A copy of the runner's status, partitions in order. */
   get status(): RunnerStatus {
-    return { ...this.current, partitions: [...this.partitions.values()].sort((a, b) => a.partition - b.partition).map((p) => ({ ...p })) };
+    return { ...this.current, ...(this.keeper ? { changelog: { ...this.keeper.stats } } : {}), partitions: [...this.partitions.values()].sort((a, b) => a.partition - b.partition).map((p) => ({ ...p })) };
   }
 
   async start(): Promise<void> {
     const { source } = this;
     const kafka = clientOf(source, `pcg-${this.deps.workerId}`, this.log, this.sockets.factory);
+    if (source.changelog) {
+      const admin = kafka.admin();
+      this.admin = admin;
+      const out = new ChangelogWriter(source, kafka, () => admin);
+      this.keeper = new ChangelogKeeper(source, this.deps.writer, this.map, out, kafka, this.chunkSize);
+      // Its topic exists and its producer is connected before the first chunk is applied.
+      await out.open();
+      if (this.stopped) return;
+    }
     const consumer = kafka.consumer({
       groupId: source.groupId,
       maxBytes: FETCH_BYTES,
@@ -133,6 +152,7 @@ export class SourceRunner implements RunnerHandle {
     await consumer?.stop().catch(() => undefined);
     await this.window.drain();
     if (consumer) await this.commits.flush(consumer);
+    await this.keeper?.out.close();
     await consumer?.disconnect().catch(() => undefined);
     await this.admin?.disconnect().catch(() => undefined);
     // kafkajs may still be retrying a connect (a broker away): it opens nothing from now on.
@@ -149,7 +169,7 @@ export class SourceRunner implements RunnerHandle {
     const { partition, messages, topic } = batch;
     const status = this.partition(partition);
     status.highWatermark = Number(batch.highWatermark);
-    const leave = () => !isRunning() || isStale() || this.broken.has(partition);
+    const leave = () => !isRunning() || isStale() || this.broken.has(partition) || this.syncing.has(partition);
     if (leave()) return;
     let follows = await this.window.next(partition, () => this.storedOffset(partition));
     for (let from = 0; from < messages.length; from += this.chunkSize) {
@@ -159,15 +179,19 @@ export class SourceRunner implements RunnerHandle {
       const after = follows;
       const fresh = chunk.filter((m) => Number(m.offset) > after);
       if (fresh.length) {
-        const sent = { prepared: prepareBatch(chunkBatch(this.map, topic, partition, fresh), this.deps.writer.limits) as PreparedBatch | undefined, messages: fresh };
+        const batch = chunkBatch(this.map, topic, partition, fresh);
+        const prepared = prepareBatch(batch, this.deps.writer.limits);
+        const sent = { prepared: prepared as PreparedBatch | undefined, messages: fresh, entry: this.keeper ? changelogEntry(batch, prepared) : undefined };
         await this.window.room();
         if (leave()) return;
-        this.window.send(partition, Number(last), () =>
-          this.apply(topic, partition, sent, Number(last), after).then(
+        this.window.send(partition, Number(last), () => {
+          const settled = this.apply(topic, partition, sent, Number(last), after).then(
             () => this.chunkApplied(partition, Number(last)),
             (error: unknown) => this.chunkFailed(partition, error as Error),
-          ),
-        );
+          );
+          this.lastSent.set(partition, settled);
+          return settled;
+        });
         follows = Number(last);
       }
       if (leave()) return;
@@ -209,6 +233,14 @@ export class SourceRunner implements RunnerHandle {
     const topic = this.source.topic;
     setTimeout(() => {
       void (async () => {
+        if (this.keeper && consumer && this.consumer === consumer) {
+          // The changelog may lack chunks the state has (a failed write): brought level first.
+          const generation = this.generation;
+          this.syncing.add(partition);
+          // False: a newer assignment syncs it, then seeks and resumes it.
+          if (!(await this.syncChangelog([partition], generation))) return void this.broken.delete(partition);
+          this.syncing.delete(partition);
+        }
         // Read after every chunk sent before it was answered (the writer answers in order), so it is final.
         const stored = await this.storedOffset(partition).catch(() => undefined);
         if (!consumer || this.consumer !== consumer) return;
@@ -232,10 +264,14 @@ export class SourceRunner implements RunnerHandle {
    * (`sent.prepared` emptied, no local holding it across the wait): up to IN_FLIGHT chunks wait at the writer, and
    * their events kept here lived through the consumer thread's scavenges and were promoted, only to die old.
    */
-  private async apply(topic: string, partition: number, sent: { prepared: PreparedBatch | undefined; messages: KafkaMessage[] }, last: number, after: number): Promise<void> {
+  private async apply(topic: string, partition: number, sent: { prepared: PreparedBatch | undefined; messages: KafkaMessage[]; entry: ChangelogEntry | undefined }, last: number, after: number): Promise<void> {
     const { source, deps } = this;
     const position = (first: number) => ({ source: source.id, partition, offset: last, first, after });
-    let pending = deps.writer.ingest(source.projectId, sent.prepared!, position(Number(sent.messages[0]!.offset)));
+    let first = Number(sent.messages[0]!.offset);
+    /** What the chunk's changelog record follows: the offset it was sent after, or what another writer stored meanwhile. */
+    let follows = after;
+    let entry = sent.entry;
+    let pending = deps.writer.ingest(source.projectId, sent.prepared!, position(first));
     sent.prepared = undefined;
     for (;;) {
       let result: ApplyResult;
@@ -246,11 +282,17 @@ export class SourceRunner implements RunnerHandle {
         const stored = await this.storedOffset(partition);
         const rest = sent.messages.filter((m) => Number(m.offset) > stored);
         if (rest.length === 0) return;
-        pending = deps.writer.ingest(source.projectId, prepareBatch(chunkBatch(this.map, topic, partition, rest), deps.writer.limits), position(Number(rest[0]!.offset)));
+        first = Number(rest[0]!.offset);
+        follows = stored;
+        if (entry) entry = entryAfter(entry, stored);
+        pending = deps.writer.ingest(source.projectId, prepareBatch(chunkBatch(this.map, topic, partition, rest), deps.writer.limits), position(first));
         continue;
       }
       this.current.eventsApplied += result.accepted;
       this.current.deadLetters += result.rejected;
+      // In the state now; in the changelog before it counts as applied (and its offset is committed to the group).
+      // Not applied (another writer had stored all of it): that writer logs it.
+      if (this.keeper && entry && result.applied) await this.keeper.log(partition, entry, { offset: last, first, after: follows });
       return;
     }
   }
@@ -266,6 +308,14 @@ export class SourceRunner implements RunnerHandle {
   private async assigned(partitions: number[]): Promise<void> {
     this.current.assigned = [...partitions].sort((a, b) => a - b);
     for (const p of [...this.partitions.keys()]) if (!partitions.includes(p)) this.partitions.delete(p);
+    const generation = ++this.generation;
+    if (this.keeper) {
+      // No chunk of them is consumed until each state and the changelog agree (restored, or the tail republished).
+      this.syncing.clear();
+      for (const p of partitions) this.syncing.add(p);
+      if (partitions.length) this.consumer?.pause([{ topic: this.source.topic, partitions }]);
+      if (!(await this.syncChangelog(partitions, generation))) return;
+    }
     const byTime: number[] = [];
     for (const p of partitions) {
       // Never throws: an error here would crash the consumer for good. Without the seek, eachBatch still skips what is stored.
@@ -280,7 +330,34 @@ export class SourceRunner implements RunnerHandle {
       }
     }
     if (byTime.length) void this.seekToTime(byTime);
+    if (this.keeper && generation === this.generation) {
+      this.syncing.clear();
+      for (const p of partitions) this.window.forget(p);
+      if (partitions.length) this.consumer?.resume([{ topic: this.source.topic, partitions }]);
+    }
     this.setState('running');
+  }
+
+  /**
+   * Brings the partitions' states and changelog level (ChangelogKeeper.sync), once every chunk sent of them has
+   * settled; tried again every RESYNC_MS while it fails. False when a newer assignment (or a stop) took over.
+   */
+  private async syncChangelog(partitions: number[], generation: number): Promise<boolean> {
+    const superseded = () => this.stopped || generation !== this.generation;
+    for (;;) {
+      try {
+        await Promise.all(partitions.map((p) => this.lastSent.get(p)));
+        const problems = await this.keeper!.sync(partitions, superseded);
+        for (const message of problems) this.connectionFailed(message);
+        return !superseded();
+      } catch (error) {
+        if (superseded()) return false;
+        this.current.lastError = { message: `changelog: ${(error as Error).message}`, at: new Date().toISOString() };
+        this.deps.onChange?.();
+        await new Promise((r) => setTimeout(r, RESYNC_MS));
+        if (superseded()) return false;
+      }
+    }
   }
 
   private async seekToTime(partitions: number[]): Promise<void> {

@@ -42,12 +42,13 @@ describe('source routes', () => {
       start: 'earliest',
       sasl: null,
       tls: null,
+      changelog: false,
       paused: false,
       createdAt: r.body.createdAt,
       updatedAt: r.body.updatedAt,
     });
     const got = await call(t.app, 'GET', `${base}/${r.body.id}`, w.reader);
-    expect(got.body.status).toEqual({ state: 'waiting', workers: [], partitions: [], eventsApplied: 0, deadLetters: 0, lastError: null });
+    expect(got.body.status).toEqual({ state: 'waiting', workers: [], partitions: [], eventsApplied: 0, deadLetters: 0, lastError: null, changelog: null });
     // Brokers of a granted cluster name it; a suffix is added to the group, never the whole name.
     const byBrokers = await call(t.app, 'POST', base, w.admin, { brokers: ['127.0.0.1:9092'], topic: 'events', groupSuffix: 'replay-2' });
     expect(byBrokers.body).toMatchObject({ cluster: 'local', groupId: `pcg.${w.tenantId}.${byBrokers.body.id}.replay-2`, groupSuffix: 'replay-2' });
