@@ -89,7 +89,10 @@ export function ingestion(options: IngestionOptions): Ingest {
           await quota?.check(tenantId, error.events);
           applied = await apply(Number.POSITIVE_INFINITY);
         }
-        const { result, seconds } = applied;
+        const { result, seconds, change } = applied;
+        // The other threads that hold this project's tally carry it forward, so that its next build there does
+        // not read every counter again (a project's work moves between threads: api/fair-queue.ts).
+        if (change) threads.tellOthers(slot, { follow: { file, change } });
         observe?.(projectId, 'project', result, seconds);
         // Graph streams hear of the new version (the registry reads it from the file, once per version).
         if (result.applied) states.announce(projectId);
