@@ -3,6 +3,7 @@ import { constants as perfConstants, PerformanceObserver, type PerformanceEntry 
 import { getHeapStatistics } from 'node:v8';
 import { workerData } from 'node:worker_threads';
 import type { ApplyResult, Batch, Position } from '../engine/index.js';
+import type { TallyChange } from '../engine/store/project-store.js';
 import { builtDocument, StateFiles, type BuiltDocument, type CaseAnswer, type CaseQuery } from '../engine/projects/index.js';
 import type { Scope } from '../engine/projects/scope.js';
 import { FoldBudget } from '../engine/store/case-cache.js';
@@ -28,6 +29,7 @@ export type WorkTask =
   | { query: CaseQuery; files: string[]; scopes: readonly Scope[] }
   | { sourceCounts: { file: string; source: string } }
   | { stats: true }
+  | { follow: { file: string; change: TallyChange } }
   | ViewTask;
 
 /** What a task answers (the error in the one wire form of thread boundaries: api/thread-errors.ts). */
@@ -44,10 +46,11 @@ export interface WorkThreadStats {
   heapLiveBytes: number;
 }
 
-/** An applied batch, with how long its transaction took (for the apply metric). */
+/** An applied batch, with how long its transaction took (for the apply metric), and its counted change (for the other threads). */
 export interface Applied {
   result: ApplyResult;
   seconds: number;
+  change?: TallyChange;
 }
 
 const data = (workerData ?? {}) as Partial<WorkThreadData>;
@@ -74,6 +77,7 @@ new PerformanceObserver((list) => {
 export function runWork(task: WorkTask): WorkOutcome<unknown> | Promise<WorkOutcome<unknown>> {
   try {
     if ('ingest' in task) return { ok: ingest(task.ingest) };
+    if ('follow' in task) return { ok: files.follow(task.follow.file, task.follow.change) };
     if ('stats' in task) {
       const stats: WorkThreadStats = {
         openStores: files.openCount,

@@ -59,8 +59,11 @@ export class WorkThreads {
           maxThreads: 1,
           // Forever: a thread's open stores are what make its next task on the same project cheap.
           idleTimeout: 2 ** 31 - 1,
-          // At most one task: the fair queue hands each slot one at a time.
-          maxQueue: 'auto',
+          // The fair queue hands each slot one task at a time, but the tallies carried forward (tellOthers) and
+          // the stats asked for wait here too while a task runs: unbounded, so that none of them can make piscina
+          // refuse the queue's next task (a follow is a batch's counter rows, and as many wait as batches were
+          // applied elsewhere during one task).
+          maxQueue: Infinity,
           workerData: data,
           resourceLimits: WORK_HEAP,
         }),
@@ -106,6 +109,20 @@ export class WorkThreads {
   run<T>(slot: number, task: object, options: { signal?: AbortSignal; transferList?: Transferable[] } = {}): Promise<T> {
     const pool = this.pools[slot % this.size]!;
     return pool.run(task, { ...(options.signal ? { signal: options.signal } : {}), ...(options.transferList ? { transferList: options.transferList as never } : {}) }) as Promise<T>;
+  }
+
+  /**
+   * Hands a task to every started thread but `slot`'s, answered by nobody: piscina runs it on each thread before
+   * any task given after it (a thread runs its tasks in order, one at a time), so it costs the next fair-queue task
+   * there the time it takes, and is never waited for here.
+   */
+  tellOthers(slot: number, task: WorkTask): void {
+    this.pools.forEach((pool, other) => {
+      if (other === slot % this.size || pool.threads.length === 0 || this.closing) return;
+      (pool.run(task) as Promise<unknown>).catch(() => {
+        // A thread stopped (a budget aborted its task, or the pool closed): its successor holds no tally to carry.
+      });
+    });
   }
 
   async close(): Promise<void> {

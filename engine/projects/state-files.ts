@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { ProjectStore, type ApplyResult, type Batch, type Position, type ProjectSnapshot, type SourceCounts, type StoreOptions } from '../store/project-store.js';
+import { ProjectStore, type ApplyResult, type Batch, type Position, type ProjectSnapshot, type SourceCounts, type StoreOptions, type TallyChange } from '../store/project-store.js';
 import type { PreparedBatch } from '../store/prepare.js';
 import type { CaseQuery } from './case-queries.js';
 import { readCases, type CaseAnswer } from './case-reads.js';
@@ -29,13 +29,22 @@ export class StateFiles {
   /**
    * Applies a batch to a store file that exists, exactly once per position, in the store's one immediate
    * transaction (engine/store/project-store.ts), and says how long the transaction took. Merges a batch makes
-   * due wait for `settle`, which the caller runs once the batch is answered.
+   * due wait for `settle`, which the caller runs once the batch is answered. `change` is the batch's counted
+   * change, for the other threads that hold the file open (`follow`).
    */
-  apply(file: string, batch: Batch | PreparedBatch, position?: Position): { result: ApplyResult; seconds: number } {
+  apply(file: string, batch: Batch | PreparedBatch, position?: Position): { result: ApplyResult; seconds: number; change?: TallyChange } {
     const store = this.store(file);
     const started = performance.now();
     const result = store.apply(batch, position);
-    return { result, seconds: (performance.now() - started) / 1000 };
+    const seconds = (performance.now() - started) / 1000;
+    const change = store.takeChange();
+    return change ? { result, seconds, change } : { result, seconds };
+  }
+
+  /** Carries the tally of `file`, if it is open here, forward by a batch another thread applied (ProjectStore.followChange). */
+  follow(file: string, change: TallyChange): boolean {
+    const s = this.open.get(file);
+    return s?.db.open ? s.followChange(change) : false;
   }
 
   /** Runs the merges the store's batches left due, if it is open here (see ProjectStore.settle). */

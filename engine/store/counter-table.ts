@@ -39,10 +39,10 @@ export class CounterTable {
     };
   }
 
-  /** Records a batch's counter changes. */
-  add(delta: Counters): void {
+  /** Records a batch's counter changes; returns them as stored (the rows of a JSON array, `changeRows` reads them), '' for none. */
+  add(delta: Counters): string {
     const { json, entries } = delta.jsonRows();
-    if (entries === 0) return;
+    if (entries === 0) return '';
     const mergeNow = this.log.append(entries, `[${json}]`, (mirror) => {
       // Ids mean something only within one book.
       if (mirror && mirror.book !== delta.book) return undefined;
@@ -51,6 +51,7 @@ export class CounterTable {
       return sum;
     });
     if (mergeNow) this.merge();
+    return json;
   }
 
   /** Whether pending changes wait for a deferred merge. */
@@ -115,4 +116,10 @@ export class CounterTable {
     this.q.clearCounters.run();
     for (const r of rows) this.q.bump.run(r.kind, r.k1, r.k2, r.bucket, r.n);
   }
+}
+
+/** The counter rows of one batch's changes as `add` returned them. */
+export function* changeRows(json: string): Generator<CounterRow> {
+  if (!json) return;
+  for (const [kind, k1, k2, bucket, n] of JSON.parse(`[${json}]`) as DeltaRow[]) yield { kind, k1, k2, bucket, n };
 }

@@ -3,12 +3,12 @@ import { mergeCaseSample } from './case-sample.js';
 import { EngineError } from '../errors.js';
 import { compareEvents, DEFAULT_EVENT_LIMITS, sortEvents, type Event, type EventLimits } from '../event.js';
 import { type Tally } from '../tally.js';
-import type { ApplyResult, Batch, DeadLetter, Position, ProjectSnapshot, Remapped, ReplayResult, StoreOptions } from './types.js';
+import type { ApplyResult, Batch, DeadLetter, Position, ProjectSnapshot, Remapped, ReplayResult, StoreOptions, TallyChange } from './types.js';
 import { CaseCache, DEFAULT_COLD_FOLD_BYTES, type FoldCodec } from './case-cache.js';
 import { Counters, tallyFromRows } from './codec.js';
 import { KeyBook } from './counter-keys.js';
 import { CaseTable } from './case-table.js';
-import { CounterTable } from './counter-table.js';
+import { changeRows, CounterTable } from './counter-table.js';
 import type { Statement } from 'better-sqlite3';
 import { openDatabase, type Db } from './database.js';
 import { DigestSum, EMPTY_DIGEST } from './digest.js';
@@ -18,7 +18,7 @@ import { isPrepared, prepareBatch, type PreparedBatch } from './prepare.js';
 import { admitObjectTypes } from './object-types.js';
 import { deleteDeadLetters, FoldTable, oldestDeadLetters, pruneCases, type DeadLetterSelection, type PruneStep } from './retention.js';
 
-export type { ApplyResult, Batch, DeadLetter, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, Remapped, ReplayResult, StoreOptions } from './types.js';
+export type { ApplyResult, Batch, DeadLetter, ObjectRecord, ObjectRelation, Position, ProjectSnapshot, Rejection, Remapped, ReplayResult, StoreOptions, TallyChange } from './types.js';
 
 const REJECTIONS_SHOWN = 20;
 /** A dead letter keeps at most this many bytes of its message (a 1 MB junk message must not become 1 MB per copy). */
@@ -54,6 +54,8 @@ export class ProjectStore {
   readonly limits: EventLimits;
   private tally: Tally | undefined;
   private tallyVersion = -1;
+  /** The counted change of the latest batch applied here, until taken (`takeChange`). */
+  private change: TallyChange | undefined;
   /** The object types the file holds (read at the first batch with objects; a copy, dropped with the others). */
   private objectTypes: Set<string> | undefined;
   private readonly q;
@@ -244,9 +246,11 @@ export class ProjectStore {
     let prepared = isPrepared(batch) ? batch : prepareBatch(batch, this.limits);
     const result: ApplyResult = { applied: false, accepted: 0, duplicates: 0, rejected: 0, rejections: [], dataVersion: 0 };
     let delta: Counters | undefined;
+    let changed = '';
     let folds = new Map<string, CaseFold>();
     /** The version this batch started from, read under the write lock. */
     let from = 0;
+    this.change = undefined;
     this.renewBookIfFull();
     try {
       // Immediate: a writer takes the write lock before reading the stored position, so two writers on one file serialise instead of failing at commit.
@@ -284,7 +288,7 @@ export class ProjectStore {
         delta = this.scratch;
         folds = this.updateCases(changes, delta);
         this.cases.endBatch();
-        this.counters.add(delta);
+        changed = this.counters.add(delta);
         this.updatePeriod(changes);
         if (this.late > 0) this.q.setMeta.run('late_unsequenced', String(Number(this.getMeta('late_unsequenced') ?? '0') + this.late));
         const sample = mergeCaseSample(JSON.parse(this.getMeta('case_id_sample') ?? '[]') as string[], changes.cases.keys());
@@ -309,7 +313,32 @@ export class ProjectStore {
       if (delta) tallyFromRows(delta.rows(), this.tally);
       this.tallyVersion = result.dataVersion;
     }
+    if (result.dataVersion === from + 1) this.change = { from, to: result.dataVersion, rows: changed };
     return result;
+  }
+
+  /**
+   * The counted change of the batch just applied (from its version to the next), once: what another connection
+   * to this file needs to carry its tally forward (`followChange`) instead of reading every counter again.
+   */
+  takeChange(): TallyChange | undefined {
+    const c = this.change;
+    this.change = undefined;
+    return c;
+  }
+
+  /**
+   * Carries the tally held here forward by a batch another connection applied, when it is held at exactly that
+   * batch's starting version (as `apply` carries its own); otherwise nothing (a later `currentTally` reads the
+   * counters). With two work threads a project's writes and builds move between them, and each move made the
+   * next build read every counter row again: 500 ms to 3 s per build for the soak's streams after two minutes,
+   * a third of the threads' time (BENCHMARKS.md, Soak).
+   */
+  followChange(change: TallyChange): boolean {
+    if (!this.tally || this.tallyVersion !== change.from || change.to !== change.from + 1) return false;
+    tallyFromRows(changeRows(change.rows), this.tally);
+    this.tallyVersion = change.to;
+    return true;
   }
 
   /** The batch's refused records become dead letters of `source`; the first few are told in the result. */

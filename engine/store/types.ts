@@ -63,6 +63,17 @@ export interface ApplyResult {
   dataVersion: number;
 }
 
+/**
+ * One batch's counted change, between two consecutive data versions of a store: its counter rows as the store
+ * keeps them (the rows of a JSON array of `[kind, k1, k2, bucket, n]`). Another connection to the same file that
+ * holds the tally at `from` adds them instead of reading every counter (ProjectStore.followChange).
+ */
+export interface TallyChange {
+  from: number;
+  to: number;
+  rows: string;
+}
+
 /** What the document builder reads: sufficient statistics plus source facts. */
 export interface ProjectSnapshot {
   tally: Tally;

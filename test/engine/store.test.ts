@@ -271,6 +271,48 @@ describe('ProjectStore, by hand', () => {
     reopened.close();
   });
 
+  it("carries another connection's tally forward by the changes its batches made, only from the version it holds", () => {
+    // Two work threads hold one project's store; a build on the one that did not write read every counter again.
+    const file = join(freshDir(), 'state.sqlite');
+    const a = ProjectStore.open(file);
+    const b = ProjectStore.open(file);
+    const events = [ev('c1', 'a', 0, { eventId: '1' }), ev('c2', 'a', 1, { eventId: '2' }), ev('c1', 'b', 2, { eventId: '3' })];
+    a.apply({ records: events.slice(0, 2) });
+    expect(a.takeChange()).toMatchObject({ from: 0, to: 1 });
+    b.currentTally(); // b holds the tally at version 1
+    // A case continued, a late event that re-sorts a case, refusals alone (a version that counts nothing), duplicates alone (no version).
+    const late = ev('c2', 'z', 0.5, { eventId: '4' });
+    const batches = [[events[2]!], [late], [{ caseId: 'x' }], [events[0]!]];
+    const all = [...events, late];
+    for (const batch of batches) {
+      const before = a.dataVersion;
+      a.apply({ records: batch });
+      const change = a.takeChange();
+      if (a.dataVersion === before) {
+        expect(change).toBeUndefined();
+        continue;
+      }
+      expect(a.takeChange()).toBeUndefined(); // taken once
+      expect(b.tallyWarm).toBe(false);
+      expect(b.followChange(change!)).toBe(true);
+      expect(b.tallyWarm).toBe(true);
+      // A change from a version b no longer holds is not applied twice.
+      expect(b.followChange(change!)).toBe(false);
+    }
+    expect(tallyToJson(b.currentTally())).toEqual(tallyToJson(recompute(all)));
+    expect(tallyToJson(b.snapshot().tally)).toEqual(tallyToJson(a.snapshot().tally));
+
+    // A change missed (b skipped one): the next does not apply, and b reads the counters again, exactly.
+    a.apply({ records: [ev('c3', 'a', 3, { eventId: '5' })] });
+    a.takeChange();
+    a.apply({ records: [ev('c3', 'b', 4, { eventId: '6' })] });
+    expect(b.followChange(a.takeChange()!)).toBe(false);
+    expect(b.tallyWarm).toBe(false);
+    expect(tallyToJson(b.currentTally())).toEqual(tallyToJson(recompute([...all, ev('c3', 'a', 3), ev('c3', 'b', 4)])));
+    a.close();
+    b.close();
+  });
+
   it('reads cases with changes still pending without writing, as after a merge', () => {
     const dir = freshDir();
     const file = join(dir, 'state.sqlite');
