@@ -224,7 +224,8 @@ describe('MCP over streamable HTTP at /mcp', () => {
   it("lists a variant's and an outcome's cases with their events, explains a decision and runs a block, from the document's numbers", async () => {
     const c = await overHttp(w.reader);
     const doc = (await call(t.app, 'GET', graphPath(), w.reader)).body;
-    const main = doc.variants.find((v: any) => v.class === 'main');
+    // The commonest listed path (main where it leads beyond noise; tied paths have no main).
+    const main = doc.variants[0];
     const page1 = await ok(c, 'list_cases', { projectId: w.projectId, variant: main.id, limit: 3 });
     expect(page1.total).toBe(main.cases);
     expect(page1.cases).toHaveLength(3);
