@@ -132,8 +132,12 @@ describe('MCP over streamable HTTP at /mcp', () => {
       outcomes: doc.outcomes.length,
     });
     expect(s.source.cases).toBe(30);
-    expect(s.main_path.path).toEqual(['a', 'b', 'c']);
-    expect(s.main_path.typical).toBe(s.main_path.share >= 0.2);
+    // 20 cases a→b→c against 10 a→c: a gap within sampling noise (10 < 2·√30), so the document names no main path.
+    expect(doc.variants.map((v: any) => [v.class, v.cases])).toEqual([
+      ['allowed', 20],
+      ['allowed', 10],
+    ]);
+    expect(s.main_path).toBeNull();
     expect(s.top_variants.map((v: any) => v.id)).toEqual(doc.variants.map((v: any) => v.id));
     expect(s.top_decisions[0].id).toBe(doc.decisions[0].id);
 
