@@ -11,6 +11,7 @@ import { roleParts } from './roles.js';
 import { SCHEMA_NAME, SCHEMA_VERSION } from './schema.js';
 import type { GraphDocument, Plain } from './types.js';
 import { listVariants, MIN_VARIANT_SHARE } from './variants.js';
+import { DISTINCT_PATHS, MAIN_PATH_Z, verdictText, type PathVerdict } from '../reading/paths.js';
 
 export interface BuildOptions {
   /** `working` needs a snapshot from workingSnapshot(); default: the snapshot's own basis (clock). */
@@ -124,7 +125,7 @@ function assumptionsOf(a: {
   calendar: WorkingCalendar | undefined;
   caseNotion: string;
   model: MinedModel | undefined;
-  listed: { leftOff: number; leftOffCases: number };
+  listed: { leftOff: number; leftOffCases: number; verdict: PathVerdict };
   roleAssumption: string;
 }): Plain[] {
   const out: Plain[] = [
@@ -136,7 +137,7 @@ function assumptionsOf(a: {
     'A wait (an edge\'s median_wait_hours and slow_wait_hours, a node\'s median_hours_to_next) runs from an event to the next event of its case, or to that event\'s recorded start when the log has one (start/complete pairs), so it is idle time and not the next step\'s own work.',
     'The start and end nodes are not events: their cases are all cases, their events 0. Edges from start and to end carry no wait.',
     'An edge\'s share_of_from is the share of the cases reaching its from-node that take that hand-off at least once; a case that leaves a node several ways counts for each, so the shares out of one node can add up to more than 1.',
-    `Variants: the main path is the commonest; allowed are paths the process tree accepts and the commonest paths that together hold half of the cases (the process itself, even where the tree is too coarse to accept them); exceptions are the other paths the tree does not accept. Paths followed by fewer than ${MIN_VARIANT_SHARE * 100} in 100 cases are left off (${a.listed.leftOff} paths, ${a.listed.leftOffCases} cases).`,
+    `Variants: the main path is the commonest, where it leads the next by at least ${MAIN_PATH_Z} standard deviations of a fair split between the two (top - next >= ${MAIN_PATH_Z}·√(top + next)) and cases repeat paths (fewer variants than ${DISTINCT_PATHS * 100}% of the cases); ${verdictText(a.listed.verdict)}. Allowed are paths the process tree accepts and the commonest paths that together hold half of the cases (the process itself, even where the tree is too coarse to accept them); exceptions are the other paths the tree does not accept. Paths followed by fewer than ${MIN_VARIANT_SHARE * 100} in 100 cases are left off (${a.listed.leftOff} paths, ${a.listed.leftOffCases} cases).`,
   ];
   if (a.model) {
     const m = a.model;

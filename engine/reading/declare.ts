@@ -8,6 +8,16 @@ const MIN_ACTIVITY_SHARE = 0.05;
 const MAX_ACTIVITIES = 30;
 
 /**
+ * A rule's quantifier matches its share: the absolute word ("always", "only", "never", "a case") stands alone only
+ * where the rule holds in every activating case; below that the sentence carries the share ("in 95.1% of the cases
+ * with 'a'"), the same figure as the rule's `holds` (test/document/audit-reading.ts reads it back).
+ */
+const inShare = (holds: number, of: number, all: string, some: string): string => (holds === of ? all : `${partShare(holds, of)} of ${some}`);
+const tail = (holds: number, of: number, some: string): string => (holds === of ? '' : ` in ${partShare(holds, of)} of ${some}`);
+/** A share below 1 never printed as 100% (99.96% reads 99.9%): the figure must not say "all" either. */
+const partShare = (holds: number, of: number): string => (holds < of && pct(ratio(holds, of)) === '100%' ? '99.9%' : pct(ratio(holds, of)));
+
+/**
  * Declare constraints counted over the variants, each with the share of the
  * cases that activate it (contain its first activity; both for not
  * co-existence) where it holds. Kept when it holds in at least 95% of at least
@@ -172,7 +182,7 @@ export function readSequenceRules(f: Facts, ties: Ties, instead: ReadonlyMap<str
       ),
     });
   };
-  for (let a = 0; a < n; a++) if (keep(once[a]!, onceAct[a]!)) add('at_most_once', 'at_most_once', `${q(acts[a]!)} happens at most once in a case.`, [acts[a]!], once[a]!, onceAct[a]!);
+  for (let a = 0; a < n; a++) if (keep(once[a]!, onceAct[a]!)) add('at_most_once', 'at_most_once', `${q(acts[a]!)} happens at most once in ${inShare(once[a]!, onceAct[a]!, `a case`, `the cases with it`)}.`, [acts[a]!], once[a]!, onceAct[a]!);
   const kept = (m: Float64Array, act: Float64Array, a: number, b: number) => a !== b && keep(m[a * n + b]!, act[a * n + b]!);
   const reduced = (m: Float64Array, act: Float64Array, a: number, b: number) => {
     for (let c = 0; c < n; c++) if (c !== a && c !== b && kept(m, act, a, c) && kept(m, act, c, b)) return false;
@@ -199,18 +209,18 @@ export function readSequenceRules(f: Facts, ties: Ties, instead: ReadonlyMap<str
   for (let a = 0; a < n; a++) {
     for (let b = 0; b < n; b++) {
       if (kept(resp, respAct, a, b) && reduced(resp, respAct, a, b))
-        add('response', 'response', `After ${q(acts[a]!)}, ${q(acts[b]!)} eventually follows.`, [acts[a]!, acts[b]!], resp[a * n + b]!, respAct[a * n + b]!);
+        add('response', 'response', `After ${q(acts[a]!)}, ${q(acts[b]!)} eventually follows${tail(resp[a * n + b]!, respAct[a * n + b]!, `the cases with ${q(acts[a]!)}`)}.`, [acts[a]!, acts[b]!], resp[a * n + b]!, respAct[a * n + b]!);
       if (keptPrec(a, b) && reducedPrec(a, b)) {
         // Where other steps are done instead of a (another channel for it), b may follow any of them: say so.
         const either = anyOf.get(a * n + b);
         if (either && either.holds * precAct[a * n + b]! > prec[a * n + b]! * either.of)
-          add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${[acts[a]!, ...instead.get(acts[a]!)!].map(q).join(' or ')}.`, [acts[a]!, ...instead.get(acts[a]!)!, acts[b]!], either.holds, either.of);
-        else add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${q(acts[a]!)}.`, [acts[a]!, acts[b]!], prec[a * n + b]!, precAct[a * n + b]!);
+          add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${[acts[a]!, ...instead.get(acts[a]!)!].map(q).join(' or ')}${tail(either.holds, either.of, `the cases with ${q(acts[b]!)}`)}.`, [acts[a]!, ...instead.get(acts[a]!)!, acts[b]!], either.holds, either.of);
+        else add('precedence', 'precedence', `${q(acts[b]!)} happens only after ${q(acts[a]!)}${tail(prec[a * n + b]!, precAct[a * n + b]!, `the cases with ${q(acts[b]!)}`)}.`, [acts[a]!, acts[b]!], prec[a * n + b]!, precAct[a * n + b]!);
       }
       if (kept(chain, chainAct, a, b))
-        add('other', 'chain_response', `${q(acts[a]!)} is always directly followed by ${q(acts[b]!)}.`, [acts[a]!, acts[b]!], chain[a * n + b]!, chainAct[a * n + b]!);
+        add('other', 'chain_response', `${q(acts[a]!)} is ${chain[a * n + b]! === chainAct[a * n + b]! ? 'always ' : ''}directly followed by ${q(acts[b]!)}${tail(chain[a * n + b]!, chainAct[a * n + b]!, `the cases with ${q(acts[a]!)}`)}.`, [acts[a]!, acts[b]!], chain[a * n + b]!, chainAct[a * n + b]!);
       if (a < b && keep(coex[a * n + b]!, either[a * n + b]!))
-        add('other', 'not_coexistence', `${q(acts[a]!)} and ${q(acts[b]!)} never occur in the same case.`, [acts[a]!, acts[b]!], coex[a * n + b]!, either[a * n + b]!);
+        add('other', 'not_coexistence', coex[a * n + b]! === either[a * n + b]! ? `${q(acts[a]!)} and ${q(acts[b]!)} never occur in the same case.` : `${q(acts[a]!)} and ${q(acts[b]!)} do not occur together in ${inShare(coex[a * n + b]!, either[a * n + b]!, '', 'the cases with either')}.`, [acts[a]!, acts[b]!], coex[a * n + b]!, either[a * n + b]!);
     }
   }
   const method = `Declare constraints (at_most_once, response, precedence, chain_response and not_coexistence as other) counted over the variants on activities of at least ${MIN_ACTIVITY_SHARE * 100}% of cases (the ${MAX_ACTIVITIES} commonest at most); kept when they hold in at least ${RULE_HOLDS * 100}% of at least ${minActivations} activating cases; response and precedence pruned transitively; a precedence on a step other steps are done instead of names them all; an order rule that the file order of events at one timestamp could break is at most weak`;

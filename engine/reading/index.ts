@@ -19,6 +19,7 @@ import { readStages } from './stages.js';
 import { treeFacts, treeOrderConflicts } from './tree-facts.js';
 import { Ties } from './ties.js';
 import { profileOf } from './profile.js';
+import { pathVerdict } from './paths.js';
 import type {
   Decision,
   Escalation,
@@ -88,6 +89,8 @@ export function readProcess(input: ReadingInput): Reading {
   const { snapshot } = input;
   const f = factsOf(snapshot.tally, (millis) => millis / HOUR_MS, input.parsed);
   const backbone = backboneOf(f);
+  // Whether there is a main path at all (ties, or a path per case: engine/reading/paths.ts); the builder states the figures.
+  const paths = pathVerdict(f.variants.map((v) => v.count), f.cases);
   // What the data is (resolution, lifecycle, snapshots, leaks), before any claim on what it says.
   const profile = profileOf(snapshot.tally, f.toHours);
   const ties = new Ties(f, profile);
@@ -122,18 +125,22 @@ export function readProcess(input: ReadingInput): Reading {
   }
   const sequence = readSequenceRules(f, ties, instead);
   sequence.rules.push(...readLoopExits(f, turns, ties));
-  const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops, profile.frozenClock);
+  const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops, profile.frozenClock, paths.kind === 'main');
   const policies = readPolicies(f, backbone, ties, clock.quantized);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);
-  const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart);
+  const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart, paths.kind === 'distinct');
   const groups = readGroupings(f, profile, ends);
   process.case_represents += groups.note;
 
   const assumptions: Plain[] = [
     `Reading (the interpreted parts) is computed by fixed rules over the counted state, not by a language model; each claim's evidence states its method. Name-based guesses are marked hypothesis.`,
     `Outcomes: ${ends.method}.`,
-    `The backbone (the process's main behaviour, on which stages, edge kinds, skips and timing policies rest) is the ${backbone.method}: ${backbone.steps.map(q).join(', ')}. The main variant is only the commonest path (${pct(ratio(f.variants[0]?.count ?? 0, f.cases))} of cases).`,
+    `The backbone (the process's main behaviour, on which stages, edge kinds, skips and timing policies rest) is the ${backbone.method}: ${backbone.steps.map(q).join(', ')}. ${
+      paths.kind === 'main'
+        ? `The main variant is only the commonest path (${pct(ratio(paths.top, f.cases))} of cases).`
+        : `No variant is main (${paths.kind === 'tied' ? 'the commonest paths are tied' : 'nearly every case has a path of its own'}: see the variants assumption), so no path is the process's way; the backbone rests on the counts per activity.`
+    }`,
     `Stages: ${stages.method}.`,
     edgeKinds.assumption,
     `Decisions: ${decisions.method}. Branches and rules are read at an activity's first visit in a case; where a loop brings cases back to it, the steps taken on its later turns are stated in the decision's evidence, per turn.`,

@@ -170,10 +170,21 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, outcomes: LogPro
   }
   if (kept.length && ends.successEnds.length) {
     let n = 0;
-    for (const v of f.variants) if (!v.distinct.some((k) => failIds[k] === 1)) n += v.count;
+    // "Never" only where no case ending in success passed one of them; else the statement gives the count.
+    let succeeded = 0;
+    let succeededThrough = 0;
+    for (const v of f.variants) {
+      const through = v.distinct.some((k) => failIds[k] === 1);
+      if (!through) n += v.count;
+      if (v.end === undefined || !success.has(v.end)) continue;
+      succeeded += v.count;
+      if (through) succeededThrough += v.count;
+    }
     out.push({
       id: 'no-failure-step',
-      statement: `A successful case never passes through ${kept.map(q).join(' or ')}.`,
+      statement: succeededThrough
+        ? `A successful case does not pass through ${kept.map(q).join(' or ')}: ${succeededThrough} of the ${succeeded} cases ending in success did.`
+        : `A successful case never passes through ${kept.map(q).join(' or ')}.`,
       test: `no event of [${kept.map(q).join(', ')}] in the case`,
       share_met: ratio(n, f.cases),
       // Failure and success both come from names here: a hypothesis, however exact the count.

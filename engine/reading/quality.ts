@@ -24,7 +24,14 @@ const MANY_VARIANTS = 0.5;
 /** The end of 1970: times before it count from the Unix epoch. */
 const EPOCH_YEAR_END = Date.UTC(1971, 0, 1);
 
-export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, ends: EndReading, periodStart: number | undefined): { assumptions: Plain[]; open_questions: Plain[] } {
+export function readQuality(
+  f: Facts,
+  meta: Readonly<Record<string, string>>,
+  ends: EndReading,
+  periodStart: number | undefined,
+  /** Nearly every case has a path of its own: the variants assumption says so, with its figures (engine/reading/paths.ts). */
+  distinctPaths = false,
+): { assumptions: Plain[]; open_questions: Plain[] } {
   const assumptions: Plain[] = [];
   const open_questions: Plain[] = [];
   const traits = readingTraitsOf(meta);
@@ -91,7 +98,7 @@ export function readQuality(f: Facts, meta: Readonly<Record<string, string>>, en
     );
   }
   const variants = f.variants.length;
-  if (f.cases >= 20 && variants >= MANY_VARIANTS * f.cases) {
+  if (f.cases >= 20 && variants >= MANY_VARIANTS * f.cases && !distinctPaths) {
     let covered = 0;
     let k = 0;
     while (k < variants && covered < 0.8 * f.cases) covered += f.variants[k++]!.count;

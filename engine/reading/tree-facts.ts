@@ -1,5 +1,6 @@
 import type { Plain, SequenceRule } from '../document/types.js';
 import type { ProcessTree } from '../mining/tree.js';
+import { cmp } from '../event.js';
 import { q, type Facts } from './facts.js';
 
 /**
@@ -71,6 +72,11 @@ export function mandatoryLabels(tree: ProcessTree | undefined): Set<string> | un
   return walk(tree);
 }
 
+/** Tree-order questions asked one by one; the rest are named in one question. */
+export const MAX_TREE_QUESTIONS = 3;
+/** Sequence rule ids named in that question. */
+const MAX_NAMED = 12;
+
 /**
  * Where the mined tree and the counted order disagree: the tree runs a and b in parallel (+), yet a sequence rule
  * holding in every case says a comes first, and b never came before a in any case with both. Both cannot stand as
@@ -78,7 +84,7 @@ export function mandatoryLabels(tree: ProcessTree | undefined): Set<string> | un
  * never shows. Not resolved here; each such pair becomes an open question, so neither is repeated silently.
  */
 export function treeOrderConflicts(tree: TreeFacts, f: Facts, rules: readonly SequenceRule[]): Plain[] {
-  const out: Plain[] = [];
+  const found: { a: string; b: string; both: number; rule: SequenceRule }[] = [];
   const seen = new Set<string>();
   for (const r of rules) {
     if ((r.type !== 'precedence' && r.type !== 'response') || r.holds < 1 || r.activities.length < 2) continue;
@@ -89,9 +95,21 @@ export function treeOrderConflicts(tree: TreeFacts, f: Facts, rules: readonly Se
     const o = f.order(a, b);
     if (o.both === 0 || o.aFirst < o.both) continue;
     seen.add(key);
+    found.push({ a, b, both: o.both, rule: r });
+  }
+  // One question per pair repeats one doubt about one parallel block: the pairs covering most cases are asked, the
+  // rest are named in one question pointing at their sequence rules.
+  found.sort((x, y) => y.both - x.both || cmp(x.rule.id, y.rule.id));
+  const out: Plain[] = found.slice(0, MAX_TREE_QUESTIONS).map(({ a, b, both, rule }) => ({
+    question: `The mined process tree runs ${q(a)} and ${q(b)} in parallel, yet ${q(a)} came first in every one of the ${both} cases with both (sequence rule ${rule.id}): which holds? The tree allows an order the log never shows; the order is the counted one.`,
+    evidence: { cases: both, share: 1, strength: rule.evidence.strength, method: `first occurrences of both activities counted over the variants, against the lowest common block of the two in the mined tree (parallel)` },
+  }));
+  const rest = found.slice(MAX_TREE_QUESTIONS);
+  if (rest.length) {
+    const ids = rest.map((x) => x.rule.id);
     out.push({
-      question: `The mined process tree runs ${q(a)} and ${q(b)} in parallel, yet ${q(a)} came first in every one of the ${o.both} cases with both (sequence rule ${r.id}): which holds? The tree allows an order the log never shows; the order is the counted one.`,
-      evidence: { cases: o.both, share: 1, strength: r.evidence.strength, method: `first occurrences of both activities counted over the variants, against the lowest common block of the two in the mined tree (parallel)` },
+      question: `${rest.length} more pairs the mined process tree runs in parallel came in one order in every case with both, as above (from ${rest[0]!.both} cases down to ${rest[rest.length - 1]!.both}): the sequence rules ${ids.slice(0, MAX_NAMED).join(', ')}${ids.length > MAX_NAMED ? ` and ${ids.length - MAX_NAMED} more precedence and response rules holding in 100%` : ''}. Does the tree's parallel block hold for them?`,
+      evidence: { cases: rest[0]!.both, share: 1, strength: rest[0]!.rule.evidence.strength, method: `the pair of these with the most cases; each counted as in the questions above` },
     });
   }
   return out;

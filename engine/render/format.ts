@@ -54,7 +54,7 @@ export function pathText(path: Plain[]): string {
   return path.map(plainText).join(' → ');
 }
 
-/** The document's main variant (class main), if it lists one. */
+/** The document's main variant (class main), if it lists one: none where the commonest paths tie or nearly every case has a path of its own (engine/reading/paths.ts). */
 export function mainVariant(doc: GraphDocument) {
   return doc.variants.find((v) => v.class === 'main');
 }

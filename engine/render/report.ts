@@ -126,7 +126,14 @@ function mainPathSection(doc: GraphDocument): Section {
           ? [{ kind: 'p' as const, text: `Cases rarely share a whole path (the commonest covers ${pct(main.share)}): it is not what a case typically does; the stages give the usual order.` }]
           : []),
       ]
-    : [{ kind: 'p', text: 'The document names no main path.' }];
+    : [
+        {
+          kind: 'p',
+          text: doc.source.cases > 0
+            ? 'The document names no main path: no path is followed clearly more often than the next, or nearly every case has a path of its own (the variants assumption gives the figures); the stages give the usual order.'
+            : 'The document names no main path.',
+        },
+      ];
   blocks.push({ kind: 'h3', text: 'Process tree' });
   blocks.push({ kind: 'p', text: `The mined process tree accepts ${pct(doc.model.cases_it_accepts)} of the cases.` });
   blocks.push({ kind: 'code', text: indentedTree(doc.model.process_tree) });

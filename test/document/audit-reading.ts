@@ -19,7 +19,79 @@ export function auditReading(doc: GraphDocument, cases: readonly CaseFacts[], f:
   doc.decisions.forEach((d, i) => auditDecision(d, `/decisions/${i}`, cases, labels, f));
   doc.sequence_rules.forEach((r, i) => {
     if (r.id.startsWith('later-turn-')) auditLaterTurn(r.statement, r.activities.map(String), r.evidence.cases, `/sequence_rules/${i}`, cases, f);
+    else auditQuantifier(r.statement, r.holds, `/sequence_rules/${i}`, f);
+    if (r.id.startsWith('chain_response-')) auditChain(r.activities.map(String), r.holds, r.evidence.of_cases, `/sequence_rules/${i}`, cases, f);
   });
+  auditPaths(doc, cases, f);
+}
+
+const pctText = (x: number): string => `${(Math.round(x * 1000) / 10).toString()}%`;
+
+/**
+ * A rule's words match its share: "always", "never", "only after" and "at most once in a case" stand alone only at
+ * 100%; below it the statement carries the share (never printed as 100%).
+ */
+function auditQuantifier(statement: string, holds: number, path: string, f: Findings): void {
+  if (holds >= 1) return;
+  const shown = pctText(holds) === '100%' ? '99.9%' : pctText(holds);
+  if (!statement.includes(` ${shown} of the cases with `)) f.problem(`${path}/statement`, `holds ${holds} but the statement does not give ${shown}: ${statement}`);
+  if (/\b(always|never)\b/.test(statement)) f.problem(`${path}/statement`, `an absolute word at ${shown}: ${statement}`);
+}
+
+/** chain_response a -> b: the cases with a where every a is directly followed by b, among the cases with a. */
+function auditChain(activities: string[], holds: number, of: number, path: string, all: readonly CaseFacts[], f: Findings): void {
+  const [a, b] = activities as [string, string];
+  let withA = 0;
+  let held = 0;
+  for (const c of all) {
+    if (!c.first.has(a)) continue;
+    withA++;
+    if (c.acts.every((x, i) => x !== a || c.acts[i + 1] === b)) held++;
+  }
+  f.same(`${path}/evidence/of_cases`, of, withA);
+  f.near(`${path}/holds`, holds, ratio(held, withA));
+}
+
+/**
+ * Whether the log has a main path (engine/reading/paths.ts, recomputed here from the cases by its definition):
+ * none where variants reach 90% of the cases (distinct paths) or where the commonest leads the next by less than
+ * 2·√(top + next) (a tie); the variants assumption's figures are read back.
+ */
+function auditPaths(doc: GraphDocument, cases: readonly CaseFacts[], f: Findings): void {
+  const byPath = new Map<string, number>();
+  for (const c of cases) byPath.set(JSON.stringify(c.acts), (byPath.get(JSON.stringify(c.acts)) ?? 0) + 1);
+  const counts = [...byPath.values()].sort((x, y) => y - x);
+  const [top = 0, next = 0] = counts;
+  const near = (c: number) => top - c < 2 * Math.sqrt(top + c);
+  const kind = counts.length >= 2 && counts.length >= 0.9 * cases.length ? 'distinct' : counts.length < 2 || !near(next) ? 'main' : 'tied';
+  const mains = doc.variants.filter((v) => v.class === 'main');
+  f.same('/variants (main path)/count of main', mains.length, kind === 'main' && cases.length > 0 ? 1 : 0);
+  if (mains.length === 1) f.same('/variants (main path)/cases', mains[0]!.cases, top);
+  const text = doc.assumptions.find((x): x is string => typeof x === 'string' && x.startsWith('Variants:'));
+  if (!text || !cases.length) return f.skip('/variants (main path)/assumption', 'no variants assumption');
+  const one = /here every case follows the one path \((\d+) cases\)/.exec(text);
+  const main = /here the commonest path \((\d+) cases, ([\d.]+%)\) leads the next \((\d+) cases\)/.exec(text);
+  const tied = /here no path is main: the commonest path \((\d+) cases\) and the next \((\d+) cases\) are within sampling noise of each other \((\d+) paths/.exec(text);
+  const distinct = /here no path is main: (\d+) distinct paths for (\d+) cases \(([\d.]+%)\); the commonest has (\d+) cases/.exec(text);
+  const stated = one || main ? 'main' : tied ? 'tied' : distinct ? 'distinct' : 'none';
+  f.same('/variants (main path)/assumption verdict', stated, kind);
+  if (one) f.same('/variants (main path)/assumption top', Number(one[1]), top);
+  if (main) {
+    f.same('/variants (main path)/assumption top', Number(main[1]), top);
+    f.same('/variants (main path)/assumption top share', main[2], pctText(ratio(top, cases.length)));
+    f.same('/variants (main path)/assumption next', Number(main[3]), next);
+  }
+  if (tied) {
+    f.same('/variants (main path)/assumption top', Number(tied[1]), top);
+    f.same('/variants (main path)/assumption next', Number(tied[2]), next);
+    f.same('/variants (main path)/assumption tied', Number(tied[3]), counts.filter(near).length);
+  }
+  if (distinct) {
+    f.same('/variants (main path)/assumption variants', Number(distinct[1]), counts.length);
+    f.same('/variants (main path)/assumption cases', Number(distinct[2]), cases.length);
+    f.same('/variants (main path)/assumption share', distinct[3], pctText(ratio(counts.length, cases.length)));
+    f.same('/variants (main path)/assumption top', Number(distinct[4]), top);
+  }
 }
 
 /**
@@ -120,6 +192,19 @@ function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: 
       // Cases with no event of any activity the test lists.
       const never = new Set(quoted(c.test, labels));
       if (!never.size) return f.skip(path, `its test names no activity: ${c.test}`);
+      // "Never passes through" only where no case ending in success did; else the statement counts those that did.
+      const successTest = doc.success_criteria.find((x) => x.id === 'success-ending')?.test;
+      if (successTest !== undefined) {
+        const success = new Set(quoted(successTest, labels));
+        const succeeded = cases.filter((x) => success.has(x.last));
+        const through = count(succeeded, (x) => x.acts.some((a) => never.has(a)));
+        const said = /: (\d+) of the (\d+) cases ending in success did\.$/.exec(c.statement);
+        if (!said) f.same(`${path}/statement (successful cases through them)`, c.statement.includes(' never passes through ') ? 0 : -1, through);
+        else {
+          f.same(`${path}/statement (successful cases through them)`, Number(said[1]), through);
+          f.same(`${path}/statement (successful cases)`, Number(said[2]), succeeded.length);
+        }
+      }
       return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => !x.acts.some((a) => never.has(a))), cases.length));
     }
     // A criterion the audit cannot recompute is a finding: every criterion the reading writes has a definition here.

@@ -72,7 +72,8 @@ describe('buildDocument on a hand-computed log', () => {
     expect(doc.assumptions.join('\n')).toMatch(/to that event's recorded start when the log has one/);
 
     expect(doc.variants.map((v) => [v.path, v.class, v.cases])).toEqual([
-      [['a', 'b', 'b', 'c'], 'main', 1],
+      // Three cases, three paths: each has a path of its own, so none is main.
+      [['a', 'b', 'b', 'c'], 'allowed', 1],
       [['a', 'b', 'c'], 'allowed', 1],
       [['a', 'c'], 'allowed', 1],
     ]);

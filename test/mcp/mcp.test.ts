@@ -132,8 +132,12 @@ describe('MCP over streamable HTTP at /mcp', () => {
       outcomes: doc.outcomes.length,
     });
     expect(s.source.cases).toBe(30);
-    expect(s.main_path.path).toEqual(['a', 'b', 'c']);
-    expect(s.main_path.typical).toBe(s.main_path.share >= 0.2);
+    // 20 cases a→b→c against 10 a→c: a gap within sampling noise (10 < 2·√30), so the document names no main path.
+    expect(doc.variants.map((v: any) => [v.class, v.cases])).toEqual([
+      ['allowed', 20],
+      ['allowed', 10],
+    ]);
+    expect(s.main_path).toBeNull();
     expect(s.top_variants.map((v: any) => v.id)).toEqual(doc.variants.map((v: any) => v.id));
     expect(s.top_decisions[0].id).toBe(doc.decisions[0].id);
 
@@ -224,7 +228,8 @@ describe('MCP over streamable HTTP at /mcp', () => {
   it("lists a variant's and an outcome's cases with their events, explains a decision and runs a block, from the document's numbers", async () => {
     const c = await overHttp(w.reader);
     const doc = (await call(t.app, 'GET', graphPath(), w.reader)).body;
-    const main = doc.variants.find((v: any) => v.class === 'main');
+    // The commonest listed path (main where it leads beyond noise; tied paths have no main).
+    const main = doc.variants[0];
     const page1 = await ok(c, 'list_cases', { projectId: w.projectId, variant: main.id, limit: 3 });
     expect(page1.total).toBe(main.cases);
     expect(page1.cases).toHaveLength(3);

@@ -282,7 +282,9 @@ describe('the reading rules', () => {
     expect(questions.some((q) => q.startsWith('1 cases end more than 30 days after nearly all others'))).toBe(true);
     expect(questions.some((q) => q.startsWith('The earliest event (1950-01-01T00:00:00.000Z) lies more than a year before'))).toBe(true);
     const varied = documentOf(log(Array.from({ length: 30 }, (_, k) => ({ path: ['Open', ...Array.from({ length: 1 + (k % 3) }, (_, j) => `Step ${(k * 7 + j) % 11}`), 'Close'], times: 1 }))));
-    expect(varied.assumptions.some((a) => typeof a === 'string' && /^Data quality: \d+ variants for 30 cases/.test(a))).toBe(true);
+    // Nearly a path per case: the variants assumption says no path is main and shares count distinct paths.
+    expect(varied.assumptions.some((a) => typeof a === 'string' && /^Variants: .*here no path is main: \d+ distinct paths for 30 cases .*variant shares count distinct paths/.test(a))).toBe(true);
+    expect(varied.variants.filter((v) => v.class === 'main')).toEqual([]);
   });
 
   it('the phrase case ids share names the case', () => {

@@ -39,20 +39,30 @@ describe('Markdown report', () => {
     expect(md).toContain(`${doc.source.cases} cases and ${doc.source.events} events from ${doc.source.period_start} to ${doc.source.period_end}`);
   });
 
+  it('names no main path where the document names none (paths tied, or one a case)', () => {
+    const none = { ...doc, variants: doc.variants.map((v) => ({ ...v, class: v.class === 'main' ? 'allowed' : v.class })) } as GraphDocument;
+    const text = renderMarkdown(none);
+    expect(text).toContain('The document names no main path: no path is followed clearly more often than the next, or nearly every case has a path of its own (the variants assumption gives the figures); the stages give the usual order.');
+    expect(text).not.toContain('The commonest path: ');
+  });
+
   it('states what a case is and the main path as the document has them', () => {
     expect(md).toContain(`A case is ${doc.process.case_represents}.`);
-    const main = doc.variants.find((v) => v.class === 'main')!;
+    // The simulated log's two commonest paths may tie (no main); the rendering of a main path is what is tested here.
+    const withMain = (doc.variants.some((v) => v.class === 'main') ? doc : { ...doc, variants: doc.variants.map((v, i) => (i === 0 ? { ...v, class: 'main' } : v)) }) as GraphDocument;
+    const shown = renderMarkdown(withMain);
+    const main = withMain.variants.find((v) => v.class === 'main')!;
     expect(main).toBeDefined();
-    const lines = md.split('\n');
+    const lines = shown.split('\n');
     // "Main path" only when the commonest path is typical; otherwise the report says it is not.
     const at = lines.indexOf(main.share >= TYPICAL_PATH_SHARE ? '## Main path' : '## Commonest path');
     expect(at).toBeGreaterThan(0);
     expect(lines[at + 2]).toBe(main.path.join(' → '));
-    expect(md).toContain(`The commonest path: ${main.cases} cases (${asPercent(main.share)} of all cases), variant ${main.id}.`);
-    expect(md).toContain(`The mined process tree accepts ${asPercent(doc.model.cases_it_accepts)} of the cases.`);
+    expect(shown).toContain(`The commonest path: ${main.cases} cases (${asPercent(main.share)} of all cases), variant ${main.id}.`);
+    expect(shown).toContain(`The mined process tree accepts ${asPercent(doc.model.cases_it_accepts)} of the cases.`);
     // The tree is printed indented, one operator or label a line where a line would grow long: the same tree.
-    const open = md.indexOf('```\n', md.indexOf('### Process tree')) + 4;
-    const tree = md.slice(open, md.indexOf('\n```', open));
+    const open = shown.indexOf('```\n', shown.indexOf('### Process tree')) + 4;
+    const tree = shown.slice(open, shown.indexOf('\n```', open));
     expect(parseTree(tree)).toEqual(parseTree(doc.model.process_tree));
     expect(doc.model.process_tree.length).toBeGreaterThan(TREE_LINE);
     const treeLines = tree.split('\n');
@@ -157,7 +167,7 @@ describe('Markdown report', () => {
   });
 
   it('does not call a rare commonest path the main path', () => {
-    const rare = { ...doc, variants: doc.variants.map((v) => (v.class === 'main' ? { ...v, share: 0.013 } : v)) } as GraphDocument;
+    const rare = { ...doc, variants: doc.variants.map((v, i) => (i === 0 ? { ...v, class: 'main', share: 0.013 } : v)) } as GraphDocument;
     const text = renderMarkdown(rare);
     expect(text).not.toContain('## Main path');
     expect(text).toContain('## Commonest path');
