@@ -96,6 +96,12 @@ function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: 
       if (!ends.size) return f.skip(path, `its test names no activity: ${c.test}`);
       return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => ends.has(x.last)), cases.length));
     }
+    if (c.id === 'success-status') {
+      // Cases with an event of a success status, whatever follows it.
+      const reached = new Set(quoted(c.test, labels));
+      if (!reached.size) return f.skip(path, `its test names no activity: ${c.test}`);
+      return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => x.acts.some((a) => reached.has(a))), cases.length));
+    }
     if (c.id === 'within-service-level') {
       const hours = Number((/<=\s*([\d.]+)\s*h/.exec(c.test) ?? /within ([\d.]+) hours/.exec(c.statement))?.[1] ?? Number.NaN);
       if (!clock || !Number.isFinite(hours)) return f.skip(path, clock ? `no threshold in its test: ${c.test}` : 'working time basis');
