@@ -26,11 +26,14 @@ export function liveState(snapshot: ProjectSnapshot, traces: Iterable<Event[]>):
   const tally = snapshot.tally;
   const f = factsOf(tally, (millis) => millis / HOUR_MS);
   const ends = readEnds(f, backboneOf(f), snapshot.periodEnd);
+  const statuses = ends.status ? new Set(ends.status.members) : undefined;
   const waits = new Map<string, number[]>();
   let cases = 0;
   for (const trace of traces) {
     if (trace.length === 0) continue;
     cases += 1;
+    // A case that reached an outcome status is finished, whatever work trails it.
+    if (statuses && trace.some((e) => statuses.has(e.activity))) continue;
     const last = trace[trace.length - 1]!;
     const cut = ends.openCut.get(last.activity);
     if (cut === undefined) continue;

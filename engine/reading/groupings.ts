@@ -34,6 +34,8 @@ export function readGroupings(f: Facts, profile: Pick<LogProfile, 'groupings'>, 
   const g = ranked[0];
   if (!g) return out;
   out.note = `; cases group by ${q(g.attribute)}: ${g.cases} cases carry ${g.values} values of it, ${g.shared} of them share theirs with another case, so a case may be one of several for one ${q(g.attribute)} (a larger case the log does not key by)${ranked.length > 1 ? `; other such attributes: ${ranked.slice(1, 4).map((x) => q(x.attribute)).join(', ')}` : ''}`;
+  // Counted by last activity: where the outcome is a status reached instead (statuses.ts), the counts would miss it.
+  if (ends.status) return out;
   const success = new Set(ends.successEnds);
   const failure = new Set(ends.failureEnds);
   let groupsWithSuccess = 0;

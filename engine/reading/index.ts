@@ -125,7 +125,10 @@ export function readProcess(input: ReadingInput): Reading {
   }
   const sequence = readSequenceRules(f, ties, instead);
   sequence.rules.push(...readLoopExits(f, turns, ties));
-  const exceptions = readExceptions(f, backbone, required, ends.ends, ends.stops, profile.frozenClock, paths.kind === 'main');
+  // Where the outcome is a status reached (not a last step), a failure status is no ending a case stops at: the
+  // exceptions' "ends with a failure ending" would count the few cases whose last event it is.
+  const stopEnds = ends.status ? new Map([...ends.ends].filter(([, k]) => k !== 'failure')) : ends.ends;
+  const exceptions = readExceptions(f, backbone, required, stopEnds, ends.stops, profile.frozenClock, paths.kind === 'main');
   const policies = readPolicies(f, backbone, ties, clock.quantized);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);

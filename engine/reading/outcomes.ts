@@ -5,6 +5,7 @@ import { DAY_MS, HOUR_MS } from '../time.js';
 import type { Outcome } from '../document/types.js';
 import type { Backbone } from './backbone.js';
 import { pct, q, quantile, ratio, slug, uniqueIds, type Facts } from './facts.js';
+import { readStatusSet, type StatusSet } from './statuses.js';
 import { FAILURE_WORDS, isFinalName, nameVerdict, SUCCESS_WORDS } from './words.js';
 
 /** An activity is an ending when at least this share of the cases doing it stop right after it. */
@@ -22,6 +23,8 @@ const OUTLIER_GAP_MS = 30 * DAY_MS;
 const ON_THE_WAY = 0.5;
 /** A success-named ending this share of all cases end with tells no case from another: it marks the process's end. */
 const EVERY_CASE = 0.99;
+/** A failure-named step is a part's (an offer withdrawn), not the case's, when at least this share of its cases reach a success or a status. */
+const PART_SHARE = 0.5;
 
 export interface EndReading {
   outcomes: Outcome[];
@@ -39,6 +42,10 @@ export interface EndReading {
   logEnd: number;
   /** Where a stopped case may be open (not an ending, no failure in the name): the oldest age (ms) of its last event's hour still recent there. */
   openCut: Map<string, number>;
+  /** Where the outcome is the status a case reached, not its last step (statuses.ts). */
+  status: StatusSet | undefined;
+  /** Failure-named steps most of whose cases reach a success or a status: failures of a part of the case, no ending. */
+  partFailures: string[];
   method: string;
 }
 
@@ -85,6 +92,8 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     if (age <= cut.get(activity)!) recent.set(activity, (recent.get(activity) ?? 0) + n);
   }
   const sorted = [...stops].sort((a, b) => cmp(a[0], b[0]));
+  const status = readStatusSet(f, [...recent.values()].reduce((s, x) => s + x, 0));
+  if (status) return byStatus(f, status, stops, recent, cut, lateOutliers, logEnd);
   const last = backbone.steps[backbone.steps.length - 1];
   const ends = new Map<string, Outcome['kind']>();
   /** Endings whose kind their own name gives: what came before does not change it. */
@@ -122,6 +131,17 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     }
   }
 
+  // A failure-named step most of whose stopping cases had already reached a success ending ended a part of the case
+  // (an offer withdrawn after another was accepted), not the case: no ending, and a case stopping there is read as
+  // any case stopped outside one. A step most cases go on from to a success (a rejected submission, resubmitted)
+  // still ends the cases that stop there so.
+  const successIds = [...ends].filter(([, k]) => k === 'success').map(([a]) => f.idOf.get(a)!);
+  const partFailures = successIds.length ? failedParts(f, (v) => successIds.some((k) => v.distinct.includes(k)), true) : [];
+  for (const x of partFailures) {
+    ends.delete(x);
+    byName.delete(x);
+  }
+
   const items: Outcome[] = [];
   const push = (kind: Outcome['kind'], x: string, n: number) => {
     if (n > 0) items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: n, share: ratio(n, f.cases) });
@@ -143,7 +163,7 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     // A case whose last step names a failure (an offer cancelled) ended so, even where few of the cases doing that
     // step stop there. A success-named step most cases go on from is a step on the way ('Complete application' as a
     // work item): a case stopping there may be in progress.
-    if (nameVerdict(x) === 'failure') {
+    if (nameVerdict(x) === 'failure' && !partFailures.includes(x)) {
       push('failure', x, rest);
       continue;
     }
@@ -164,10 +184,100 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     `Success and failure only where the data records a verdict: an ending is a failure when a whole word of its name is one of [${FAILURE_WORDS.join(', ')}], a success when one is of [${SUCCESS_WORDS.join(', ')}] (unless the name also says it is pending or negated); ${outcomeRecorded ? `a success-named ending at least ${EVERY_CASE * 100}% of all cases end with marks the end of the process and is other, since an attribute records the outcome; ` : ''}any other ending is other, however many cases stop there${recorded ? '' : ' (no ending of this log names a verdict: the log does not record how cases went)'}. ` +
     `A case whose last step names a failure ended so, ending or not. ` +
     `A success-named ending at least ${ON_THE_WAY * 100}% of whose cases go on to another success ending is a step on the way to it, not an outcome of its own${onTheWay.length ? ` (here ${onTheWay.map(q).join(', ')})` : ''}. ` +
+    partNote(partFailures, `at least ${PART_SHARE * 100}% of whose cases stopping there had reached a success ending before`) +
     `No verdict is passed on to a later step: a case's outcome is that of the step it ends with. ` +
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +
     `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;
-  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, logEnd, openCut, method };
+  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, logEnd, openCut, status: undefined, partFailures, method };
+}
+
+/**
+ * Failure-named activities at least PART_SHARE of whose cases meet `reached`: over the cases doing them, or with
+ * `stopping` over the cases whose last step they are (at least 2 either way).
+ */
+function failedParts(f: Facts, reached: (v: Facts['variants'][number]) => boolean, stopping = false): string[] {
+  const named = f.activities.filter((a) => nameVerdict(a) === 'failure');
+  if (!named.length) return [];
+  const ids = new Map(named.map((a) => [f.idOf.get(a)!, a]));
+  const hits = new Map<string, number>();
+  const all = new Map<string, number>();
+  const add = (m: Map<string, number>, a: string, n: number) => m.set(a, (m.get(a) ?? 0) + n);
+  for (const v of f.variants) {
+    const won = reached(v);
+    const touched = stopping ? (v.end !== undefined && ids.has(f.idOf.get(v.end) ?? -1) ? [v.end] : []) : [...v.distinct].filter((k) => ids.has(k)).map((k) => ids.get(k)!);
+    for (const a of touched) {
+      add(all, a, v.count);
+      if (won) add(hits, a, v.count);
+    }
+  }
+  return named.filter((a) => (all.get(a) ?? 0) >= 2 && (hits.get(a) ?? 0) >= PART_SHARE * all.get(a)!);
+}
+
+function partNote(parts: string[], what: string): string {
+  return parts.length
+    ? `A failure-named step ${what} ends a part of the case (an item withdrawn or replaced), not the case: no ending, and a case stopping there is read as open or stalled (here ${parts.map(q).join(', ')}). `
+    : '';
+}
+
+/**
+ * The outcome of a case is the status it reached (statuses.ts): one outcome per status, with the verdict its name
+ * (or its twin's) gives, `other` where none does. A case reaching no status has no recorded outcome: a failure-named
+ * last step that is no part's ends it so; else it is open when recent where it stopped, else stalled.
+ */
+function byStatus(
+  f: Facts,
+  status: StatusSet,
+  stops: Map<string, number>,
+  recent: Map<string, number>,
+  cut: Map<string, number>,
+  lateOutliers: EndReading['lateOutliers'],
+  logEnd: number,
+): EndReading {
+  const members = new Set(status.members);
+  const ends = new Map<string, Outcome['kind']>();
+  const items: Outcome[] = [];
+  for (const m of status.members) {
+    const kind = status.verdict.get(m) ?? 'other';
+    ends.set(m, kind);
+    const n = status.reached.get(m) ?? 0;
+    if (n > 0) items.push({ id: `${kind}-reached-${slug(m)}`, end_activity: m, kind, cases: n, share: ratio(n, f.cases) });
+  }
+  const memberIds = status.members.map((m) => f.idOf.get(m)!);
+  const partFailures = failedParts(f, (v) => memberIds.some((k) => v.distinct.includes(k))).filter((a) => !members.has(a));
+  let openCases = 0;
+  let stalledCases = 0;
+  const openCut = new Map<string, number>();
+  const push = (kind: Outcome['kind'], x: string, n: number) => {
+    if (n > 0) items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: n, share: ratio(n, f.cases) });
+  };
+  for (const [x, n] of [...status.noneStops].sort((a, b) => cmp(a[0], b[0]))) {
+    if (nameVerdict(x) === 'failure' && !partFailures.includes(x)) {
+      push('failure', x, n);
+      continue;
+    }
+    openCut.set(x, cut.get(x)!);
+    // The recent count is over every case stopping at x, those that reached a status included: an upper bound.
+    const r = Math.min(n, recent.get(x) ?? 0);
+    push('open', x, r);
+    push('other', x, n - r);
+    openCases += r;
+    stalledCases += n - r;
+  }
+  items.sort((a, b) => b.cases - a.cases || cmp(a.end_activity, b.end_activity) || cmp(a.kind, b.kind));
+  const successEnds = status.members.filter((m) => ends.get(m) === 'success').sort(cmp);
+  const failureEnds = status.members.filter((m) => ends.get(m) === 'failure').sort(cmp);
+  const verdicts = successEnds.length + failureEnds.length > 0;
+  const lent = [...status.twinOf].map(([m, t]) => `${q(m)} from ${q(t)}`);
+  const method =
+    `outcome statuses: ${status.statement}. ` +
+    (verdicts
+      ? `A status is a success or failure by a whole word of its name (the lexicon below)${lent.length ? `, or of the name of the activity done in exactly its cases (${lent.join(', ')})` : ''}; any other status is other (a hypothesis, like every verdict read from words). `
+      : `No status names a verdict: they are reported as the cases' endings (other), a hypothesis about what they are; the log does not say which is a success. `) +
+    `Steps after the status are trailing work, never endings. ` +
+    partNote(partFailures, `at least ${PART_SHARE * 100}% of whose cases reach a status`) +
+    `A case reaching no status has no recorded outcome: one whose last step names a failure (a word of [${FAILURE_WORDS.join(', ')}]) ended so; any other is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step, counted back from the log's end, else stalled (other); the open count is at most the recent cases stopping there. ` +
+    `Success words: [${SUCCESS_WORDS.join(', ')}]`;
+  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, logEnd, openCut, status, partFailures, method };
 }
 
 /**

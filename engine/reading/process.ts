@@ -86,7 +86,9 @@ export function readProcessPart(f: Facts, backbone: Backbone, caseNotion: string
   const recorded = (outcomes.length ? ` The log records ${outcomes.map((o) => `${q(o.attribute)} (true at the end of ${o.yes} of ${o.yes + o.no} cases)`).join(' and ')} as an outcome.` : '') + words;
   // Verdicts recorded by steps cases pass rather than end with ('Application Approved' before a notification).
   const passed = verdictSteps(f, 'success');
-  const objective = ends.successEnds.length
+  const objective = ends.status && ends.successEnds.length
+    ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map((a) => q(a) + (ends.status!.twinOf.has(a) ? ` (recorded with ${q(ends.status!.twinOf.get(a)!)})` : '')).join(' or ')}, the outcome status whose name says success (a reading of words); cases go on after their status with trailing work, so the last step is not the outcome.${recorded}`
+    : ends.successEnds.length
     ? `to bring each ${thing ?? 'case'} to ${ends.successEnds.map(q).join(' or ')} (the endings whose names say success${recorded ? '' : '; a reading of words: the log records no outcome'}).${recorded}`
     : passed.length
       ? `to reach ${passed.map(([a, n]) => `${q(a)} (${n} of ${f.cases} cases)`).join(' or ')}: the steps whose names say success, though cases go on after them.${recorded}`
@@ -136,7 +138,19 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, outcomes: LogPro
       evidence: evidence(n, f.cases, ratio(n, f.cases), 'hypothesis', 'cases with an event of a step whose name says success, counted over the variants; success read from the name (a hypothesis)'),
     });
   }
-  if (ends.successEnds.length) {
+  const successIds = ends.successEnds.map((a) => f.idOf.get(a)!);
+  const succeeded = ends.status ? (v: Facts['variants'][number]) => successIds.some((k) => v.distinct.includes(k)) : (v: Facts['variants'][number]) => v.end !== undefined && success.has(v.end);
+  if (ends.status && ends.successEnds.length) {
+    let n = 0;
+    for (const v of f.variants) if (succeeded(v)) n += v.count;
+    out.push({
+      id: 'success-status',
+      statement: `A case succeeds when it reaches ${ends.successEnds.map(q).join(' or ')}, whatever follows (an outcome status read from names: a hypothesis).`,
+      test: `an event of [${ends.successEnds.map(q).join(', ')}] in the case`,
+      share_met: ratio(n, f.cases),
+      evidence: evidence(n, f.cases, ratio(n, f.cases), 'hypothesis', `cases with an event of the success status, over all cases (${pct(ratio(n, f.cases))}); the status set is read from the variants, its verdict from names (a hypothesis)`),
+    });
+  } else if (ends.successEnds.length) {
     const n = ends.successEnds.reduce((s, a) => s + (ends.stops.get(a) ?? 0), 0);
     // Which ending is a success is read from its name: the share is counted, the verdict is a guess, so the
     // criterion is a hypothesis (an agent repeating it must know it rests on words, not on a recorded outcome).
@@ -157,13 +171,13 @@ export function readSuccessCriteria(f: Facts, ends: EndReading, outcomes: LogPro
     const k = f.idOf.get(x);
     if (k === undefined) continue;
     let through = 0;
-    let succeeded = 0;
+    let won = 0;
     for (const v of f.variants) {
       if (!v.distinct.includes(k)) continue;
       through += v.count;
-      if (v.end !== undefined && success.has(v.end)) succeeded += v.count;
+      if (succeeded(v)) won += v.count;
     }
-    if (through && succeeded < 0.5 * through) {
+    if (through && won < 0.5 * through) {
       kept.push(x);
       failIds[k] = 1;
     }

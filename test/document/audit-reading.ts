@@ -168,6 +168,12 @@ function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: 
       if (!ends.size) return f.skip(path, `its test names no activity: ${c.test}`);
       return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => ends.has(x.last)), cases.length));
     }
+    if (c.id === 'success-status') {
+      // Cases with an event of a success status, whatever follows it.
+      const reached = new Set(quoted(c.test, labels));
+      if (!reached.size) return f.skip(path, `its test names no activity: ${c.test}`);
+      return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => x.acts.some((a) => reached.has(a))), cases.length));
+    }
     if (c.id === 'success-step') {
       // Cases with an event of any step the test lists.
       const steps = new Set(quoted(c.test, labels));

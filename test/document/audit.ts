@@ -196,10 +196,19 @@ function auditVariants(doc: GraphDocument, cases: readonly CaseFacts[], f: Findi
   });
 }
 
-/** Outcome items split an end activity's cases by kind, so only their sums per end activity are counted figures. */
+/**
+ * Outcome items split an end activity's cases by kind, so only their sums per end activity are counted figures.
+ * Where the outcome is a status reached (items with ids kind-reached-…, engine/reading/statuses.ts), a case
+ * reaching one counts for the status it reached last, whatever its last step; any other case for its last step.
+ */
 function auditOutcomes(doc: GraphDocument, cases: readonly CaseFacts[], f: Findings): void {
+  const statuses = new Set(doc.outcomes.filter((o) => /^[a-z]+-reached-/.test(o.id)).map((o) => o.end_activity));
+  const endOf = (c: CaseFacts): string => {
+    for (let i = c.acts.length - 1; i >= 0; i--) if (statuses.has(c.acts[i]!)) return c.acts[i]!;
+    return c.last;
+  };
   const ending = new Map<string, number>();
-  for (const c of cases) ending.set(c.last, (ending.get(c.last) ?? 0) + 1);
+  for (const c of cases) ending.set(endOf(c), (ending.get(endOf(c)) ?? 0) + 1);
   const listed = new Map<string, number>();
   doc.outcomes.forEach((o, i) => {
     listed.set(o.end_activity, (listed.get(o.end_activity) ?? 0) + o.cases);

@@ -202,6 +202,29 @@ export const success = (activity: string, why: string) => endKind(activity, 'suc
 /** The outcome items ending with this activity are failures. */
 export const failure = (activity: string, why: string) => endKind(activity, 'failure', why);
 
+/**
+ * The cases whose last step is this activity are read as `kind`: by the outcome items ending with it, or, where the
+ * document reads the outcome from statuses (items kind-reached-…), by the status each such case reached (at least
+ * 90% of them). A withdrawn offer after a cancelled application is a failure either way.
+ */
+export function endsAs(activity: string, kind: 'success' | 'failure', why: string): Fact {
+  const byItem = endKind(activity, kind, why);
+  return {
+    fact: `endsAs(${quote(activity)}, ${kind})`,
+    why,
+    check: (e) => {
+      const statuses = new Map(e.doc.outcomes.filter((o) => /^[a-z]+-reached-/.test(o.id)).map((o) => [o.end_activity, o.kind]));
+      if (!statuses.size || e.doc.outcomes.some((o) => o.end_activity === activity)) return byItem.check(e);
+      const ending = e.cases().filter((c) => c.activities[c.activities.length - 1] === activity);
+      const read = ending.filter((c) => {
+        const s = [...c.activities].reverse().find((a) => statuses.has(a));
+        return s !== undefined && statuses.get(s) === kind;
+      }).length;
+      return read >= 0.9 * ending.length ? undefined : `${read} of the ${ending.length} cases ending with ${quote(activity)} reached a ${kind} status`;
+    },
+  };
+}
+
 /** No outcome item ending with this activity is a success. */
 export function notSuccess(activity: string, why: string): Fact {
   return {
