@@ -21,6 +21,10 @@
  *    once past 64 MiB), and, with --skip-slow left out, without the ratio bound.
  * 5. One event of 300,000 objects across 50,000 types (10.9 MB) through
  *    `POST …/events` of an app (app.inject), then the first `GET …/graph`.
+ * 6. The wire event's check (`checkEvent`) refusing one event over a limit: a
+ *    10 MB activity name, 200,000 attributes, 300,000 objects (counted, never
+ *    parsed one by one; test/engine/event.test.ts holds the refusals, this
+ *    their cost).
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -30,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { createApp } from '../../api/app.js';
 import { readConfig } from '../../api/config.js';
 import { checkLog, importLog, readLimits } from '../../connectors/files/index.js';
-import { eventLimits, NdjsonReader, ProjectStore } from '../../engine/index.js';
+import { checkEvent, eventLimits, NdjsonReader, ProjectStore } from '../../engine/index.js';
 import { gzipTo, longLineNdjson, newlines, ocelSqlite, wideOcelJson } from '../tools/hostile.js';
 
 const { values } = parseArgs({ options: { 'skip-slow': { type: 'boolean', default: false } } });
@@ -150,6 +154,24 @@ try {
   const doc = graph.value as Awaited<ReturnType<typeof call>>;
   console.log(`  first graph ${seconds(graph.ms)}: ${doc.body.object_types?.length ?? '?'} object types, ${(doc.bytes / 1e3).toFixed(0)} KB`);
   await made.app.close();
+
+  console.log('6. checkEvent refusing one event over a limit (best of three)');
+  const base = { caseId: 'c1', activity: 'a', timestamp: '2024-01-01T00:00:00Z' };
+  const huge: [string, Record<string, unknown>][] = [
+    ['10 MB activity name', { ...base, activity: 'x'.repeat(10 * MiB) }],
+    ['200,000 attributes', { ...base, attributes: Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`a${i}`, i])) }],
+    ['300,000 objects', { ...base, objects: Array.from({ length: 300_000 }, (_, i) => ({ id: `o${i}`, type: `t${i % 50_000}` })) }],
+  ];
+  for (const [name, input] of huge) {
+    let best = Number.POSITIVE_INFINITY;
+    let reason = '';
+    for (let k = 0; k < 3; k++) {
+      const r = await timed(() => checkEvent(input));
+      best = Math.min(best, r.ms);
+      reason = r.value instanceof Error ? r.value.message : r.value.ok ? 'accepted' : r.value.reason;
+    }
+    console.log(`  ${name}: ${best.toFixed(1)} ms: ${reason.slice(0, 100)}`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -296,7 +296,9 @@ describe('graceful shutdown', () => {
     const t0 = Date.now();
     a.child.kill('SIGTERM');
     expect(await a.exit).toEqual({ code: 130, signal: null });
-    expect(Date.now() - t0).toBeLessThan(2000);
+    // Not the 60 s of grace: half of it tells the two apart on a machine however busy (the exit code and the message
+    // above say it already).
+    expect(Date.now() - t0).toBeLessThan(30_000);
     expect(a.err()).toContain('SIGTERM again: exiting now');
     expect(existsSync(join(dir, 'serve.lock'))).toBe(false);
   });

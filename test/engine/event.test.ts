@@ -163,10 +163,8 @@ describe('event limits', () => {
   it('refuses an event of 300,000 objects by counting them, and agrees with the schema on objects per event', () => {
     const limits = eventLimits({ objectsPerEvent: 2 });
     const objects = Array.from({ length: 300_000 }, (_, i) => ({ id: `o${i}`, type: `t${i % 50_000}` }));
-    const started = performance.now();
+    // Counted, not parsed one by one: its cost (about 10 ms) is measured in test/bench/inputs.ts, never timed here.
     expect(refused({ ...base, objects }, DEFAULT_EVENT_LIMITS)).toMatch(/this one has 300000\)$/);
-    // Counted, not parsed one by one (about 10 ms).
-    expect(performance.now() - started).toBeLessThan(1500);
     for (const n of [0, 1, 2, 3]) {
       const input = { ...base, objects: objects.slice(0, n) };
       expect(checkEvent(input, limits)).toEqual(checkEventWithSchema(input, limits));
@@ -174,16 +172,13 @@ describe('event limits', () => {
     expect(refused({ ...base, objects: objects.slice(0, 3) }, limits)).toBe('objects: limit PCG_LIMIT_OBJECTS_PER_EVENT: an event may have at most 2 objects (this one has 3)');
   });
 
-  it('refuses a 10 MB activity name and 200k attributes quickly', () => {
-    let started = performance.now();
+  it('refuses a 10 MB activity name and 200k attributes by their size and count', () => {
+    // The cost (about 0.1 s; the unbounded check took seconds) is measured in test/bench/inputs.ts: a test on a busy
+    // machine waits for conditions, never for a time.
     expect(refused({ ...base, activity: 'x'.repeat(10 * 1024 * 1024) }, DEFAULT_EVENT_LIMITS)).toMatch(/this one has 10485760/);
-    expect(performance.now() - started).toBeLessThan(1000);
     const attributes: Record<string, number> = {};
     for (let i = 0; i < 200_000; i++) attributes[`a${i}`] = i;
-    started = performance.now();
     expect(refused({ ...base, attributes }, DEFAULT_EVENT_LIMITS)).toMatch(/this one has 200000/);
-    // The names are counted, never parsed one by one (about 0.1 s; the unbounded check took seconds).
-    expect(performance.now() - started).toBeLessThan(1500);
   });
 
   it('builds limits with defaults and refuses nonsense', () => {

@@ -124,12 +124,11 @@ describe('OCEL-SQLite: plain tables only', () => {
       const s = scratch();
       const file = join(s.dir, `${twist.replace(' ', '-')}.sqlite`);
       ocelSqlite(file, twist);
-      const started = performance.now();
+      // Read, the view would count to a billion and the column make 100 MB a row: refused from the schema, at once
+      // (a read would outlast the test's budget; the cost is in test/bench/inputs.ts, never timed here).
       const e = await refusal(checkLog(file));
       expect(e.code).toBe('ocel_unsafe_sqlite');
       expect(e.message).toMatch(message);
-      // Read, the view would count to a billion and the column make 100 MB a row: refused from the schema, at once.
-      expect(performance.now() - started).toBeLessThan(5000);
     });
   }
 
