@@ -57,6 +57,6 @@ export function verdictText(v: PathVerdict): string {
     case 'tied':
       return `here no path is main: the commonest path (${v.top} cases) and the next (${v.next} cases) are within sampling noise of each other (${v.tied} paths are within it of the commonest), so which is commoner is not known and their order in the list is no ranking`;
     case 'distinct':
-      return `here no path is main: ${v.variants} distinct paths for ${v.cases} cases (${pct(v.variants)}); the commonest has ${v.top} cases. Nearly every case has a path of its own, as in a log of unique cases or in a sample keeping one case per variant, which the data cannot tell apart: variant shares count distinct paths, not how often the process goes a way, and in such a sample so does every other share of cases in this document (the backbone, stages, decisions, rules and outcomes rest on case counts)`;
+      return `here no path is main: ${v.variants} distinct paths for ${v.cases} cases (${pct(v.variants)}); the commonest has ${v.top} ${v.top === 1 ? 'case' : 'cases'}. Nearly every case has a path of its own, as in a log of unique cases or in a sample keeping one case per variant, which the data cannot tell apart: variant shares count distinct paths, not how often the process goes a way, and in such a sample so does every other share of cases in this document (the backbone, stages, decisions, rules and outcomes rest on case counts)`;
   }
 }

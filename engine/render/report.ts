@@ -137,7 +137,8 @@ function mainPathSection(doc: GraphDocument): Section {
   blocks.push({ kind: 'h3', text: 'Process tree' });
   blocks.push({ kind: 'p', text: `The mined process tree accepts ${pct(doc.model.cases_it_accepts)} of the cases.` });
   blocks.push({ kind: 'code', text: indentedTree(doc.model.process_tree) });
-  return { id: 'main-path', title: main && main.share < TYPICAL_PATH_SHARE ? 'Commonest path' : 'Main path', blocks };
+  // No main path, no "Main path" heading over the sentence saying there is none.
+  return { id: 'main-path', title: !main ? 'Paths' : main.share < TYPICAL_PATH_SHARE ? 'Commonest path' : 'Main path', blocks };
 }
 
 function variantsSection(doc: GraphDocument): Section {

@@ -72,7 +72,7 @@ function auditPaths(doc: GraphDocument, cases: readonly CaseFacts[], f: Findings
   const one = /here every case follows the one path \((\d+) cases\)/.exec(text);
   const main = /here the commonest path \((\d+) cases, ([\d.]+%)\) leads the next \((\d+) cases\)/.exec(text);
   const tied = /here no path is main: the commonest path \((\d+) cases\) and the next \((\d+) cases\) are within sampling noise of each other \((\d+) paths/.exec(text);
-  const distinct = /here no path is main: (\d+) distinct paths for (\d+) cases \(([\d.]+%)\); the commonest has (\d+) cases/.exec(text);
+  const distinct = /here no path is main: (\d+) distinct paths for (\d+) cases \(([\d.]+%)\); the commonest has (\d+) cases?/.exec(text);
   const stated = one || main ? 'main' : tied ? 'tied' : distinct ? 'distinct' : 'none';
   f.same('/variants (main path)/assumption verdict', stated, kind);
   if (one) f.same('/variants (main path)/assumption top', Number(one[1]), top);

@@ -32,7 +32,7 @@ describe.each([false, true])('paths (names hidden: %s)', (hidden) => {
       // Every path holds one case: under 1% each, none is listed.
       expect(doc.variants).toEqual([]);
       const text = variantsAssumption(doc);
-      expect(text).toContain(`here no path is main: ${truth.variants} distinct paths for ${truth.cases} cases (100%); the commonest has 1 cases`);
+      expect(text).toContain(`here no path is main: ${truth.variants} distinct paths for ${truth.cases} cases (100%); the commonest has 1 case.`);
       expect(text).toContain('variant shares count distinct paths, not how often the process goes a way');
       expect(backboneAssumption(doc)).toContain('No variant is main (nearly every case has a path of its own');
       expect(backboneAssumption(doc)).not.toContain('main variant is only');
