@@ -142,13 +142,8 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     byName.delete(x);
   }
 
-  const items: Outcome[] = [];
-  const push = (kind: Outcome['kind'], x: string, n: number) => {
-    if (n > 0) items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: n, share: ratio(n, f.cases) });
-  };
-  let openCases = 0;
-  let stalledCases = 0;
-  const openCut = new Map<string, number>();
+  const out = new Stops(f.cases, cut, recent);
+  const push = out.push;
   for (const [x, n] of sorted) {
     const kind = ends.get(x);
     if (byName.has(x)) {
@@ -160,22 +155,11 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
       push(kind, x, rest);
       continue;
     }
-    // A case whose last step names a failure (an offer cancelled) ended so, even where few of the cases doing that
-    // step stop there. A success-named step most cases go on from is a step on the way ('Complete application' as a
-    // work item): a case stopping there may be in progress.
-    if (nameVerdict(x) === 'failure' && !partFailures.includes(x)) {
-      push('failure', x, rest);
-      continue;
-    }
-    openCut.set(x, cut.get(x)!);
-    // The recent count is over every case stopping at x.
-    const r = Math.min(rest, recent.get(x) ?? 0);
-    push('open', x, r);
-    push('other', x, rest - r);
-    openCases += r;
-    stalledCases += rest - r;
+    // A success-named step most cases go on from is a step on the way ('Complete application' as a work item): a
+    // case stopping there may be in progress.
+    out.unended(x, rest, partFailures);
   }
-  items.sort((a, b) => b.cases - a.cases || cmp(a.end_activity, b.end_activity) || cmp(a.kind, b.kind));
+  const { items, openCut, openCases, stalledCases } = out.sorted();
   const successEnds = [...ends].filter(([, k]) => k === 'success').map(([a]) => a).sort(cmp);
   const failureEnds = [...ends].filter(([, k]) => k === 'failure').map(([a]) => a).sort(cmp);
   const recorded = successEnds.length + failureEnds.length > 0;
@@ -189,6 +173,44 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +
     `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;
   return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, logEnd, openCut, status: undefined, partFailures, method };
+}
+
+/** The outcome items of where cases stop, and the open and stalled ones among the cases stopped outside an ending. */
+class Stops {
+  readonly openCut = new Map<string, number>();
+  openCases = 0;
+  stalledCases = 0;
+  constructor(
+    private readonly cases: number,
+    private readonly cut: ReadonlyMap<string, number>,
+    private readonly recent: ReadonlyMap<string, number>,
+    readonly items: Outcome[] = [],
+  ) {}
+
+  readonly push = (kind: Outcome['kind'], x: string, n: number): void => {
+    if (n > 0) this.items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: n, share: ratio(n, this.cases) });
+  };
+
+  /**
+   * n cases stopped at x, no ending: failed when x names a failure (an offer cancelled: the case ended so, even
+   * where few of the cases doing x stop there) unless x ended a part of the case; else open when recent at x (the
+   * recent count is over every case stopping there), else stalled.
+   */
+  unended(x: string, n: number, partFailures: readonly string[]): void {
+    if (nameVerdict(x) === 'failure' && !partFailures.includes(x)) return this.push('failure', x, n);
+    this.openCut.set(x, this.cut.get(x)!);
+    const r = Math.min(n, this.recent.get(x) ?? 0);
+    this.push('open', x, r);
+    this.push('other', x, n - r);
+    this.openCases += r;
+    this.stalledCases += n - r;
+  }
+
+  /** The items, most cases first. */
+  sorted(): this {
+    this.items.sort((a, b) => b.cases - a.cases || cmp(a.end_activity, b.end_activity) || cmp(a.kind, b.kind));
+    return this;
+  }
 }
 
 /**
@@ -244,26 +266,10 @@ function byStatus(
   }
   const memberIds = status.members.map((m) => f.idOf.get(m)!);
   const partFailures = failedParts(f, (v) => memberIds.some((k) => v.distinct.includes(k))).filter((a) => !members.has(a));
-  let openCases = 0;
-  let stalledCases = 0;
-  const openCut = new Map<string, number>();
-  const push = (kind: Outcome['kind'], x: string, n: number) => {
-    if (n > 0) items.push({ id: `${kind}-${slug(x)}`, end_activity: x, kind, cases: n, share: ratio(n, f.cases) });
-  };
-  for (const [x, n] of [...status.noneStops].sort((a, b) => cmp(a[0], b[0]))) {
-    if (nameVerdict(x) === 'failure' && !partFailures.includes(x)) {
-      push('failure', x, n);
-      continue;
-    }
-    openCut.set(x, cut.get(x)!);
-    // The recent count is over every case stopping at x, those that reached a status included: an upper bound.
-    const r = Math.min(n, recent.get(x) ?? 0);
-    push('open', x, r);
-    push('other', x, n - r);
-    openCases += r;
-    stalledCases += n - r;
-  }
-  items.sort((a, b) => b.cases - a.cases || cmp(a.end_activity, b.end_activity) || cmp(a.kind, b.kind));
+  // The recent count is over every case stopping at x, those that reached a status included: an upper bound.
+  const out = new Stops(f.cases, cut, recent, items);
+  for (const [x, n] of [...status.noneStops].sort((a, b) => cmp(a[0], b[0]))) out.unended(x, n, partFailures);
+  const { openCut, openCases, stalledCases } = out.sorted();
   const successEnds = status.members.filter((m) => ends.get(m) === 'success').sort(cmp);
   const failureEnds = status.members.filter((m) => ends.get(m) === 'failure').sort(cmp);
   const verdicts = successEnds.length + failureEnds.length > 0;

@@ -10,15 +10,16 @@ import { freshStore } from '../engine/helpers.js';
  * are one fixed offset, so no wait in the log is a measurement of the work. The same log with its minutes and
  * seconds varied is the control: its timing claims stay.
  */
-function orderLog(generated: boolean): WireEvent[] {
-  const rng = new Rng(3);
+function orderLog(generated: boolean, shape = { seed: 3, hours: 6, longBefore: '' }): WireEvent[] {
+  const rng = new Rng(shape.seed);
   const events: WireEvent[] = [];
   const H = 3_600_000;
   const steps = ['create order', 'add item', 'check stock', 'send invoice', 'pack order', 'dispatch'];
   for (let c = 0; c < 120; c++) {
     let t = Date.UTC(2019, 10, 3) + c * 5 * H;
     steps.forEach((a, i) => {
-      t += (1 + Math.floor(rng.next() * 6)) * H;
+      // Whole hours drawn at random; a day more before `longBefore`, if any.
+      t += (1 + Math.floor(rng.next() * shape.hours) + (a === shape.longBefore ? 24 : 0)) * H;
       const offset = generated ? 11 * 60_000 + 19_000 : Math.floor(rng.next() * H);
       events.push({ caseId: `o${c}`, eventId: `o${c}-${i}`, activity: a, timestamp: new Date(Math.floor(t / H) * H + offset).toISOString() });
     });
@@ -81,21 +82,7 @@ describe('a log whose every event has one placeholder time', () => {
  * minutes varied (the control) the log is read as measured and the stages part there.
  */
 describe('stages on generated times', () => {
-  function stagedLog(generated: boolean): WireEvent[] {
-    const rng = new Rng(5);
-    const events: WireEvent[] = [];
-    const H = 3_600_000;
-    const steps = ['create order', 'add item', 'check stock', 'send invoice', 'pack order', 'dispatch'];
-    for (let c = 0; c < 120; c++) {
-      let t = Date.UTC(2019, 10, 3) + c * 5 * H;
-      steps.forEach((a, i) => {
-        t += (1 + Math.floor(rng.next() * 4) + (a === 'pack order' ? 24 : 0)) * H;
-        const offset = generated ? 11 * 60_000 + 19_000 : Math.floor(rng.next() * H);
-        events.push({ caseId: `o${c}`, eventId: `o${c}-${i}`, activity: a, timestamp: new Date(Math.floor(t / H) * H + offset).toISOString() });
-      });
-    }
-    return events;
-  }
+  const stagedLog = (generated: boolean) => orderLog(generated, { seed: 5, hours: 4, longBefore: 'pack order' });
   const stagesOf = (generated: boolean) => {
     const store = freshStore();
     store.apply({ records: stagedLog(generated) });
