@@ -52,3 +52,18 @@ export async function ensureBuilt(): Promise<void> {
   const { build } = await import('vite');
   await build({ configFile: join(WEB, 'vite.config.ts'), logLevel: 'warn' });
 }
+
+/** Opens a project's map (`#project=`), signing in with the demo's key the first time the page asks. */
+export async function openProject(page: Page, base: string, demo: Demo, projectId: string): Promise<void> {
+  await page.goto('about:blank');
+  await page.goto(`${base}/#project=${projectId}`);
+  await page.waitForFunction(() => {
+    const d = (globalThis as any).document;
+    return !d.querySelector('#signin')?.hidden || !d.querySelector('#app')?.hidden;
+  });
+  if (await page.isVisible('#signin')) {
+    await page.fill('#tenant', demo.tenantId);
+    await page.fill('#key', demo.key);
+    await page.click('#signin-button');
+  }
+}

@@ -84,16 +84,22 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
         const p = (globalThis as any).__pcg;
         return p.version() === String(want) && p.liveVersion() === want;
       }, v);
+      // Still: no node gliding, and the places unchanged over three polls (longer than a glide's 400 ms), counted
+      // afresh for each version (a glide may begin a frame after the new node is drawn).
+      await page.evaluate(() => {
+        (globalThis as any).__lastPositions = undefined;
+        (globalThis as any).__stillPolls = 0;
+      });
       await page.waitForFunction(
         () => {
           const g = globalThis as any;
           const now = JSON.stringify(g.__pcg.positions());
-          const still = now === g.__lastPositions;
+          g.__stillPolls = now === g.__lastPositions && !g.__pcg.gliding() ? g.__stillPolls + 1 : 0;
           g.__lastPositions = now;
-          return still;
+          return g.__stillPolls >= 3;
         },
         undefined,
-        { polling: 150 },
+        { polling: 200 },
       );
     };
     await waitDrawn(opened.dataVersion);

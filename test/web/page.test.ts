@@ -23,7 +23,7 @@ import { buildDocument } from '../../engine/document/index.js';
 import { renderHtml } from '../../engine/render/html.js';
 import { defaultSimplification, hiddenText, simplify, type Simplification } from '../../engine/render/simplify.js';
 import { MemoryProject } from '../../engine/store/memory-project.js';
-import { browserRequired, CHROMIUM, closeAll, demoApi, ensureBuilt, haveBrowser, openPage } from './browser.js';
+import { browserRequired, CHROMIUM, closeAll, demoApi, ensureBuilt, haveBrowser, openPage, openProject } from './browser.js';
 
 const required = browserRequired;
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -320,17 +320,7 @@ describe.skipIf(!haveBrowser && !required)(title, () => {
     const project: { id: string } = await api('POST', '/project', { name: 'many activities' });
 
     // Empty first: the message alone, no start and end circles fitted into giant discs under it.
-    await page.goto('about:blank');
-    await page.goto(`${base}/#project=${project.id}`);
-    await page.waitForFunction(() => {
-      const d = (globalThis as any).document;
-      return !d.querySelector('#signin')?.hidden || !d.querySelector('#app')?.hidden;
-    });
-    if (await page.isVisible('#signin')) {
-      await page.fill('#tenant', demo.tenantId);
-      await page.fill('#key', demo.key);
-      await page.click('#signin-button');
-    }
+    await openProject(page, base, demo, project.id);
     await page.waitForFunction((id) => (globalThis as any).location.hash === `#project=${id}` && (globalThis as any).__pcg.version() !== undefined, project.id);
     await page.waitForSelector('#map-empty:not([hidden])');
     expect(await page.textContent('#map-empty')).toContain('No events in this project yet');

@@ -21,7 +21,7 @@ import type { GraphDocument } from '../../engine/document/types.js';
 import { simplify } from '../../engine/render/simplify.js';
 import { optionsFor } from '../real-logs/manifest.js';
 import { realLogs } from '../tools/pm4py.js';
-import { browserRequired, CHROMIUM, closeAll, demoApi, ensureBuilt, haveBrowser, openPage } from './browser.js';
+import { browserRequired, CHROMIUM, closeAll, demoApi, ensureBuilt, haveBrowser, openPage, openProject } from './browser.js';
 
 /** A small log (11 activities), receipt.csv (27) and one of 398 activities. */
 const LOGS = [
@@ -67,17 +67,7 @@ describe.skipIf(!realLogs || (!haveBrowser && !browserRequired))('the map of rea
 
   /** Opens a project on the page (signing in the first time) and waits until its version and live state are drawn. */
   async function open(projectId: string, version: number): Promise<void> {
-    await page.goto('about:blank');
-    await page.goto(`${base}/#project=${projectId}`);
-    await page.waitForFunction(() => {
-      const d = (globalThis as any).document;
-      return !d.querySelector('#signin')?.hidden || !d.querySelector('#app')?.hidden;
-    });
-    if (await page.isVisible('#signin')) {
-      await page.fill('#tenant', demo.tenantId);
-      await page.fill('#key', demo.key);
-      await page.click('#signin-button');
-    }
+    await openProject(page, base, demo, projectId);
     await page.waitForFunction(
       ([id, v]) => {
         const p = (globalThis as any).__pcg;

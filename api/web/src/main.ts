@@ -417,6 +417,7 @@ export interface PcgHook {
   liveVersion(): number | undefined;
   /** Each drawn document node's centre in map coordinates, by id. */
   positions(): Record<string, { x: number; y: number }>;
+  gliding(): boolean;
   /** Whether the reader moved the view (the map is then not re-fitted as it grows). */
   userMoved(): boolean;
   /** Every label drawn on a document node or a shown edge: its page rectangle and its font size on screen in CSS px. */
@@ -463,6 +464,8 @@ window.__pcg = {
   openCounts: () => map.openCounts(),
   liveVersion: () => map.liveVersion,
   positions: () => Object.fromEntries(map.cy.nodes('.doc').map((n) => [n.id(), { ...n.position() }])),
+  /** Whether a node is gliding to a new place (a test reads places once none is). */
+  gliding: () => map.cy.nodes(':animated').length > 0,
   userMoved: () => map.userMoved,
   labelBoxes: () => {
     const r = mapEl.getBoundingClientRect();
