@@ -15,17 +15,16 @@
  *   node --import tsx test/bench/changelog.ts [--events 300000] [--runs 2]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
-import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { Kafka, logLevel } from 'kafkajs';
 import { createApp } from '../../api/app.js';
 import { readConfig } from '../../api/config.js';
-import { simulate } from '../../connectors/simulator/index.js';
 import { KafkaBroker } from '../kafka/broker.js';
 import { PCG } from './child.js';
+import { applied, fill } from './kafka-topics.js';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '300000' }, runs: { type: 'string', default: '2' } } });
 const N = Number(values.events);
@@ -35,25 +34,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const round = (x: number, d = 2) => +x.toFixed(d);
 
-async function fill(broker: KafkaBroker, topic: string, count: number): Promise<number> {
-  await broker.createTopic(topic, 4);
-  const kafka = new Kafka({ clientId: 'bench-fill', brokers: broker.brokers, logLevel: logLevel.NOTHING });
-  const producer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner });
-  await producer.connect();
-  let batch: { key: string; value: string }[] = [];
-  let n = 0;
-  for (const e of simulate({ model: 'order-to-cash', cases: Math.ceil(count / 5), seed: 42 })) {
-    batch.push({ key: String(e.caseId), value: JSON.stringify(e) });
-    if (batch.length === 5000) {
-      await producer.send({ topic, acks: 1, messages: batch });
-      batch = [];
-    }
-    if (++n === count) break;
-  }
-  if (batch.length) await producer.send({ topic, acks: 1, messages: batch });
-  await producer.disconnect();
-  return (await broker.endOffsets(topic)).reduce((a, b) => a + b, 0);
-}
 
 /** A data directory with a tenant, a project and a source on the topic (changelog on or off), made through the API. */
 async function dataDirWithSource(broker: KafkaBroker, topic: string, changelog: boolean): Promise<{ dir: string; projectId: string; groupId: string }> {
@@ -75,22 +55,6 @@ async function dataDirWithSource(broker: KafkaBroker, topic: string, changelog: 
   return { dir, projectId: project.id, groupId: source.groupId };
 }
 
-/** Sum over the project's partition files of (stored offset + 1): messages applied. */
-function applied(dir: string, projectId: string): number {
-  const parts = join(dir, 'projects', projectId, 'parts');
-  if (!existsSync(parts)) return 0;
-  let n = 0;
-  for (const f of readdirSync(parts).filter((f) => f.endsWith('.sqlite'))) {
-    try {
-      const db = new Database(join(parts, f), { readonly: true, fileMustExist: true });
-      for (const r of db.prepare('SELECT offset FROM position').all() as { offset: number }[]) n += r.offset + 1;
-      db.close();
-    } catch {
-      // A file being created: counted on the next poll.
-    }
-  }
-  return n;
-}
 
 /** CPU seconds of a process (all its threads), from /proc, read before it stops. */
 function cpuSeconds(pid: number): number {
