@@ -182,11 +182,12 @@ export function readExceptions(
     if (!m) beforeEnd.set(end, (m = new Map()));
     m.set(prev, (m.get(prev) ?? 0) + v.count);
   }
-  // The ending of the main path, or the commonest ending, is how the process usually ends, whatever its name.
+  // The ending of the main path, or the commonest ending, is how the process usually ends, whatever its name. Endings
+  // tied for commonest are all usual: half the requests paid and half rejected make neither an exception.
   const usual = new Set<string>();
   if (hasMain && f.variants[0]?.end !== undefined) usual.add(f.variants[0].end);
-  const mostCommon = [...ends.keys()].sort((x, y) => (stops.get(y) ?? 0) - (stops.get(x) ?? 0) || cmp(x, y))[0];
-  if (mostCommon !== undefined) usual.add(mostCommon);
+  const top = Math.max(0, ...[...ends.keys()].map((a) => stops.get(a) ?? 0));
+  for (const a of ends.keys()) if (top > 0 && (stops.get(a) ?? 0) === top) usual.add(a);
   for (const a of failureEnds) {
     if (usual.has(a)) continue;
     const n = stops.get(a) ?? 0;
@@ -201,7 +202,7 @@ export function readExceptions(
   }
   const method =
     `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop; none that come right again within a minute: the same entry saved twice), backbone steps the mined model requires that cases went on without, ` +
-    `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (${rare.length > MAX_RARE ? `the ${MAX_RARE} commonest of ${rare.length}` : `${rare.length}`}; not a step done instead of a backbone step, never with it and in its place${instead.length ? `: here ${instead.map(([a, b]) => `${q(a)} instead of ${q(b)}`).join(', ')}` : ''}) and cases ending in a failure ending (not the main path's ending, where a path is main, nor the commonest ending: that is how the process usually ends); ` +
+    `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (${rare.length > MAX_RARE ? `the ${MAX_RARE} commonest of ${rare.length}` : `${rare.length}`}; not a step done instead of a backbone step, never with it and in its place${instead.length ? `: here ${instead.map(([a, b]) => `${q(a)} instead of ${q(b)}`).join(', ')}` : ''}) and cases ending in a failure ending (not the main path's ending, where a path is main, nor the commonest ending or those tied with it: that is how the process usually ends); ` +
     `kept when at least ${min} cases and at most ${MAX_EXCEPTION_SHARE * 100}% of all cases show one`;
   return { exceptions: out, loops, method };
 }
