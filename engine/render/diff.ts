@@ -9,7 +9,7 @@
  * sketch-read hours are not compared: they move with every batch).
  */
 import type { GraphDocument } from '../document/types.js';
-import { casesText, pathText, pct, whenText } from './format.js';
+import { casesText, eventsText, pathText, pct, whenText } from './format.js';
 import { oneLine } from './safe-text.js';
 import { SECTION_KEYS, sectionRow, type DiffSectionKey } from './sections.js';
 
@@ -201,7 +201,7 @@ function brief(section: DiffSection, e: Entry): string {
  * shown escaped and cannot start a line of its own or act on a terminal.
  */
 export function renderDiffText(diff: DocumentDiff, names: { before?: string; after?: string } = {}): string {
-  const side = (s: DocumentDiff['before'], name?: string) => `${name ? `${name}: ` : ''}data version ${s.data_version}, ${s.cases} cases, ${s.events} events`;
+  const side = (s: DocumentDiff['before'], name?: string) => `${name ? `${name}: ` : ''}data version ${s.data_version}, ${casesText(s.cases)}, ${eventsText(s.events)}`;
   const lines = [`before: ${side(diff.before, names.before)}`, `after:  ${side(diff.after, names.after)}`];
   const text = () => `${lines.map(oneLine).join('\n')}\n`;
   if (diff.same) {

@@ -12,7 +12,7 @@
  * name), so a 1 KB name does not stretch across the map.
  */
 import type { EdgeKind, GraphDocument } from '../document/types.js';
-import { casesText, hours, pct } from './format.js';
+import { casesText, eventsText, hours, pct } from './format.js';
 import { clip, oneLine } from './safe-text.js';
 import { hiddenText, simplified, simplify, type Simplification } from './simplify.js';
 
@@ -54,11 +54,11 @@ export function renderDot(whole: GraphDocument, view?: Simplification): string {
   const hidden = kept ? hiddenText(kept) : '';
   const s = doc.source;
   const lines: string[] = [
-    `// Process map of a process context graph document: ${s.cases} cases, ${s.events} events, data version ${s.data_version}.`,
+    `// Process map of a process context graph document: ${casesText(s.cases)}, ${eventsText(s.events)}, data version ${s.data_version}.`,
     '// Render with: dot -Tsvg map.dot -o map.svg',
     ...(view ? [`// Simplified: activities ${view.activities}%, paths ${view.paths}% (pcg graph --activities 100 --paths 100 draws every node and edge). ${hidden}`] : []),
     'digraph process {',
-    `  graph ${attrs({ rankdir: 'LR', fontname: '"Helvetica"', fontsize: '12', nodesep: '0.35', ranksep: '0.6', labelloc: 't', label: dotString(`${s.cases} cases, ${s.period_start} to ${s.period_end}`, ...(hidden ? [hidden] : [])) })};`,
+    `  graph ${attrs({ rankdir: 'LR', fontname: '"Helvetica"', fontsize: '12', nodesep: '0.35', ranksep: '0.6', labelloc: 't', label: dotString(`${casesText(s.cases)}, ${s.period_start} to ${s.period_end}`, ...(hidden ? [hidden] : [])) })};`,
     // A comment ends at a line break only, and oneLine leaves none (nor a \r or a separator) in the name.
     ...doc.stages.map((st, i) => `  // stage ${i + 1} (${stagePalette[i % stagePalette.length]}): ${oneLine(st.name)}`),
     `  node ${attrs({ shape: 'box', style: '"rounded,filled"', fillcolor: '"#eef3fb"', color: '"#3b4a63"', fontname: '"Helvetica"', fontsize: '11' })};`,
@@ -73,7 +73,7 @@ export function renderDot(whole: GraphDocument, view?: Simplification): string {
       class: dotString(n.kind),
       tooltip: dotString(
         n.kind === 'activity'
-          ? `${n.label}: ${casesText(n.cases)}, ${n.events} events, ${n.cases_repeating} repeating, median ${hours(n.median_hours_to_next)} to the next step` +
+          ? `${n.label}: ${casesText(n.cases)}, ${eventsText(n.events)}, ${n.cases_repeating} repeating, median ${hours(n.median_hours_to_next)} to the next step` +
               (stage !== undefined ? `; stage ${stageName.get(n.stage)}` : '')
           : `${n.label}: ${casesText(n.cases)}`,
       ),

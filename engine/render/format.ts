@@ -25,6 +25,11 @@ export function casesText(n: number): string {
   return `${n} ${n === 1 ? 'case' : 'cases'}`;
 }
 
+/** "1 event", "12 events". */
+export function eventsText(n: number): string {
+  return `${n} ${n === 1 ? 'event' : 'events'}`;
+}
+
 /** A plain value as one line of text (objects as `key: value; …`, arrays as `[a, b]`). */
 export function plainText(p: Plain): string {
   if (typeof p === 'string') return p;

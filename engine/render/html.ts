@@ -14,7 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { EdgeKind, GraphDocument } from '../document/types.js';
 import { stagePalette } from './dot.js';
-import { casesText, hours, pct } from './format.js';
+import { casesText, eventsText, hours, pct } from './format.js';
 import { layoutDocument } from './layout.js';
 import { buildReport, nodeSummary, type Block } from './report.js';
 import { oneLine, visibleText } from './safe-text.js';
@@ -105,7 +105,7 @@ export function renderSvg(doc: GraphDocument): string {
     const n = pn.node;
     const tip =
       n.kind === 'activity'
-        ? `${n.label}: ${casesText(n.cases)}, ${n.events} events, ${n.cases_repeating} repeating, median ${hours(n.median_hours_to_next)} to the next step${stageName.has(n.stage) ? `; stage ${stageName.get(n.stage)}` : ''}`
+        ? `${n.label}: ${casesText(n.cases)}, ${eventsText(n.events)}, ${n.cases_repeating} repeating, median ${hours(n.median_hours_to_next)} to the next step${stageName.has(n.stage) ? `; stage ${stageName.get(n.stage)}` : ''}`
         : `${n.label}: ${casesText(n.cases)}`;
     const head = `<g class="node ${n.kind}" data-id="${escapeHtml(n.id)}" data-cases="${n.cases}" transform="translate(${pn.x} ${pn.y})"><title>${escapeHtml(tip)}</title>`;
     if (n.kind === 'activity') {
@@ -260,7 +260,7 @@ export function renderHtml(doc: GraphDocument, view?: Simplification): string {
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<meta http-equiv="Content-Security-Policy" content="${csp}">`,
-    `<title>${escapeHtml(`${report.title}: ${doc.source.cases} cases`)}</title>`,
+    `<title>${escapeHtml(`${report.title}: ${casesText(doc.source.cases)}`)}</title>`,
     `<style>${style}</style>`,
     '</head>',
     '<body>',

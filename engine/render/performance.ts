@@ -7,7 +7,7 @@
  * the time a step itself takes) is said to be missing, never estimated.
  */
 import type { GraphDocument } from '../document/types.js';
-import { hours, labelsById, pct } from './format.js';
+import { casesText, hours, labelsById, pct } from './format.js';
 import type { Block, Section } from './report.js';
 
 /** How many hand-offs and steps each list shows. */
@@ -26,7 +26,7 @@ export function performanceSection(doc: GraphDocument): Section {
   if (level) {
     blocks.push({
       kind: 'p',
-      text: `${level.statement.replace(/\.?\s*$/, '.')} ${level.evidence.cases} of ${level.evidence.of_cases} cases are within it.`,
+      text: `${level.statement.replace(/\.?\s*$/, '.')} ${level.evidence.cases} of ${casesText(level.evidence.of_cases)} are within it.`,
     });
     blocks.push({ kind: 'p', text: 'The document holds this 90th percentile only: no median or maximum case duration.' });
   } else blocks.push({ kind: 'p', text: 'The document holds no case duration (no service-level policy).' });

@@ -5,7 +5,7 @@
  * rounded); nothing is recounted, re-sorted by another measure or guessed.
  */
 import type { GraphDocument, Plain } from '../document/types.js';
-import { casesText, hours, labelsById, mainVariant, pathText, pct, plainText, whenText } from './format.js';
+import { casesText, eventsText, hours, labelsById, mainVariant, pathText, pct, plainText, whenText } from './format.js';
 import { performanceSection } from './performance.js';
 import { indentedTree } from './tree-text.js';
 
@@ -40,7 +40,7 @@ const none = (what: string): Block => ({ kind: 'p', text: `No ${what} in this do
 export function buildReport(doc: GraphDocument): Report {
   const s = doc.source;
   const lead =
-    `${s.cases} cases and ${s.events} events from ${s.period_start} to ${s.period_end}; ` +
+    `${casesText(s.cases)} and ${eventsText(s.events)} from ${s.period_start} to ${s.period_end}; ` +
     `case notion ${s.case_notion}; durations in ${s.time_basis} time; data version ${s.data_version}, log digest ${s.log_digest}.`;
   return {
     title: 'Process report',
@@ -166,7 +166,7 @@ function decisionsSection(doc: GraphDocument): Section {
       text:
         `Next steps: ${d.branches.map((b) => `${b.to} ${casesText(b.cases)} (${pct(b.share)})`).join(', ')}. ` +
         `Always guessing the commonest branch is right for ${pct(d.baseline_share)}; ` +
-        `${d.explained ? 'the rules explain the choice' : 'the rules do not explain the choice'} (${d.evidence.strength}, ${d.evidence.cases} of ${d.evidence.of_cases} cases).`,
+        `${d.explained ? 'the rules explain the choice' : 'the rules do not explain the choice'} (${d.evidence.strength}, ${d.evidence.cases} of ${casesText(d.evidence.of_cases)}).`,
     });
     if (d.rules.length) {
       blocks.push({
@@ -183,7 +183,7 @@ function sequenceSection(doc: GraphDocument): Section {
   return {
     id: 'sequence-rules',
     title: 'Sequence rules',
-    blocks: [{ kind: 'list', items: doc.sequence_rules.map((r) => `${sentence(r.statement)} Holds in ${pct(r.holds)} (${r.evidence.cases} of ${r.evidence.of_cases} cases).`) }],
+    blocks: [{ kind: 'list', items: doc.sequence_rules.map((r) => `${sentence(r.statement)} Holds in ${pct(r.holds)} (${r.evidence.cases} of ${casesText(r.evidence.of_cases)}).`) }],
   };
 }
 
@@ -269,7 +269,7 @@ function questionText(q: Plain): string {
   if (q && typeof q === 'object' && !Array.isArray(q) && typeof q.question === 'string') {
     const e = q.evidence;
     if (e && typeof e === 'object' && !Array.isArray(e) && typeof e.cases === 'number' && typeof e.of_cases === 'number') {
-      return `${q.question} (${e.cases} of ${e.of_cases} cases${typeof e.method === 'string' ? `; ${e.method}` : ''})`;
+      return `${q.question} (${e.cases} of ${casesText(e.of_cases)}${typeof e.method === 'string' ? `; ${e.method}` : ''})`;
     }
     return q.question;
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultSimplification, hiddenText, shown, pathElements, touchedNodes } from '../../api/web/src/filter.js';
-import { hours, pct, plainText, waitColor } from '../../api/web/src/format.js';
+import { cases, events, hours, pct, plainText, waitColor } from '../../api/web/src/format.js';
 import { SseParser } from '../../api/web/src/sse.js';
 import { hoverText, labelText, LABEL_MAX } from '../../api/web/src/text.js';
 import { webRoutes } from '../../api/web/serve.js';
@@ -89,6 +89,9 @@ describe('formats', () => {
     expect(waitColor(1, 1, 100)).toBe('rgb(46, 157, 91)');
     expect(waitColor(100, 1, 100)).toBe('rgb(198, 40, 40)');
     expect(waitColor(0, 1, 100)).toBe('#9aa3b0');
+    expect(cases(1)).toBe('1 case');
+    expect(cases(1200)).toBe('1,200 cases');
+    expect(events(0)).toBe('0 events');
   });
 });
 

@@ -70,3 +70,11 @@ export function plainText(v: unknown): string {
   }
   return '';
 }
+
+/** "1 case", "1,200 cases": a count with its noun in the right number. */
+export function counted(n: number, one: string, many = `${one}s`): string {
+  return `${int(n)} ${Math.round(n) === 1 ? one : many}`;
+}
+
+export const cases = (n: number): string => counted(n, 'case');
+export const events = (n: number): string => counted(n, 'event');

@@ -5,7 +5,7 @@
 import './style.css';
 import { ApiError, Client, saveSession, savedSession, type Project } from './api.js';
 import { defaultSimplification, hiddenText, touchedNodes } from './filter.js';
-import { ago, int } from './format.js';
+import { ago, cases, events } from './format.js';
 import { Live, type LiveState } from './live.js';
 import { drawLegend } from './legend.js';
 import { ProcessMap, type View, type WaitMetric } from './map.js';
@@ -198,7 +198,7 @@ function updateIndicator(): void {
   el.title =
     version === undefined
       ? 'following the project’s graph stream'
-      : `data version ${version}, received ${new Date(receivedAt).toLocaleTimeString()}; ${int(doc?.source.events ?? 0)} events of ${int(doc?.source.cases ?? 0)} cases; newest event ${newest || '—'}`;
+      : `data version ${version}, received ${new Date(receivedAt).toLocaleTimeString()}; ${events(doc?.source.events ?? 0)} of ${cases(doc?.source.cases ?? 0)}; newest event ${newest || '—'}`;
 }
 setInterval(updateIndicator, 1000);
 

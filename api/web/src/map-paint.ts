@@ -4,7 +4,7 @@
  * bends and the stage names' widths.
  */
 import type { Core, EdgeSingular, NodeSingular } from 'cytoscape';
-import { hours, int, waitColor } from './format.js';
+import { cases as casesWord, hours, int, waitColor } from './format.js';
 import type { Point } from './layout.js';
 import { badge, finishedCases, type LiveActivity } from './map-live.js';
 import { blueRamp, EDGE_KINDS, hasLongWord, luminance, nodeBox } from './map-style.js';
@@ -28,7 +28,7 @@ export function paintNode(look: Look, el: NodeSingular, n: GraphNode, doc: Graph
     let openCases = 0;
     if (n.kind === 'end') for (const a of open.values()) openCases += a.openCases;
     const cases = Math.max(0, n.cases - openCases);
-    el.data({ text: `${n.kind === 'start' ? 'start' : 'end'}\n${int(cases)}`, full: oneLine(openCases ? `${n.label}: ${int(cases)} cases, not counting ${int(openCases)} open` : n.label), cases });
+    el.data({ text: `${n.kind === 'start' ? 'start' : 'end'}\n${int(cases)}`, full: oneLine(openCases ? `${n.label}: ${casesWord(cases)}, not counting ${int(openCases)} open` : n.label), cases });
     return;
   }
   const label = labelText(n.label);
@@ -36,7 +36,7 @@ export function paintNode(look: Look, el: NodeSingular, n: GraphNode, doc: Graph
   let text: string;
   if (look.view === 'frequency') {
     fill = blueRamp(n.cases / maxCases);
-    text = `${label}\n${int(n.cases)} cases`;
+    text = `${label}\n${casesWord(n.cases)}`;
   } else {
     const waits = doc.nodes.filter((x) => x.kind === 'activity' && x.median_hours_to_next > 0).map((x) => x.median_hours_to_next);
     fill = waitColor(n.median_hours_to_next, Math.min(...waits), Math.max(...waits));
@@ -63,7 +63,7 @@ export function paintEdges(look: Look, cy: Core, edges: readonly GraphEdge[], do
     const perf = look.view === 'performance';
     const color = perf ? waitColor(wait(e), lo, hi) : EDGE_KINDS[e.kind].color;
     const text = perf ? (wait(e) > 0 ? hours(wait(e)) : '') : int(cases);
-    const full = oneLine(`${labels.get(e.from) ?? e.from} → ${labels.get(e.to) ?? e.to}: ${int(cases)} cases${cases !== e.cases ? ` (${int(e.cases - cases)} more stopped here and are open)` : ''}`);
+    const full = oneLine(`${labels.get(e.from) ?? e.from} → ${labels.get(e.to) ?? e.to}: ${casesWord(cases)}${cases !== e.cases ? ` (${int(e.cases - cases)} more stopped here and are open)` : ''}`);
     el.data({ w: width, color, text, full, kind: e.kind, cases });
   }
 }

@@ -5,7 +5,7 @@
  * shown (text.ts); names are cut at LABEL_MAX and sentences at
  * SENTENCE_MAX characters, the whole text on hover.
  */
-import { hours, int, pct, plainText } from './format.js';
+import { cases, hours, int, pct, plainText } from './format.js';
 import { labelsToIds, nodeIdsByLabel, pathElements, type Shown } from './filter.js';
 import { name, names, sentence } from './labels.js';
 import { jsonText, labelText, oneLine, visibleText } from './text.js';
@@ -147,7 +147,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
           row(
             ctx,
             { type: 'variant', id: v.id },
-            h('div', { class: 'line' }, badge(v.class, `class-${v.class}`), h('span', { class: 'num' }, `${pct(v.share)} · ${int(v.cases)} cases`)),
+            h('div', { class: 'line' }, badge(v.class, `class-${v.class}`), h('span', { class: 'num' }, `${pct(v.share)} · ${cases(v.cases)}`)),
             bar(v.share, `class-${v.class}`),
             h('div', { class: 'path' }, `${v.path.length} steps: `, names(v.path, ' → ')),
           ),
@@ -173,7 +173,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
               ctx,
               { type: 'rule', id: r.id },
               h('div', { class: 'rule' }, h('span', { class: 'when' }, 'if ', sentence(r.when.map(plainText).join(' and ') || 'always', 'span')), h('span', {}, ' then ', name(r.then))),
-              h('div', { class: 'sub' }, `holds ${pct(r.holds)} of ${int(r.cases)} cases · ${r.evidence.strength}`),
+              h('div', { class: 'sub' }, `holds ${pct(r.holds)} of ${cases(r.cases)} · ${r.evidence.strength}`),
             ),
           );
         }
@@ -208,7 +208,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
           row(
             ctx,
             { type: 'exception', id: x.id },
-            h('div', { class: 'line' }, name(x.name, 'strong'), h('span', { class: 'num' }, `${int(x.cases)} cases`)),
+            h('div', { class: 'line' }, name(x.name, 'strong'), h('span', { class: 'num' }, `${cases(x.cases)}`)),
             x.trigger ? h('div', { class: 'sub' }, 'trigger: ', sentence(x.trigger, 'span')) : null,
             x.handling.length ? h('div', { class: 'sub' }, 'handling: ', names(x.handling, ' → ')) : null,
           ),
@@ -218,7 +218,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
     case 'escalations':
       if (!doc.escalations.length) root.append(none('escalations'));
       for (const e of doc.escalations) {
-        root.append(row(ctx, { type: 'escalation', id: e.id }, h('div', { class: 'line' }, h('strong', {}, name(e.from), ' → ', name(e.to)), h('span', { class: 'num' }, `${int(e.evidence.cases)} cases`)), sentence(e.trigger, 'div', 'sub')));
+        root.append(row(ctx, { type: 'escalation', id: e.id }, h('div', { class: 'line' }, h('strong', {}, name(e.from), ' → ', name(e.to)), h('span', { class: 'num' }, `${cases(e.evidence.cases)}`)), sentence(e.trigger, 'div', 'sub')));
       }
       break;
     case 'roles':
@@ -228,7 +228,7 @@ export function renderPanel(tab: Tab, doc: GraphDocument, ctx: PanelContext): HT
           row(
             ctx,
             { type: 'role', id: r.id },
-            h('div', { class: 'line' }, name(r.name, 'strong'), h('span', { class: 'num' }, `${int(r.cases)} cases`)),
+            h('div', { class: 'line' }, name(r.name, 'strong'), h('span', { class: 'num' }, `${cases(r.cases)}`)),
             h('div', { class: 'sub' }, 'from ', name(r.attribute), ': ', names(r.activities)),
           ),
         );
@@ -335,7 +335,7 @@ function evidenceBlock(doc: GraphDocument, e: Evidence): HTMLElement {
   return h(
     'div',
     { class: 'evidence' },
-    h('div', { class: 'line' }, badge(e.strength, `strength-${e.strength}`), h('span', { class: 'num' }, `${int(e.cases)} of ${int(e.of_cases)} cases · ${pct(e.share)}`)),
+    h('div', { class: 'line' }, badge(e.strength, `strength-${e.strength}`), h('span', { class: 'num' }, `${int(e.cases)} of ${cases(e.of_cases)} · ${pct(e.share)}`)),
     bar(e.share),
     h('p', { class: 'sub' }, doc.evidence_levels[e.strength] ?? ''),
     h('p', { class: 'method' }, e.method),

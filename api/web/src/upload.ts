@@ -27,7 +27,7 @@ function reasons(summary: Record<string, unknown>, max = 3): string {
     .map((r) => `${String(r.location ?? '?')}: ${String(r.reason ?? '?')}`)
     .join('; ');
 }
-import { int } from './format.js';
+import { cases, events, int } from './format.js';
 import { projectOption } from './labels.js';
 import { labelText, oneLine } from './text.js';
 
@@ -185,7 +185,7 @@ export class UploadDialog {
       }
       this.importText.textContent = 'done';
       this.status.textContent =
-        `Imported ${labelText(file.name)}: ${int(accepted)} events stored of ${int(Number(s.cases ?? 0))} cases (${String(s.format ?? '?')}), ${int(duplicates)} duplicates, ${int(rejected)} rejected` +
+        `Imported ${labelText(file.name)}: ${events(accepted)} stored of ${cases(Number(s.cases ?? 0))} (${String(s.format ?? '?')}), ${int(duplicates)} duplicates, ${int(rejected)} rejected` +
         (rejected && why ? ` (${why}).` : '.');
       this.setPhase('done');
       this.open.hidden = project.id === this.host.currentProject();
