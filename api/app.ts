@@ -211,8 +211,6 @@ export function createApp(options: AppOptions): PcgApp {
   const builder = pool?.build ?? buildInProcess;
   const graphs = new Graphs(states, catalog.graphVersions, metrics ? metrics.timeBuilds(builder) : builder);
   const cases = new CaseReads(states, pool?.read);
-  // The read use cases, written once below every face: the routes and /mcp call these (api/service/).
-  const service = new PcgService({ catalog, states, graphs, cases, views: pool?.view, config });
   const health = new Health().add('catalog', () => {
     if (!catalog.db.open) return 'the catalog is closed';
     catalog.db.prepare('SELECT count(*) FROM tenant').get();
@@ -239,6 +237,8 @@ export function createApp(options: AppOptions): PcgApp {
   const checks = uploadChecks({ threads: config.checkThreads, budgetMs: config.checkBudgetMs, heapMiB: config.readHeapMiB });
   // Dataset imports a stopped server left are resumed (or rolled back) once the app is up.
   const datasetImports = new DatasetImports(context, checks, retractOnThread);
+  // The use cases, written once below every face: the routes and /mcp call these (api/service/).
+  const service = new PcgService({ catalog, states, graphs, cases, views: pool?.view, config, ingest, usage, datasets: datasetImports, sourcesChanged: () => sources?.reconcile(), log: logger });
   const routes: RouteDef[] = [
     ...pingRoutes(context),
     ...healthRoutes(config, health, metrics),
@@ -246,11 +246,11 @@ export function createApp(options: AppOptions): PcgApp {
     ...userRoutes(context),
     ...apiKeyRoutes(context),
     ...projectRoutes(context, service),
-    ...datasetRoutes(context, datasetImports),
+    ...datasetRoutes(context, service),
     ...graphRoutes(context, service),
     ...analysisRoutes(context, service),
     ...liveRoutes(service),
-    ...sourceRoutes(context, () => sources?.reconcile()),
+    ...sourceRoutes(context, service),
     ...clusterRoutes(context, () => sources?.reconcile()),
   ];
   registerRoutes(app, new Auth(catalog, new RateLimiter(config.rateLimitBurst, config.rateLimitPerSecond)), routes, context.loopShare);

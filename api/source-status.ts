@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { SourceRecord } from './catalog/index.js';
-import type { AppContext } from './context.js';
+import type { ProjectRegistry } from '../engine/projects/index.js';
+import type { Catalog, SourceRecord } from './catalog/index.js';
 
 /** A worker's report older than this is a worker that is gone (it re-reports every few seconds while it runs). */
 export const STALE_STATUS_MS = 30_000;
@@ -44,7 +44,7 @@ export type SourceStatus = z.infer<typeof sourceStatusSchema>;
  * last reported (assignment, the group's committed offsets, high watermarks,
  * errors) from the catalog.
  */
-export function sourceStatus(ctx: AppContext, source: SourceRecord, now = Date.now()): SourceStatus {
+export function sourceStatus(ctx: { catalog: Pick<Catalog, 'sources'>; states: Pick<ProjectRegistry, 'partsOf'> }, source: SourceRecord, now = Date.now()): SourceStatus {
   const reports = ctx.catalog.sources.statuses(source.id).filter((r) => now - Date.parse(r.updatedAt) < STALE_STATUS_MS || r.workerId === 'catalog');
   const partitions = new Map<number, SourceStatus['partitions'][number]>();
   const at = (p: number) => {

@@ -2,14 +2,12 @@ import { createHash } from 'node:crypto';
 import { documentText, type BlockSpec, type CaseReads, type Graphs, type ProjectRegistry } from '../../engine/projects/index.js';
 import type { Principal } from '../auth.js';
 import type { Catalog, Permission } from '../catalog/index.js';
-import type { Config } from '../config.js';
 import type { LoopShare } from '../loop-share.js';
-import { PcgService, tenantCaller, type ProjectGrant } from '../service/index.js';
+import { PcgService, tenantCaller, type ProjectGrant, type ServiceParts } from '../service/index.js';
 import type { TenantUsage } from '../usage.js';
 import type { BlockAnswer, CasePage, CaseQuery, GraphAnswer, GraphViewAnswer, Identity, IngestAnswer, LiveAnswer, PcgBackend, ProjectInfo } from './backend.js';
 import type { DocumentViewer } from './viewer.js';
 import type { Ingest } from '../ingestion.js';
-import { tooManyEvents } from '../ingest-body.js';
 import { DEFAULT_MAX_CHARS, fitItems, type GraphViewRequest } from './views.js';
 
 export interface LocalParts {
@@ -25,7 +23,7 @@ export interface LocalParts {
   /** Where documents are parsed for the tools' views: a worker thread in `pcg serve`; in process by default. */
   views?: DocumentViewer;
   /** The server's default retention, shown for projects that set none (as the HTTP API answers). */
-  config: Pick<Config, 'retentionDays' | 'limitEventsPerRequest'>;
+  config: ServiceParts['config'];
   /** The tenants' quotas, held by `ingest_events` as by the HTTP API (in `pcg serve`; `pcg mcp --data-dir` has none). */
   usage?: TenantUsage;
   /** Each tenant's share of the request loop (`pcg serve`): a tool call takes its turn as an HTTP route's handler does. */
@@ -62,6 +60,12 @@ export class LocalBackend implements PcgBackend {
   private grant(projectId: string, needed: Permission): ProjectGrant {
     const p = this.caller();
     return this.service.access.grant(p, p.tenantId, projectId, needed, MISSING(projectId));
+  }
+
+  /** A write's access, refused in the service's own words, as over HTTP (test/api/faces.test.ts compares them). */
+  private writeGrant(projectId: string): ProjectGrant {
+    const p = this.caller();
+    return this.service.access.grant(p, p.tenantId, projectId, 'write');
   }
 
   /**
@@ -150,19 +154,9 @@ export class LocalBackend implements PcgBackend {
 
   ingest(projectId: string, events: unknown[]): Promise<IngestAnswer> {
     return this.turn(async () => {
-      const grant = this.grant(projectId, 'write');
-      const { tenantId, projectId: id } = grant;
-      // The same cap as an HTTP batch (PCG_LIMIT_EVENTS_PER_REQUEST); it was a literal 10,000 here.
-      if (events.length > this.parts.config.limitEventsPerRequest) throw tooManyEvents(events.length, this.parts.config.limitEventsPerRequest);
-      // The tenant's quotas are checked by the ingestion (api/ingestion.ts), or here when the tool applies directly.
-      let applied;
-      if (this.parts.ingest) applied = await this.parts.ingest(tenantId, id, { records: events });
-      else {
-        await this.parts.usage?.check(tenantId, events.length);
-        applied = this.parts.states.ingest(id, { records: events, rejected: [] });
-      }
-      const { applied: _applied, ...result } = applied;
-      return { projectId: id, ...result };
+      const grant = this.writeGrant(projectId);
+      // The same use case as `POST …/events`: PCG_LIMIT_EVENTS_PER_REQUEST, the tenant's quotas, the one ingestion path.
+      return { projectId: grant.projectId, ...(await this.service.events.ingest(grant, { records: events })) };
     });
   }
 }

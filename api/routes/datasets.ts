@@ -1,17 +1,10 @@
-import { createWriteStream, rmSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
 import { z } from 'zod';
-import type { ProjectRecord } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
-import { notFound, projectOr404 } from '../context.js';
-import { DatasetImports, fileError, type DatasetBody } from '../datasets.js';
-import { limitName } from '../config.js';
 import { FORMAT_NAMES, LIFECYCLE_MODES } from '../../connectors/files/index.js';
-import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { mapPage, pageOf, pageQuery, recordPage } from '../paging.js';
+import { pageOf, pageQuery } from '../paging.js';
+import type { PcgService } from '../service/index.js';
 import { guid, name, projectParams } from '../schemas.js';
 
 const column = z.string().min(1).max(200);
@@ -54,36 +47,11 @@ export const datasetSchema = z
 
 const datasetParams = z.object({ tenantId: guid, projectId: guid, datasetId: guid });
 
-const view = (r: ProjectRecord, progress: { items: number; total: number } | undefined = undefined) => ({
-  id: r.id,
-  projectId: r.projectId,
-  name: r.name,
-  state: (r.body as unknown as DatasetBody).state ?? 'ready',
-  bytes: Number(r.body.bytes ?? 0),
-  options: (r.body.options ?? {}) as Record<string, string>,
-  summary: (r.body.summary ?? {}) as Record<string, unknown>,
-  progress: progress ?? null,
-  createdAt: r.createdAt,
-});
-
-function limited(max: number): Transform & { seen: number } {
-  const t = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      t.seen += chunk.length;
-      if (t.seen > max) done(new ApiError('payload_too_large', `limit ${limitName('uploadLimitBytes')}: an upload may hold at most ${max} bytes`));
-      else done(null, chunk);
-    },
-  }) as Transform & { seen: number };
-  t.seen = 0;
-  return t;
-}
-
 /**
  * Datasets: a log file uploaded as the raw body, kept under the project's folder, checked whole,
- * and imported into its state as one unit under its own source (see api/datasets.ts).
+ * and imported into its state as one unit under its own source: the use cases of api/service/datasets.ts.
  */
-export function datasetRoutes(ctx: AppContext, jobs: DatasetImports) {
-  const { datasets } = ctx.catalog;
+export function datasetRoutes(ctx: AppContext, service: PcgService) {
   return [
     route({
       method: 'POST',
@@ -97,46 +65,7 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports) {
       bodyKind: 'raw',
       status: 201,
       response: datasetSchema,
-      handler: async ({ params, query, body }) => {
-        const { tenantId, projectId } = params;
-        projectOr404(ctx, tenantId, projectId);
-        // A tenant at its quota is refused before the upload takes any disk; one whose file would take it past, once counted.
-        await ctx.usage.check(tenantId);
-        const { name: given, partial, ...options } = query;
-        const shown = given ?? 'upload';
-        // 1. Staged: the bytes on disk, then the whole file read once; nothing is applied of a file that fails here.
-        const staged = jobs.stagingFile(projectId);
-        let bytes: number;
-        let checked;
-        const out = createWriteStream(staged);
-        try {
-          const counter = limited(ctx.config.uploadLimitBytes);
-          await pipeline(body as Readable, counter, out);
-          bytes = counter.seen;
-          checked = await jobs.check(staged, options, partial, shown);
-          await ctx.usage.check(tenantId, checked.items);
-        } catch (error) {
-          // A failed pipeline does not wait for the file to finish opening: removed before, it would appear after.
-          if (!out.closed) await new Promise<void>((resolve) => out.once('close', () => resolve()));
-          rmSync(staged, { force: true });
-          throw fileError(error, [staged], shown);
-        }
-        // 2. The record (importing) before the first batch; 3. the batches under its own source; 4. ready, with its own counts.
-        const { damage, items, format, contentBytes } = checked;
-        const record = jobs.create(tenantId, projectId, shown, staged, { options, bytes, items, format, contentBytes, ...(partial ? { partial } : {}), ...(damage ? { damage } : {}) });
-        try {
-          return view(await jobs.import(record));
-        } catch (error) {
-          // Stopped from outside: the server is stopping (a restart resumes it) or the project is gone.
-          if (DatasetImports.interrupted(error)) throw error;
-          try {
-            await jobs.rollback(record);
-          } catch (again) {
-            ctx.logger.error({ err: again, projectId, datasetId: record.id }, 'a failed upload could not be rolled back; it stays importing until the next start or its deletion');
-          }
-          throw fileError(error, [jobs.fileOf(projectId, record.id)], shown);
-        }
-      },
+      handler: ({ params, query, body, principal }) => service.datasets.upload(service.access.grant(principal!, params.tenantId, params.projectId, 'write'), body as Readable, query),
     }),
     route({
       method: 'GET',
@@ -147,10 +76,7 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports) {
       params: projectParams,
       query: pageQuery(ctx.config),
       response: pageOf(datasetSchema),
-      handler: ({ params, query }) => {
-        projectOr404(ctx, params.tenantId, params.projectId);
-        return mapPage(recordPage(datasets, params.tenantId, params.projectId, null, query), (r) => view(r, jobs.progressOf(r.id)));
-      },
+      handler: ({ params, query, principal }) => service.datasets.list(service.access.grant(principal!, params.tenantId, params.projectId, 'read'), query),
     }),
     route({
       method: 'GET',
@@ -160,10 +86,7 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports) {
       access: { tenant: 'read' },
       params: datasetParams,
       response: datasetSchema,
-      handler: ({ params }) => {
-        const r = datasets.get(params.tenantId, params.projectId, params.datasetId) ?? notFound('dataset');
-        return view(r, jobs.progressOf(r.id));
-      },
+      handler: ({ params, principal }) => service.datasets.get(service.access.grant(principal!, params.tenantId, params.projectId, 'read'), params.datasetId),
     }),
     route({
       method: 'DELETE',
@@ -173,9 +96,7 @@ export function datasetRoutes(ctx: AppContext, jobs: DatasetImports) {
       access: { tenant: 'write' },
       params: datasetParams,
       status: 204,
-      handler: async ({ params }) => {
-        await jobs.remove(datasets.get(params.tenantId, params.projectId, params.datasetId) ?? notFound('dataset'));
-      },
+      handler: ({ params, principal }) => service.datasets.remove(service.access.grant(principal!, params.tenantId, params.projectId, 'write'), params.datasetId),
     }),
   ];
 }

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { wireEventSchemaFor } from '../../engine/index.js';
 import { limitName } from '../config.js';
 import type { AppContext } from '../context.js';
-import { notFound, projectOr404 } from '../context.js';
 import { ApiError } from '../errors.js';
 import { route } from '../route.js';
 import { byCreation, CREATED, mapPage, pageOf, pageOfList, pageQuery } from '../paging.js';
@@ -32,12 +31,9 @@ function abandoned(reply: FastifyReply): AbortSignal {
 }
 
 export function projectRoutes(ctx: AppContext, service: PcgService) {
-  const { projects } = ctx.catalog;
   // As every face answers a project (api/service/projects.ts): the retention in force and the data version.
   const withVersion = service.projects.view.bind(service.projects);
-  /** A project's retention as the catalog keeps it: null (keep every event) is 0 there, NULL meaning never set. */
-  const stored = (days: number | null | undefined) => (days === undefined ? undefined : days ?? 0);
-  const { limitEventsPerRequest: maxEvents, limitProjectsPerTenant: maxProjects } = ctx.config;
+  const { limitEventsPerRequest: maxEvents } = ctx.config;
   return [
     route({
       method: 'POST',
@@ -49,13 +45,7 @@ export function projectRoutes(ctx: AppContext, service: PcgService) {
       body: z.object({ name, description: description.optional(), retentionDays: retentionDays.optional() }).strict(),
       status: 201,
       response: projectSchema,
-      handler: ({ params, body, principal }) => {
-        if (principal?.kind === 'tenant' && principal.projectIds) throw new ApiError('forbidden', 'a project-scoped key cannot create projects');
-        if (projects.countOf(params.tenantId) >= maxProjects) {
-          throw new ApiError('limit_exceeded', `limit ${limitName('limitProjectsPerTenant')}: a tenant may have at most ${maxProjects} projects`);
-        }
-        return withVersion(projects.create(params.tenantId, { name: body.name, description: body.description, retention: stored(body.retentionDays) }));
-      },
+      handler: ({ params, body, principal }) => service.projects.create(principal!, params.tenantId, body),
     }),
     route({
       method: 'GET',
@@ -89,8 +79,7 @@ export function projectRoutes(ctx: AppContext, service: PcgService) {
       params: projectParams,
       body: z.object({ name: name.optional(), description: description.optional(), retentionDays: retentionDays.optional() }).strict(),
       response: projectSchema,
-      handler: ({ params, body }) =>
-        withVersion(projects.update(params.tenantId, params.projectId, { name: body.name, description: body.description, retention: stored(body.retentionDays) }) ?? notFound('project')),
+      handler: ({ params, body, principal }) => service.projects.update(service.access.grant(principal!, params.tenantId, params.projectId, 'write'), body),
     }),
     route({
       method: 'DELETE',
@@ -100,10 +89,7 @@ export function projectRoutes(ctx: AppContext, service: PcgService) {
       access: { tenant: 'write' },
       params: projectParams,
       status: 204,
-      handler: ({ params }) => {
-        if (!projects.delete(params.tenantId, params.projectId)) notFound('project');
-        ctx.states.remove(params.projectId);
-      },
+      handler: ({ params, principal }) => service.projects.remove(service.access.grant(principal!, params.tenantId, params.projectId, 'write')),
     }),
     route({
       method: 'POST',
@@ -122,13 +108,11 @@ export function projectRoutes(ctx: AppContext, service: PcgService) {
         .describe(`wire events; invalid ones (an event over a PCG_LIMIT_* limit included) are rejected with their reason, the rest accepted; at most ${maxEvents} per request (${limitName('limitEventsPerRequest')})`),
       response: ingestResultSchema,
       // The body arrives as its bytes (api/route.ts) and is parsed, checked and applied on a work thread (api/ingestion.ts).
-      handler: async ({ params, body, request, reply }) => {
-        projectOr404(ctx, params.tenantId, params.projectId);
+      handler: async ({ params, body, principal, request, reply }) => {
+        const grant = service.access.grant(principal!, params.tenantId, params.projectId, 'write');
         const ndjson = /ndjson/i.test(String(request.headers['content-type'] ?? ''));
         if (!(body instanceof Uint8Array)) throw new ApiError('validation_failed', 'body: expected a JSON array of events, one event object, or NDJSON');
-        const result = await ctx.ingest(params.tenantId, params.projectId, { body, ndjson }, abandoned(reply));
-        const { applied: _applied, ...answer } = result;
-        return answer;
+        return service.events.ingest(grant, { body, ndjson }, abandoned(reply));
       },
     }),
   ];

@@ -1,15 +1,13 @@
 import { z } from 'zod';
-import { compileMapping, groupIdOf, mappingSchema, FORMATS, sourceInputSchema } from '../../connectors/kafka/index.js';
-import type { Catalog } from '../catalog/index.js';
-import type { SourceRecord } from '../catalog/index.js';
-import { limitName } from '../config.js';
+import { mappingSchema, FORMATS, sourceInputSchema } from '../../connectors/kafka/index.js';
+import type { Principal } from '../auth.js';
+import type { Permission } from '../catalog/index.js';
 import type { AppContext } from '../context.js';
-import { notFound, projectOr404 } from '../context.js';
-import { ApiError } from '../errors.js';
 import { route } from '../route.js';
-import { byCreation, CREATED, mapPage, pageOf, pageOfList, pageQuery } from '../paging.js';
+import { pageOf, pageQuery } from '../paging.js';
+import type { PcgService } from '../service/index.js';
 import { guid, projectParams } from '../schemas.js';
-import { sourceStatus, sourceStatusSchema } from '../source-status.js';
+import { sourceStatusSchema } from '../source-status.js';
 
 const isoTime = z.string().describe('ISO 8601 UTC');
 
@@ -56,49 +54,14 @@ const deadLetterSchema = z
   })
   .meta({ id: 'DeadLetter' });
 
-export function view(clusters: Catalog['clusters'], r: SourceRecord): z.infer<typeof sourceSchema> {
-  const { input } = r;
-  const name = input.cluster ?? clusters.byBrokers(r.tenantId, input.brokers ?? []) ?? null;
-  const cluster = name === null ? undefined : clusters.get(name);
-  return {
-    id: r.id,
-    tenantId: r.tenantId,
-    projectId: r.projectId,
-    name: r.name,
-    cluster: name,
-    brokers: cluster?.brokers ?? input.brokers ?? [],
-    topic: input.topic,
-    groupId: groupIdOf(cluster?.groupPrefix ?? 'pcg', r.tenantId, r.id, input.groupSuffix),
-    groupSuffix: input.groupSuffix ?? null,
-    format: input.format ?? 'pcg',
-    mapping: input.mapping ?? {},
-    start: input.start ?? 'earliest',
-    sasl: input.sasl ? { mechanism: input.sasl.mechanism, username: input.sasl.username } : null,
-    tls: input.tls && typeof input.tls === 'object' && typeof input.tls.cert === 'string' ? { cert: input.tls.cert, hasKey: r.hasSecrets && input.tls.key !== undefined } : null,
-    changelog: input.changelog ?? false,
-    paused: r.paused,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-  };
-}
-
 /**
  * Kafka sources of a project: subscribe, inspect (status with offsets and lag),
- * pause, resume, change the mapping, delete; dead letters listed and replayed.
- * The catalog holds the declarations; the supervisor (a thread of `pcg serve`,
- * or `pcg worker`) runs them, so every change here takes effect within a second.
+ * pause, resume, change the mapping, delete; dead letters listed and replayed:
+ * the use cases of api/service/sources.ts.
  */
-export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefined) {
-  const { sources } = ctx.catalog;
-  // Sources a project may have at most (each one is a consumer and a state file per partition).
-  const maxSources = ctx.config.limitSourcesPerProject;
+export function sourceRoutes(ctx: AppContext, service: PcgService) {
   const base = '/api/:tenantId/project/:projectId/source';
-  const one = (p: z.infer<typeof sourceParams>) => {
-    projectOr404(ctx, p.tenantId, p.projectId);
-    return sources.get(p.tenantId, p.projectId, p.sourceId) ?? notFound('source');
-  };
-  const show = (r: SourceRecord) => view(ctx.catalog.clusters, r);
-  const withStatus = (r: SourceRecord) => ({ ...show(r), status: sourceStatus(ctx, r) });
+  const grant = (principal: Principal | undefined, p: { tenantId: string; projectId: string }, needed: Permission) => service.access.grant(principal!, p.tenantId, p.projectId, needed);
   return [
     route({
       method: 'POST',
@@ -110,16 +73,7 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
       body: sourceInputSchema,
       status: 201,
       response: sourceSchema,
-      handler: ({ params, body }) => {
-        projectOr404(ctx, params.tenantId, params.projectId);
-        if (sources.countOf(params.projectId) >= maxSources) {
-          throw new ApiError('limit_exceeded', `limit ${limitName('limitSourcesPerProject')}: a project may have at most ${maxSources} sources (limit: sources per project)`);
-        }
-        const created = sources.create(params.tenantId, params.projectId, body);
-        if ('refused' in created) throw new ApiError(created.refused === 'topic' ? 'conflict' : 'validation_failed', `body.${created.field}: ${created.message}`);
-        changed();
-        return show(created);
-      },
+      handler: ({ params, body, principal }) => service.sources.subscribe(grant(principal, params, 'write'), body),
     }),
     route({
       method: 'GET',
@@ -130,10 +84,7 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
       params: projectParams,
       query: pageQuery(ctx.config),
       response: pageOf(sourceWithStatusSchema),
-      handler: ({ params, query }) => {
-        projectOr404(ctx, params.tenantId, params.projectId);
-        return mapPage(pageOfList(sources.list(params.tenantId, params.projectId), query, CREATED, byCreation), withStatus);
-      },
+      handler: ({ params, query, principal }) => service.sources.list(grant(principal, params, 'read'), query),
     }),
     route({
       method: 'GET',
@@ -143,7 +94,7 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
       access: { tenant: 'read' },
       params: sourceParams,
       response: sourceWithStatusSchema,
-      handler: ({ params }) => withStatus(one(params)),
+      handler: ({ params, principal }) => service.sources.get(grant(principal, params, 'read'), params.sourceId),
     }),
     route({
       method: 'PUT',
@@ -154,15 +105,7 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
       params: sourceParams,
       body: updateBody,
       response: sourceSchema,
-      handler: ({ params, body }) => {
-        const r = one(params);
-        // The declaration as it would be: a format and a mapping that fit each other.
-        const input = sourceInputSchema.safeParse({ cluster: 'kept', topic: r.input.topic, format: body.format ?? r.input.format, mapping: body.mapping ?? r.input.mapping, name: body.name ?? r.name });
-        if (!input.success) throw new ApiError('validation_failed', input.error.issues.map((i) => `body.${i.path.join('.')}: ${i.message}`).join('; '));
-        const updated = sources.update(params.tenantId, params.projectId, params.sourceId, body);
-        changed();
-        return show(updated ?? notFound('source'));
-      },
+      handler: ({ params, body, principal }) => service.sources.update(grant(principal, params, 'write'), params.sourceId, body),
     }),
     ...(['pause', 'resume'] as const).map((action) =>
       route({
@@ -173,12 +116,7 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
         access: { tenant: 'write' },
         params: sourceParams,
         response: sourceSchema,
-        handler: ({ params }) => {
-          one(params);
-          const r = sources.setPaused(params.tenantId, params.projectId, params.sourceId, action === 'pause');
-          changed();
-          return show(r ?? notFound('source'));
-        },
+        handler: ({ params, principal }) => service.sources.setPaused(grant(principal, params, 'write'), params.sourceId, action === 'pause'),
       }),
     ),
     route({
@@ -189,11 +127,7 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
       access: { tenant: 'write' },
       params: sourceParams,
       status: 204,
-      handler: ({ params }) => {
-        one(params);
-        sources.delete(params.tenantId, params.projectId, params.sourceId);
-        changed();
-      },
+      handler: ({ params, principal }) => service.sources.unsubscribe(grant(principal, params, 'write'), params.sourceId),
     }),
     route({
       method: 'GET',
@@ -204,27 +138,7 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
       params: sourceParams,
       query: z.object({ after: z.string().regex(/^\d+:\d+$/).optional(), limit: z.coerce.number().int().min(1).max(1000).default(100) }).strict(),
       response: z.object({ items: z.array(deadLetterSchema), next: z.string().nullable() }),
-      handler: ({ params, query }) => {
-        const r = one(params);
-        const [afterPartition, afterId] = (query.after ?? '-1:0').split(':').map(Number) as [number, number];
-        const items: z.infer<typeof deadLetterSchema>[] = [];
-        for (const { partition, store } of ctx.states.partsOf(params.projectId, r.id)) {
-          if (partition < afterPartition || items.length >= query.limit) continue;
-          const after = partition === afterPartition ? afterId : 0;
-          for (const l of store.deadLetters({ source: r.id, after, limit: query.limit - items.length })) {
-            items.push({
-              id: `${partition}:${l.id}`,
-              partition,
-              location: l.location,
-              reason: l.reason,
-              payload: l.payload,
-              raw: l.raw ? Buffer.from(l.raw).toString('base64') : '',
-              receivedAt: new Date(l.receivedAt).toISOString(),
-            });
-          }
-        }
-        return { items, next: items.length === query.limit ? items[items.length - 1]!.id : null };
-      },
+      handler: ({ params, query, principal }) => service.sources.deadLetters(grant(principal, params, 'read'), params.sourceId, query.after, query.limit),
     }),
     route({
       method: 'POST',
@@ -234,19 +148,7 @@ export function sourceRoutes(ctx: AppContext, changed: () => void = () => undefi
       access: { tenant: 'write' },
       params: sourceParams,
       response: z.object({ replayed: z.number().int(), failing: z.number().int(), dataVersion: z.number().int() }).meta({ id: 'ReplayResult' }),
-      handler: ({ params }) => {
-        const r = one(params);
-        const map = compileMapping(r.input.format, r.input.mapping);
-        let replayed = 0;
-        let failing = 0;
-        for (const { store } of ctx.states.partsOf(params.projectId, r.id)) {
-          const result = store.replayDeadLetters(r.id, (letter) => (letter.raw ? map(Buffer.from(letter.raw)) : { reason: letter.reason }));
-          replayed += result.replayed;
-          failing += result.failing;
-        }
-        if (replayed > 0) ctx.states.announce(params.projectId);
-        return { replayed, failing, dataVersion: ctx.states.state(params.projectId).dataVersion };
-      },
+      handler: ({ params, principal }) => service.sources.replay(grant(principal, params, 'write'), params.sourceId),
     }),
   ];
 }

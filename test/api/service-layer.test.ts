@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
  * A use case is written once (docs/architecture.md, Invariants): the faces
  * (HTTP routes, MCP, the command line) ask api/service/ for the caller's access
  * to a project, the projects a key sees, served graph versions, cases, the live
- * state and block runs, and never do it by hand beside it. Read as text, as
+ * state and block runs, and for the writes: a project's life, events ingested
+ * (their cap), datasets and Kafka sources; they never do it by hand beside it. Read as text, as
  * test/engine/layering.test.ts reads imports.
  */
 const root = join(import.meta.dirname, '..', '..');
@@ -28,6 +29,10 @@ const byHand: [RegExp, string][] = [
   [/\bgraphVersions\.list\s*\(|\bgraphs\.(current|version|inScope)\s*\(/, 'fetches a served graph (ServedGraphs)'],
   [/\btype:\s*'(live|cases)'/, 'reads cases or the live state (CasePages, LiveStates)'],
   [/\brunBlock\s*\(\s*spec\b/, 'runs a block (BlockRuns)'],
+  [/(?<!service\.)\b(projects|sources|datasets)\.(create|update|delete|countOf|setPaused)\s*\(/, 'writes a project, source or dataset record (ProjectDirectory, SourceSubscriptions, DatasetFiles)'],
+  [/\b(ctx|states|parts)\.ingest\s*\(|\btooManyEvents\s*\(/, 'ingests events or holds their cap (EventIngestion)'],
+  [/from\s+'\.\.\/datasets\.js'/, "runs a dataset's import (DatasetFiles)"],
+  [/\bpartsOf\s*\(|\bcompileMapping\s*\(|\bsourceStatus\s*\(/, "reads a source's state or dead letters (SourceSubscriptions)"],
 ];
 
 describe('service layer', () => {
@@ -49,7 +54,15 @@ describe('service layer', () => {
       'return ctx.catalog.graphVersions.list(params.projectId);',
       "const { result } = await cases.run(projectId, [], { type: 'live' });",
       'const { dataVersion, result } = await runBlock(spec, id, key, [], this.parts.graphs, this.parts.cases);',
+      "return withVersion(projects.create(params.tenantId, { name: body.name }));",
+      'const created = sources.create(params.tenantId, params.projectId, body);',
+      'const result = await ctx.ingest(params.tenantId, params.projectId, { body, ndjson }, abandoned(reply));',
+      'if (events.length > max) throw tooManyEvents(events.length, max);',
+      "import { DatasetImports, fileError } from '../datasets.js';",
+      'for (const { store } of ctx.states.partsOf(params.projectId, r.id)) {',
     ];
+    // A face calling the use case is not doing it by hand.
+    for (const s of ['service.sources.update(grant, id, body)', 'service.projects.create(principal, tenantId, body)']) expect(byHand.some(([p]) => p.test(s)), s).toBe(false);
     for (const s of samples) expect(byHand.some(([p]) => p.test(s)), s).toBe(true);
     expect(/\bimport\s*\{[^}]*\brunBlock\b[^}]*\}\s*from\s*'[^']*engine\/projects/.test("import { blockSpecSchema, runBlock } from '../../engine/projects/index.js';")).toBe(true);
   });
