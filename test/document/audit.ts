@@ -16,7 +16,7 @@ import { auditReading } from './audit-reading.js';
  */
 
 /** The audited sections, each the first segment of its lines' paths. */
-export const SECTIONS = ['source', 'nodes', 'edges', 'waits', 'variants', 'outcomes', 'success_criteria', 'policies', 'exceptions', 'decisions'] as const;
+export const SECTIONS = ['source', 'nodes', 'edges', 'waits', 'variants', 'outcomes', 'success_criteria', 'policies', 'exceptions', 'decisions', 'roles'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /**
@@ -24,7 +24,7 @@ export type Section = (typeof SECTIONS)[number];
  * test/real-logs/audit.test.ts: a section listed here must audit empty on
  * every log; any other would be printed, not failed. Every section is strict.
  */
-export const STRICT_SECTIONS: readonly Section[] = ['source', 'nodes', 'edges', 'waits', 'variants', 'outcomes', 'success_criteria', 'policies', 'exceptions', 'decisions'];
+export const STRICT_SECTIONS: readonly Section[] = ['source', 'nodes', 'edges', 'waits', 'variants', 'outcomes', 'success_criteria', 'policies', 'exceptions', 'decisions', 'roles'];
 
 /** One case as the audit reads it: its events in case order and what every section asks of them. */
 export interface CaseFacts {
