@@ -5,6 +5,7 @@ import { CsvSplitter, RecordTooLong, sniffDelimiter } from './csv-splitter.js';
 import { FileImportError } from './errors.js';
 import { textChunks, type Input } from './input.js';
 import { INPUT_LIMIT_NAMES } from './limits.js';
+import { NO_CLOCK_TIME } from '../../engine/time.js';
 import { parseTimestamp, type ZoneReader } from './timestamp.js';
 import type { FileDamage, ImportOptions } from './types.js';
 
@@ -67,10 +68,11 @@ export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' 
   const given = { case: options.caseColumn, activity: options.activityColumn, timestamp: options.timestampColumn, resource: options.resourceColumn, start: options.startTimestampColumn };
   const { case: caseCol, activity, timestamp, resource, start: found } = findColumns(h, given, delimiter);
   // Only both flags can name one column as end and start: then it is the end time alone.
-  const start = found === timestamp ? -1 : found;
-  const used = new Set([caseCol, activity, timestamp, resource, start]);
+  // A start column without an end column is the log's clock still: the events are at their starts.
+  const [time, start] = timestamp < 0 && found >= 0 ? [found, -1] : [timestamp, found === timestamp ? -1 : found];
+  const used = new Set([caseCol, activity, time, resource, start]);
   const attributes = h.map((_, i) => i).filter((i) => !used.has(i) && h[i] !== '' && !/^Unnamed: \d+$/.test(h[i]!));
-  return { delimiter, header: h, case: caseCol, activity, timestamp, resource, start, attributes };
+  return { delimiter, header: h, case: caseCol, activity, timestamp: time, resource, start, attributes };
 }
 
 const numberPattern = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -106,11 +108,12 @@ export async function* csvBatches(input: Input, mapping: CsvMapping, options: Cs
     }
     const caseId = fields[mapping.case]!;
     const activity = fields[mapping.activity]!;
-    const timeText = fields[mapping.timestamp]!;
+    // No timestamp column: the log records order only; every event at NO_CLOCK_TIME keeps file order by its ordinal id.
+    const timeText = mapping.timestamp < 0 ? undefined : fields[mapping.timestamp]!;
     if (!caseId.trim()) return batcher.reject(location, `empty case id in column '${header[mapping.case]}'`, payload());
     if (!activity.trim()) return batcher.reject(location, `empty activity in column '${header[mapping.activity]}'`, payload());
-    const time = parseTimestamp(timeText, options.zone);
-    if (Number.isNaN(time)) {
+    const time = timeText === undefined ? NO_CLOCK_TIME : parseTimestamp(timeText, options.zone);
+    if (timeText !== undefined && Number.isNaN(time)) {
       return batcher.reject(location, timeText.trim() ? `cannot read timestamp '${timeText}' in column '${header[mapping.timestamp]}'` : `empty timestamp in column '${header[mapping.timestamp]}'`, payload());
     }
     if (options.lean) {

@@ -2,7 +2,7 @@ import type { ProjectSnapshot } from '../store/project-store.js';
 import type { ProcessTree } from '../mining/tree.js';
 import { HOUR_MS } from '../time.js';
 import { backboneOf, doneInsteadOf } from './backbone.js';
-import { END_LABEL, readDecisions } from './decisions.js';
+import { END_LABEL, EXPLAINED_MIN_CASES, readDecisions, tooFewToTell } from './decisions.js';
 import { readSequenceRules } from './declare.js';
 import { readLoopExits, readTurns } from './loops.js';
 import { readEdgeKinds, type EdgeReading } from './edges.js';
@@ -146,7 +146,7 @@ export function readProcess(input: ReadingInput): Reading {
     }`,
     `Stages: ${stages.method}.`,
     edgeKinds.assumption,
-    `Decisions: ${decisions.method}. Branches and rules are read at an activity's first visit in a case; where a loop brings cases back to it, the steps taken on its later turns are stated in the decision's evidence, per turn.`,
+    `Decisions: ${decisions.method}. Branches and rules are read at an activity's first visit in a case; where a loop brings cases back to it, the steps taken on its later turns are stated in the decision's evidence, per turn. Where a decision's branches hold fewer than ${EXPLAINED_MIN_CASES} cases, no rule could explain it, so the reading says there are too few cases to tell, not that no attribute predicts it.`,
     `Sequence rules: ${sequence.method}; and, for loops, a step that comes right after an activity only from its k-th visit on (never at the earlier ones, where at its later rate at least 5 cases would have taken it), counted over the variants.`,
     `Exceptions: ${exceptions.method}.` + (exceptions.loops.length ? ` Repeats most cases make are the normal loop of the work, not exceptions: ${exceptions.loops.join('; ')}.` : ''),
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
@@ -165,7 +165,11 @@ export function readProcess(input: ReadingInput): Reading {
     if (d.explained) continue;
     const lead = decisions.leads.get(d.id);
     open_questions.push({
-      question: `After ${q(d.at)}, what decides between ${listed(d.branches.map((b) => (b.to === END_LABEL ? 'stopping there' : q(b.to))))}? No attribute tried at that point predicts it, on rules resting on at least 20 cases, at least 10 points better than always guessing the commonest branch${lead ? `; but ${lead}` : ''}.`,
+      question:
+        `After ${q(d.at)}, what decides between ${listed(d.branches.map((b) => (b.to === END_LABEL ? 'stopping there' : q(b.to))))}? ` +
+        (d.evidence.cases < EXPLAINED_MIN_CASES
+          ? `The log has ${tooFewToTell(d.evidence.cases)}${lead ? `; ${lead}` : ''}.`
+          : `No attribute tried at that point predicts it, on rules resting on at least ${EXPLAINED_MIN_CASES} cases, at least 10 points better than always guessing the commonest branch${lead ? `; but ${lead}` : ''}.`),
       evidence: d.evidence as unknown as Plain,
     });
   }

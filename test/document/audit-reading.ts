@@ -444,6 +444,12 @@ function auditDecision(d: Decision, path: string, cases: readonly CaseFacts[], l
   f.near(`${path}/baseline_share`, d.baseline_share, top);
   f.same(`${path}/evidence/of_cases`, d.evidence.of_cases, visits.length);
   const branches = new Set(d.branches.map((b) => b.to));
+  // The cases in the branches, recomputed: under 20 no rule could explain the choice, so the words must say too few.
+  const inBranches = visits.filter((v) => branches.has(v.next)).length;
+  f.same(`${path}/evidence/cases`, d.evidence.cases, inBranches);
+  const fewWords = d.evidence.method.includes('too few cases');
+  if (inBranches < 20 && /no attribute [a-z ]+ predicts/.test(d.evidence.method)) f.problem(`${path}/evidence/method`, `${inBranches} cases in the branches, too few to tell, but the method says no attribute predicts the branch`);
+  if (inBranches >= 20 && fewWords) f.problem(`${path}/evidence/method`, `${inBranches} cases in the branches, but the method says too few to tell`);
   const names = attributeNames(cases);
   d.rules.forEach((r, j) => {
     const conditions = conditionsOf(r.when);
