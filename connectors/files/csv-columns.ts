@@ -65,6 +65,20 @@ export function findColumns(header: string[], given: GivenColumns, delimiter: st
   return found;
 }
 
+/** A value that begins with a date (2024-01-31, 31/1/2024, 2024.01.31 …), with or without a time after it. */
+const dateStart = /^\s*\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}(?:$|[T\s])/;
+
+/**
+ * A log without a timestamp column is read as order only, unless a column of the first data row holds a date: then
+ * the log has a clock under a name not looked for, and reading it as order only would drop it. Refused as before.
+ */
+export function refuseUnnamedClock(header: string[], row: string[] | undefined, used: ReadonlySet<number>, delimiter: string): void {
+  const dated = header.filter((_, i) => !used.has(i) && row?.[i] !== undefined && dateStart.test(row[i]!));
+  if (dated.length) {
+    throw missing(header, `no timestamp column found (looked for ${usualNames.timestamp.join(', ')}, in any case and with or without spaces, _ - .), but ${dated.map((h) => JSON.stringify(h)).join(', ')} holds dates; name it with --timestamp`, delimiter);
+  }
+}
+
 function guess(names: string[], role: ColumnRole, taken: Set<number>): number {
   for (const candidate of usualNames[role]) {
     const i = names.findIndex((n, at) => n === candidate && !taken.has(at));

@@ -1,11 +1,12 @@
 import type { AttributeValue, Batch } from '../../engine/index.js';
+// Not through engine/index.js: reading a CSV for inspection must not load the engine and its store.
+import { NO_CLOCK_TIME } from '../../engine/time.js';
 import { Batcher, ordinalId } from './batcher.js';
-import { findColumns } from './csv-columns.js';
+import { findColumns, refuseUnnamedClock } from './csv-columns.js';
 import { CsvSplitter, RecordTooLong, sniffDelimiter } from './csv-splitter.js';
 import { FileImportError } from './errors.js';
 import { textChunks, type Input } from './input.js';
 import { INPUT_LIMIT_NAMES } from './limits.js';
-import { NO_CLOCK_TIME } from '../../engine/time.js';
 import { parseTimestamp, type ZoneReader } from './timestamp.js';
 import type { FileDamage, ImportOptions } from './types.js';
 
@@ -44,7 +45,17 @@ export interface CsvMapping {
   attributes: number[];
 }
 
-/** Reads the header from the head of the file and decides what each column is. */
+/** The first record after the header in the head of the file (a record the head cuts short comes partial: only looked at). */
+function firstDataRow(head: string, delimiter: string): string[] | undefined {
+  const rows: string[][] = [];
+  const splitter = new CsvSplitter(delimiter, (fields) => {
+    if (!(fields.length === 1 && fields[0]!.trim() === '')) rows.push(fields);
+  });
+  splitter.write(head.slice(0, 1 << 16));
+  splitter.end();
+  return rows[1];
+}
+
 /** A date-time written the way the timestamp column may be ("29/2/2016 11:29") as ISO text, as XES dates are read; other text as it is. */
 const dateLike = /^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}[T ]+\d{1,2}:\d{2}/;
 function dateOrText(text: string, zone: ZoneReader): string {
@@ -53,6 +64,7 @@ function dateOrText(text: string, zone: ZoneReader): string {
   return Number.isNaN(t) ? text : new Date(t).toISOString();
 }
 
+/** Reads the header from the head of the file and decides what each column is. */
 export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' | 'activityColumn' | 'timestampColumn' | 'resourceColumn' | 'startTimestampColumn' | 'delimiter'>): CsvMapping {
   const delimiter = options.delimiter ?? sniffDelimiter(head);
   if (!delimiter) throw new FileImportError('invalid_option', 'the delimiter must not be empty');
@@ -71,6 +83,10 @@ export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' 
   // A start column without an end column is the log's clock still: the events are at their starts.
   const [time, start] = timestamp < 0 && found >= 0 ? [found, -1] : [timestamp, found === timestamp ? -1 : found];
   const used = new Set([caseCol, activity, time, resource, start]);
+  if (time < 0) {
+    // The first data row, to see that no column the names missed holds dates (csv-columns.ts).
+    refuseUnnamedClock(h, firstDataRow(head, delimiter), used, delimiter);
+  }
   const attributes = h.map((_, i) => i).filter((i) => !used.has(i) && h[i] !== '' && !/^Unnamed: \d+$/.test(h[i]!));
   return { delimiter, header: h, case: caseCol, activity, timestamp: time, resource, start, attributes };
 }

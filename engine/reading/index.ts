@@ -101,11 +101,12 @@ export function readProcess(input: ReadingInput): Reading {
   const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0);
   // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
   const measured = readClock(f, profile.resolutionHours);
-  // Generated times (engine/reading/profile.ts) say no more of timing than a clock ticking in fixed steps.
-  const clock = profile.generatedTimes ? { ...measured, quantized: true } : measured;
+  // Generated times (engine/reading/profile.ts) say no more of timing than a clock ticking in fixed steps; a frozen
+  // clock (every case at one instant: a log of order only, NO_CLOCK_TIME) says nothing of timing at all.
+  const clock = profile.generatedTimes || profile.frozenClock ? { ...measured, quantized: true } : measured;
   // Nor do they say where one phase waits for another: stages are then cut along the order alone.
   const stages = readStages(f, backbone, new Set(ends.ends.keys()), !clock.quantized && !profile.frozenClock);
-  const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: `none: ${measured.quantized ? 'the waits come in fixed steps (see the clock assumption)' : 'the times were generated (see the times assumption)'}` } : readEscalations(f, tree, profile);
+  const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: `none: ${measured.quantized && !profile.frozenClock ? 'the waits come in fixed steps (see the clock assumption)' : profile.frozenClock ? 'the log records no waits (see the times assumption)' : 'the times were generated (see the times assumption)'}` } : readEscalations(f, tree, profile);
   // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
   const timeouts = readTimeouts(f, clock, escalations.edges);
   for (const { escalation: t } of timeouts) {
@@ -132,7 +133,8 @@ export function readProcess(input: ReadingInput): Reading {
   const policies = readPolicies(f, backbone, ties, clock.quantized);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);
-  const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart, paths.kind === 'distinct');
+  // Under a frozen clock the first event's date is no date (the times assumption says so): no epoch or outlier note.
+  const quality = readQuality(f, snapshot.meta, ends, profile.frozenClock ? undefined : snapshot.periodStart, paths.kind === 'distinct');
   const groups = readGroupings(f, profile, ends);
   process.case_represents += groups.note;
 
