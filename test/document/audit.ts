@@ -108,8 +108,10 @@ function auditSource(doc: GraphDocument, cases: readonly CaseFacts[], f: Finding
   for (const c of cases) for (const e of c.events) [min, max] = [Math.min(min, e.time), Math.max(max, e.time)];
   f.same('/source/cases', doc.source.cases, cases.length);
   f.same('/source/events', doc.source.events, cases.reduce((n, c) => n + c.events.length, 0));
-  f.same('/source/period_start', doc.source.period_start, cases.length ? isoUtc(min) : '');
-  f.same('/source/period_end', doc.source.period_end, cases.length ? isoUtc(max) : '');
+  // Every event at the epoch's first instant is a log without times (NO_CLOCK_TIME): no period.
+  const period = cases.length > 0 && !(min === 0 && max === 0);
+  f.same('/source/period_start', doc.source.period_start, period ? isoUtc(min) : '');
+  f.same('/source/period_end', doc.source.period_end, period ? isoUtc(max) : '');
 }
 
 /** Nodes, edges and their waits. Start and end are the empty label inside, as in the tally. */
