@@ -2,7 +2,7 @@
 export { EngineError, engineErrorCodes, type EngineErrorCode } from './errors.js';
 export { PcgError, fromWire as errorFromWire, toWire as errorToWire, registerWireError, unwrap, type ErrorEntry, type ErrorRegistry, type ThreadOutcome, type WireError } from './error-base.js';
 export { checkEvent, cmp, compareEvents, DEFAULT_EVENT_LIMITS, EVENT_LIMIT_NAMES, eventLimits, limitMessage, toWire, UNBOUNDED_EVENT_LIMITS, wireEventSchema, wireEventSchemaFor, type AttributeValue, type Event, type EventCheck, type EventLimits, type ObjectRef, type WireEvent } from './event.js';
-export { parseIsoMillis, isoUtc, HOUR_MS, daysInMonth, utcFromParts, wallClockReader, zoneOffset } from './time.js';
+export { parseIsoMillis, isoUtc, HOUR_MS, NO_CLOCK_TIME, daysInMonth, utcFromParts, wallClockReader, zoneOffset } from './time.js';
 export { bucketOf, bucketValue, exactQuantile, quantile, RELATIVE_ERROR, sketchCount, type Sketch } from './sketch.js';
 export { addTally, edgeKey, emptyTally, END, pairKey, PROFILE_KINDS, profileKey, splitKey, splitProfileKey, START, tallyToJson, variantKey, variantPath, type ActivityTally, type EdgeTally, type PairTally, type ProfileKind, type Tally, type TimeGrain } from './tally.js';
 export { contribution, type Trace } from './contribution.js';

@@ -80,6 +80,13 @@ export function isoUtc(millis: number): string {
 }
 
 export const HOUR_MS = 3_600_000;
+/**
+ * The time a file reader gives every event of a log that records no time at all (a CSV without a timestamp column:
+ * only the order of the steps per case). Every event at this one instant is what the reading calls a frozen clock
+ * (engine/reading/profile.ts): order from the file (event ids are file ordinals), no waits, durations or timing
+ * claims; the document's period is then empty, since 1970-01-01 would be a date the log never gave.
+ */
+export const NO_CLOCK_TIME = 0;
 
 export const DAY_MS = 86_400_000;
 

@@ -31,7 +31,9 @@ export const usualNames: Record<ColumnRole, readonly string[]> = {
 };
 
 const roles: readonly ColumnRole[] = ['case', 'activity', 'timestamp', 'resource', 'start'];
-const required = new Set<ColumnRole>(['case', 'activity', 'timestamp']);
+// A log without a timestamp column records only the order of its steps: read, with no clock (csv.ts), unless a
+// timestamp column was named and is absent.
+const required = new Set<ColumnRole>(['case', 'activity']);
 const flag = (role: ColumnRole) => `--${role === 'start' ? 'start-timestamp' : role}`;
 
 /**
@@ -61,6 +63,20 @@ export function findColumns(header: string[], given: GivenColumns, delimiter: st
     if (i >= 0) taken.add(i);
   }
   return found;
+}
+
+/** A value that begins with a date (2024-01-31, 31/1/2024, 2024.01.31 …), with or without a time after it. */
+const dateStart = /^\s*\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}(?:$|[T\s])/;
+
+/**
+ * A log without a timestamp column is read as order only, unless a column of the first data row holds a date: then
+ * the log has a clock under a name not looked for, and reading it as order only would drop it. Refused as before.
+ */
+export function refuseUnnamedClock(header: string[], row: string[] | undefined, used: ReadonlySet<number>, delimiter: string): void {
+  const dated = header.filter((_, i) => !used.has(i) && row?.[i] !== undefined && dateStart.test(row[i]!));
+  if (dated.length) {
+    throw missing(header, `no timestamp column found (looked for ${usualNames.timestamp.join(', ')}, in any case and with or without spaces, _ - .), but ${dated.map((h) => JSON.stringify(h)).join(', ')} holds dates; name it with --timestamp`, delimiter);
+  }
 }
 
 function guess(names: string[], role: ColumnRole, taken: Set<number>): number {

@@ -1,6 +1,8 @@
 import type { AttributeValue, Batch } from '../../engine/index.js';
+// Not through engine/index.js: reading a CSV for inspection must not load the engine and its store.
+import { NO_CLOCK_TIME } from '../../engine/time.js';
 import { Batcher, ordinalId } from './batcher.js';
-import { findColumns } from './csv-columns.js';
+import { findColumns, refuseUnnamedClock } from './csv-columns.js';
 import { CsvSplitter, RecordTooLong, sniffDelimiter } from './csv-splitter.js';
 import { FileImportError } from './errors.js';
 import { textChunks, type Input } from './input.js';
@@ -43,7 +45,17 @@ export interface CsvMapping {
   attributes: number[];
 }
 
-/** Reads the header from the head of the file and decides what each column is. */
+/** The first record after the header in the head of the file (a record the head cuts short comes partial: only looked at). */
+function firstDataRow(head: string, delimiter: string): string[] | undefined {
+  const rows: string[][] = [];
+  const splitter = new CsvSplitter(delimiter, (fields) => {
+    if (!(fields.length === 1 && fields[0]!.trim() === '')) rows.push(fields);
+  });
+  splitter.write(head.slice(0, 1 << 16));
+  splitter.end();
+  return rows[1];
+}
+
 /** A date-time written the way the timestamp column may be ("29/2/2016 11:29") as ISO text, as XES dates are read; other text as it is. */
 const dateLike = /^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}[T ]+\d{1,2}:\d{2}/;
 function dateOrText(text: string, zone: ZoneReader): string {
@@ -52,6 +64,7 @@ function dateOrText(text: string, zone: ZoneReader): string {
   return Number.isNaN(t) ? text : new Date(t).toISOString();
 }
 
+/** Reads the header from the head of the file and decides what each column is. */
 export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' | 'activityColumn' | 'timestampColumn' | 'resourceColumn' | 'startTimestampColumn' | 'delimiter'>): CsvMapping {
   const delimiter = options.delimiter ?? sniffDelimiter(head);
   if (!delimiter) throw new FileImportError('invalid_option', 'the delimiter must not be empty');
@@ -67,10 +80,15 @@ export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' 
   const given = { case: options.caseColumn, activity: options.activityColumn, timestamp: options.timestampColumn, resource: options.resourceColumn, start: options.startTimestampColumn };
   const { case: caseCol, activity, timestamp, resource, start: found } = findColumns(h, given, delimiter);
   // Only both flags can name one column as end and start: then it is the end time alone.
-  const start = found === timestamp ? -1 : found;
-  const used = new Set([caseCol, activity, timestamp, resource, start]);
+  // A start column without an end column is the log's clock still: the events are at their starts.
+  const [time, start] = timestamp < 0 && found >= 0 ? [found, -1] : [timestamp, found === timestamp ? -1 : found];
+  const used = new Set([caseCol, activity, time, resource, start]);
+  if (time < 0) {
+    // The first data row, to see that no column the names missed holds dates (csv-columns.ts).
+    refuseUnnamedClock(h, firstDataRow(head, delimiter), used, delimiter);
+  }
   const attributes = h.map((_, i) => i).filter((i) => !used.has(i) && h[i] !== '' && !/^Unnamed: \d+$/.test(h[i]!));
-  return { delimiter, header: h, case: caseCol, activity, timestamp, resource, start, attributes };
+  return { delimiter, header: h, case: caseCol, activity, timestamp: time, resource, start, attributes };
 }
 
 const numberPattern = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -106,11 +124,12 @@ export async function* csvBatches(input: Input, mapping: CsvMapping, options: Cs
     }
     const caseId = fields[mapping.case]!;
     const activity = fields[mapping.activity]!;
-    const timeText = fields[mapping.timestamp]!;
+    // No timestamp column: the log records order only; every event at NO_CLOCK_TIME keeps file order by its ordinal id.
+    const timeText = mapping.timestamp < 0 ? undefined : fields[mapping.timestamp]!;
     if (!caseId.trim()) return batcher.reject(location, `empty case id in column '${header[mapping.case]}'`, payload());
     if (!activity.trim()) return batcher.reject(location, `empty activity in column '${header[mapping.activity]}'`, payload());
-    const time = parseTimestamp(timeText, options.zone);
-    if (Number.isNaN(time)) {
+    const time = timeText === undefined ? NO_CLOCK_TIME : parseTimestamp(timeText, options.zone);
+    if (timeText !== undefined && Number.isNaN(time)) {
       return batcher.reject(location, timeText.trim() ? `cannot read timestamp '${timeText}' in column '${header[mapping.timestamp]}'` : `empty timestamp in column '${header[mapping.timestamp]}'`, payload());
     }
     if (options.lean) {

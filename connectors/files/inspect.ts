@@ -1,4 +1,5 @@
 import type { Batch, EventCheck } from '../../engine/index.js';
+import { NO_CLOCK_TIME } from '../../engine/time.js';
 import { inputFormats } from './formats.js';
 import type { LogSource } from './types.js';
 
@@ -167,6 +168,8 @@ export async function inspectSource(source: LogSource, reopen: () => Promise<Log
   }
 
   const extra = source.extra();
+  // Every event at NO_CLOCK_TIME: the reader found no time in the log (a CSV without a timestamp column), only order.
+  const noClock = events > 0 && start === NO_CLOCK_TIME && end === NO_CLOCK_TIME;
   const summary: InspectSummary = {
     format: source.format,
     case_notion: source.caseNotion,
@@ -174,10 +177,11 @@ export async function inspectSource(source: LogSource, reopen: () => Promise<Log
     events,
     activities: activities.size,
     variants: variantCounts.filter((n) => n > 0).length,
-    period_start: events ? new Date(start).toISOString() : null,
-    period_end: events ? new Date(end).toISOString() : null,
+    period_start: events && !noClock ? new Date(start).toISOString() : null,
+    period_end: events && !noClock ? new Date(end).toISOString() : null,
     rejected,
     rejections,
+    ...(noClock ? { times: 'none: the log records no time, only the order of the events of a case (file order); no waits or durations can be read' } : {}),
   };
   for (const [k, v] of Object.entries(extra)) if (!(k in summary)) summary[k] = v;
   if (typeof extra.ocel_events === 'number') {

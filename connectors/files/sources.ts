@@ -96,7 +96,7 @@ export function openCsv(ctx: OpenContext): LogSource {
 }
 
 export function openNdjson(ctx: OpenContext): LogSource {
-  const { o, input, batchSize, sourceId } = streamed(ctx);
+  const { o, input, batchSize, sourceId, idPrefix } = streamed(ctx);
   let damage: FileDamage | undefined;
   const damaged = (d: FileDamage) => (damage ??= d);
   return {
@@ -106,7 +106,7 @@ export function openNdjson(ctx: OpenContext): LogSource {
     sourceId,
     batches: () => {
       damage = undefined;
-      return ndjsonBatches(input, batchSize, damaged, ctx.limits.lineBytes);
+      return ndjsonBatches(input, batchSize, damaged, ctx.limits.lineBytes, idPrefix);
     },
     extra: () => ({}),
     damage: () => damage,

@@ -3,7 +3,7 @@ import { EngineError } from '../errors.js';
 import { discoverModel, variantLog, FALLBACK_THRESHOLD, MAX_CONCURRENT_SEARCH, NOISE_THRESHOLDS, MIN_ACCEPTANCE, safeLabel, treeLabels, type MinedModel, type ProcessTree } from '../mining/index.js';
 import { readProcess } from '../reading/index.js';
 import type { ProjectSnapshot } from '../store/project-store.js';
-import { HOUR_MS, isoUtc } from '../time.js';
+import { HOUR_MS, isoUtc, NO_CLOCK_TIME } from '../time.js';
 import { EVIDENCE_LEVELS, shareOf } from './evidence.js';
 import { countedGraph, SLOW_PERCENTILE } from './graph.js';
 import { declaredActivities, objectParts } from './objects.js';
@@ -61,6 +61,8 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
     return k ? { ...e, kind: k.kind, evidence: { ...e.evidence, ...(k.strength ? { strength: k.strength } : {}), method: `${e.evidence.method}; kind: ${k.method}` } } : e;
   });
 
+  // A log that records no time (every event at NO_CLOCK_TIME, as readers give it) has no period.
+  const noClock = snapshot.periodStart === NO_CLOCK_TIME && snapshot.periodEnd === NO_CLOCK_TIME;
   return {
     schema: SCHEMA_NAME,
     schema_version: SCHEMA_VERSION,
@@ -70,8 +72,8 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
       case_notion: caseNotion,
       cases,
       events: tally.events,
-      period_start: snapshot.periodStart === undefined ? '' : isoUtc(snapshot.periodStart),
-      period_end: snapshot.periodEnd === undefined ? '' : isoUtc(snapshot.periodEnd),
+      period_start: snapshot.periodStart === undefined || noClock ? '' : isoUtc(snapshot.periodStart),
+      period_end: snapshot.periodEnd === undefined || noClock ? '' : isoUtc(snapshot.periodEnd),
       time_basis: basis,
     },
     process: reading.process,

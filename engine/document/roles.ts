@@ -1,7 +1,7 @@
 import { cmp } from '../event.js';
 import { fnv1a, splitKey, splitRoleKey, type PairTally, type Tally } from '../tally.js';
 import { isPlaceholder } from '../reading/words.js';
-import { SYSTEM_FOCUS, SYSTEM_SHARE, systemAccounts } from '../reading/system-accounts.js';
+import { SPECIALIST_LEAD, SPECIALIST_Z, SYSTEM_FOCUS, SYSTEM_SHARE, systemAccounts } from '../reading/system-accounts.js';
 import { slug, uniqueId } from './ids.js';
 import type { Role } from './types.js';
 
@@ -44,7 +44,7 @@ export function roleParts(tally: Pick<Tally, 'cases' | 'events' | 'resources' | 
     rolesOf,
     assumption:
       roles.length > 0
-        ? `Roles come from the ${resourceAttribute} attribute (placeholder values such as nan, ? or MISSING, and a value naming the one activity it is written on, are nobody): resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first, except that a resource doing one activity only (${SYSTEM_FOCUS * 100}% of its events) and at least ${SYSTEM_SHARE * 100}% of that activity's events is a role of its own (a specialist, a system account or an outside party such as the customer: the counts do not tell which); a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. The log has no role, group or team attribute.`
+        ? `Roles come from the ${resourceAttribute} attribute (placeholder values such as nan, ? or MISSING, and a value naming the one activity it is written on, are nobody): resources are grouped by their activity profile (cosine similarity of event counts per activity >= ${ROLE_SIMILARITY}), busiest first, except that a resource doing one activity only (${SYSTEM_FOCUS * 100}% of its events) and standing out among the k resources doing that activity (all of it, or a share of at least max(${SYSTEM_SHARE * 100}%, ${SPECIALIST_LEAD}/k) and above the fair share 1/k by ${SPECIALIST_Z} standard errors over the activity's events, so that interchangeable resources splitting the work are not told apart by volume) is a role of its own (a specialist, a system account or an outside party such as the customer: the counts do not tell which); a role's cases sum its members' cases per activity (a case two members worked on at one activity counts twice), the largest over its activities. The log has no role, group or team attribute.`
         : 'The log has no role, group or team attribute and no resource attribute, so there are no roles.',
   };
 }

@@ -13,6 +13,12 @@ export const MIN_POINT_SHARE = 0.01;
 export const EXPLAINED_MARGIN = 0.1;
 /** Rules must rest on at least this many cases, together, to explain a decision. */
 export const EXPLAINED_MIN_CASES = 20;
+/**
+ * Where the branches at a point hold fewer than EXPLAINED_MIN_CASES cases, no rule could explain the choice, so "no
+ * attribute predicts it" would be a finding the data cannot make (the textbook example's 6 cases): say too few.
+ */
+export const tooFewToTell = (cases: number): string =>
+  `too few cases (${cases}) to tell whether any attribute decides the branch: a rule needs at least ${EXPLAINED_MIN_CASES}`;
 /** A rule resting on fewer cases is not shown. */
 const RULE_MIN_CASES = 5;
 /** Nor one holding less than this many points above its branch's share of the cases at the point. */
@@ -180,7 +186,9 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
         `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings; ` +
           (best && best.accuracy > firstBaseline
             ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch; explained when at least ${EXPLAINED_MARGIN * 100} points above with rules on at least ${EXPLAINED_MIN_CASES} cases (here ${ruleCases})`
-            : untried.length
+            : inBranches < EXPLAINED_MIN_CASES
+              ? tooFewToTell(inBranches)
+              : untried.length
               ? `no attribute tried at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}); attributes of the whole case were not tried (${untried.slice(0, 4).map(q).join(', ')}${untried.length > 4 ? ', ...' : ''})`
               : `no attribute known at that point predicts the branch better than always guessing the commonest one (${pct(firstBaseline)}): the log does not record what decides`) +
           laterTurnsNote(f, turns, at, atPoint, (next) => (next === END_STEP ? END_LABEL : next)),

@@ -2,7 +2,7 @@ import type { ProjectSnapshot } from '../store/project-store.js';
 import type { ProcessTree } from '../mining/tree.js';
 import { HOUR_MS } from '../time.js';
 import { backboneOf, doneInsteadOf } from './backbone.js';
-import { END_LABEL, readDecisions } from './decisions.js';
+import { END_LABEL, EXPLAINED_MIN_CASES, readDecisions, tooFewToTell } from './decisions.js';
 import { readSequenceRules } from './declare.js';
 import { readLoopExits, readTurns } from './loops.js';
 import { readEdgeKinds, type EdgeReading } from './edges.js';
@@ -101,11 +101,12 @@ export function readProcess(input: ReadingInput): Reading {
   const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0);
   // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
   const measured = readClock(f, profile.resolutionHours);
-  // Generated times (engine/reading/profile.ts) say no more of timing than a clock ticking in fixed steps.
-  const clock = profile.generatedTimes ? { ...measured, quantized: true } : measured;
+  // Generated times (engine/reading/profile.ts) say no more of timing than a clock ticking in fixed steps; a frozen
+  // clock (every case at one instant: a log of order only, NO_CLOCK_TIME) says nothing of timing at all.
+  const clock = profile.generatedTimes || profile.frozenClock ? { ...measured, quantized: true } : measured;
   // Nor do they say where one phase waits for another: stages are then cut along the order alone.
   const stages = readStages(f, backbone, new Set(ends.ends.keys()), !clock.quantized && !profile.frozenClock);
-  const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: `none: ${measured.quantized ? 'the waits come in fixed steps (see the clock assumption)' : 'the times were generated (see the times assumption)'}` } : readEscalations(f, tree, profile);
+  const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: `none: ${measured.quantized && !profile.frozenClock ? 'the waits come in fixed steps (see the clock assumption)' : profile.frozenClock ? 'the log records no waits (see the times assumption)' : 'the times were generated (see the times assumption)'}` } : readEscalations(f, tree, profile);
   // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
   const timeouts = readTimeouts(f, clock, escalations.edges);
   for (const { escalation: t } of timeouts) {
@@ -132,7 +133,8 @@ export function readProcess(input: ReadingInput): Reading {
   const policies = readPolicies(f, backbone, ties, clock.quantized);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);
-  const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart, paths.kind === 'distinct');
+  // Under a frozen clock the first event's date is no date (the times assumption says so): no epoch or outlier note.
+  const quality = readQuality(f, snapshot.meta, ends, profile.frozenClock ? undefined : snapshot.periodStart, paths.kind === 'distinct');
   const groups = readGroupings(f, profile, ends);
   process.case_represents += groups.note;
 
@@ -146,7 +148,7 @@ export function readProcess(input: ReadingInput): Reading {
     }`,
     `Stages: ${stages.method}.`,
     edgeKinds.assumption,
-    `Decisions: ${decisions.method}. Branches and rules are read at an activity's first visit in a case; where a loop brings cases back to it, the steps taken on its later turns are stated in the decision's evidence, per turn.`,
+    `Decisions: ${decisions.method}. Branches and rules are read at an activity's first visit in a case; where a loop brings cases back to it, the steps taken on its later turns are stated in the decision's evidence, per turn. Where a decision's branches hold fewer than ${EXPLAINED_MIN_CASES} cases, no rule could explain it, so the reading says there are too few cases to tell, not that no attribute predicts it.`,
     `Sequence rules: ${sequence.method}; and, for loops, a step that comes right after an activity only from its k-th visit on (never at the earlier ones, where at its later rate at least 5 cases would have taken it), counted over the variants.`,
     `Exceptions: ${exceptions.method}.` + (exceptions.loops.length ? ` Repeats most cases make are the normal loop of the work, not exceptions: ${exceptions.loops.join('; ')}.` : ''),
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
@@ -165,7 +167,11 @@ export function readProcess(input: ReadingInput): Reading {
     if (d.explained) continue;
     const lead = decisions.leads.get(d.id);
     open_questions.push({
-      question: `After ${q(d.at)}, what decides between ${listed(d.branches.map((b) => (b.to === END_LABEL ? 'stopping there' : q(b.to))))}? No attribute tried at that point predicts it, on rules resting on at least 20 cases, at least 10 points better than always guessing the commonest branch${lead ? `; but ${lead}` : ''}.`,
+      question:
+        `After ${q(d.at)}, what decides between ${listed(d.branches.map((b) => (b.to === END_LABEL ? 'stopping there' : q(b.to))))}? ` +
+        (d.evidence.cases < EXPLAINED_MIN_CASES
+          ? `The log has ${tooFewToTell(d.evidence.cases)}${lead ? `; ${lead}` : ''}.`
+          : `No attribute tried at that point predicts it, on rules resting on at least ${EXPLAINED_MIN_CASES} cases, at least 10 points better than always guessing the commonest branch${lead ? `; but ${lead}` : ''}.`),
       evidence: d.evidence as unknown as Plain,
     });
   }

@@ -1,5 +1,6 @@
 import type { Decision, GraphDocument, Plain } from '../../engine/document/types.js';
 import { choiceValue } from '../../engine/tally.js';
+import { isPlaceholder } from '../../engine/reading/words.js';
 import { idleWait, quoted, q, ratio, withinHours, type CaseFacts, type Findings } from './audit.js';
 
 /**
@@ -23,6 +24,7 @@ export function auditReading(doc: GraphDocument, cases: readonly CaseFacts[], f:
     if (r.id.startsWith('chain_response-')) auditChain(r.activities.map(String), r.holds, r.evidence.of_cases, `/sequence_rules/${i}`, cases, f);
   });
   auditPaths(doc, cases, f);
+  auditSpecialists(doc, cases, f);
 }
 
 const pctText = (x: number): string => `${(Math.round(x * 1000) / 10).toString()}%`;
@@ -442,6 +444,12 @@ function auditDecision(d: Decision, path: string, cases: readonly CaseFacts[], l
   f.near(`${path}/baseline_share`, d.baseline_share, top);
   f.same(`${path}/evidence/of_cases`, d.evidence.of_cases, visits.length);
   const branches = new Set(d.branches.map((b) => b.to));
+  // The cases in the branches, recomputed: under 20 no rule could explain the choice, so the words must say too few.
+  const inBranches = visits.filter((v) => branches.has(v.next)).length;
+  f.same(`${path}/evidence/cases`, d.evidence.cases, inBranches);
+  const fewWords = d.evidence.method.includes('too few cases');
+  if (inBranches < 20 && /no attribute [a-z ]+ predicts/.test(d.evidence.method)) f.problem(`${path}/evidence/method`, `${inBranches} cases in the branches, too few to tell, but the method says no attribute predicts the branch`);
+  if (inBranches >= 20 && fewWords) f.problem(`${path}/evidence/method`, `${inBranches} cases in the branches, but the method says too few to tell`);
   const names = attributeNames(cases);
   d.rules.forEach((r, j) => {
     const conditions = conditionsOf(r.when);
@@ -484,4 +492,49 @@ function resolveName(name: string, names: Set<string>): string {
   if (names.has(name)) return name;
   const other = name.startsWith('case:') ? name.slice(5) : `case:${name}`;
   return names.has(other) ? other : name;
+}
+
+/**
+ * Roles read from the resource attribute: a resource is a role of its own ("R alone, doing only this step") exactly
+ * when, recomputed from the events, it does at least 20 events of one activity, 95% of its own events there, and
+ * stands out among the k resources doing it: all of it, or a share of at least max(30%, 1.5/k) that exceeds the fair
+ * share 1/k by 3 binomial standard errors over the activity's events (the largest such per activity).
+ */
+function auditSpecialists(doc: GraphDocument, cases: readonly CaseFacts[], f: Findings): void {
+  const text = doc.assumptions.find((x): x is string => typeof x === 'string' && x.startsWith('Roles come from the'));
+  if (!text || !text.includes('grouped by their activity profile')) return f.skip('/roles (specialists)', 'roles not read from the resource attribute');
+  const byPair = new Map<string, Map<string, number>>();
+  const own = new Map<string, number>();
+  for (const c of cases) {
+    for (const e of c.events) {
+      if (e.resource === undefined || isPlaceholder(e.resource)) continue;
+      const m = byPair.get(e.activity) ?? new Map<string, number>();
+      m.set(e.resource, (m.get(e.resource) ?? 0) + 1);
+      byPair.set(e.activity, m);
+      own.set(e.resource, (own.get(e.resource) ?? 0) + 1);
+    }
+  }
+  const activitiesOf = new Map<string, number>();
+  for (const m of byPair.values()) for (const r of m.keys()) activitiesOf.set(r, (activitiesOf.get(r) ?? 0) + 1);
+  const expected = new Set<string>();
+  for (const [activity, m] of byPair) {
+    const all = [...m.values()].reduce((a, b) => a + b, 0);
+    const k = m.size;
+    let best: { r: string; share: number } | undefined;
+    for (const [r, n] of [...m].sort((x, y) => (x[0] < y[0] ? -1 : 1))) {
+      // A value written only on the one activity it names is the step standing in for nobody.
+      if (activitiesOf.get(r) === 1 && r.trim().toLowerCase() === activity.trim().toLowerCase()) continue;
+      const share = n / all;
+      const fair = 1 / k;
+      const out = k === 1 ? share >= 0.3 : share >= Math.max(0.3, 1.5 * fair) && share - fair >= 3 * Math.sqrt((fair * (1 - fair)) / all);
+      if (n >= 20 && n / own.get(r)! >= 0.95 && out && share > (best?.share ?? 0)) best = { r, share };
+    }
+    if (best) expected.add(best.r);
+  }
+  const stated = new Set<string>();
+  for (const r of doc.roles) {
+    const m = / \((.+) alone, doing only this step\)$/.exec(String(r.name));
+    if (m) stated.add(m[1]!);
+  }
+  f.same('/roles (specialists)', [...stated].sort().join(', '), [...expected].sort().join(', '));
 }

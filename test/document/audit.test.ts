@@ -148,6 +148,7 @@ describe('the audit itself', () => {
     policies: (d) => (d.policies[d.policies.length - 1]!.share_met /= 2),
     exceptions: (d) => (d.exceptions[0]!.cases += 1),
     decisions: (d) => (d.decisions[0]!.branches[0]!.cases += 1),
+    roles: (d) => d.roles.push({ id: 'role-ghost', name: 'x (ghost alone, doing only this step)', attribute: 'org:resource', activities: [], cases: 0 }),
   };
   let doc: GraphDocument;
   let traces: Event[][];

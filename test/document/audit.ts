@@ -16,7 +16,7 @@ import { auditReading } from './audit-reading.js';
  */
 
 /** The audited sections, each the first segment of its lines' paths. */
-export const SECTIONS = ['source', 'nodes', 'edges', 'waits', 'variants', 'outcomes', 'success_criteria', 'policies', 'exceptions', 'decisions'] as const;
+export const SECTIONS = ['source', 'nodes', 'edges', 'waits', 'variants', 'outcomes', 'success_criteria', 'policies', 'exceptions', 'decisions', 'roles'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 /**
@@ -24,7 +24,7 @@ export type Section = (typeof SECTIONS)[number];
  * test/real-logs/audit.test.ts: a section listed here must audit empty on
  * every log; any other would be printed, not failed. Every section is strict.
  */
-export const STRICT_SECTIONS: readonly Section[] = ['source', 'nodes', 'edges', 'waits', 'variants', 'outcomes', 'success_criteria', 'policies', 'exceptions', 'decisions'];
+export const STRICT_SECTIONS: readonly Section[] = ['source', 'nodes', 'edges', 'waits', 'variants', 'outcomes', 'success_criteria', 'policies', 'exceptions', 'decisions', 'roles'];
 
 /** One case as the audit reads it: its events in case order and what every section asks of them. */
 export interface CaseFacts {
@@ -108,8 +108,10 @@ function auditSource(doc: GraphDocument, cases: readonly CaseFacts[], f: Finding
   for (const c of cases) for (const e of c.events) [min, max] = [Math.min(min, e.time), Math.max(max, e.time)];
   f.same('/source/cases', doc.source.cases, cases.length);
   f.same('/source/events', doc.source.events, cases.reduce((n, c) => n + c.events.length, 0));
-  f.same('/source/period_start', doc.source.period_start, cases.length ? isoUtc(min) : '');
-  f.same('/source/period_end', doc.source.period_end, cases.length ? isoUtc(max) : '');
+  // Every event at the epoch's first instant is a log without times (NO_CLOCK_TIME): no period.
+  const period = cases.length > 0 && !(min === 0 && max === 0);
+  f.same('/source/period_start', doc.source.period_start, period ? isoUtc(min) : '');
+  f.same('/source/period_end', doc.source.period_end, period ? isoUtc(max) : '');
 }
 
 /** Nodes, edges and their waits. Start and end are the empty label inside, as in the tally. */

@@ -72,11 +72,30 @@ describe('CSV columns of the process-monitoring benchmarks, found without flags'
     expect((await read(path, { caseColumn: 'Resource' })).source.caseNotionReason).toBe('column "Resource" as given');
   });
 
-  it('without a time column it names what it looked for', async () => {
+  it('without a time column but with dates under another name it names what it looked for', async () => {
     const s = scratch();
-    await expect(openLog(s.file('no-time.csv', 'CaseID,ActivityID,When\n1,2,3\n'))).rejects.toMatchObject({
+    await expect(openLog(s.file('no-time.csv', 'CaseID,ActivityID,When\n1,2,3/1/2024 10:00\n'))).rejects.toMatchObject({
       code: 'missing_column',
-      message: expect.stringMatching(/^no timestamp column found \(looked for time:timestamp, completetimestamp, endtimestamp, .*\); name it with --timestamp\. Columns: "CaseID", "ActivityID", "When"\.$/),
+      message: expect.stringMatching(/^no timestamp column found \(looked for time:timestamp, completetimestamp, endtimestamp, .*\), but "When" holds dates; name it with --timestamp\. Columns: "CaseID", "ActivityID", "When"\.$/),
     });
+    // A named timestamp column that is absent is refused whatever the rows hold.
+    await expect(openLog(s.file('named.csv', 'CaseID,ActivityID,Step\n1,2,3\n'), { timestampColumn: 'When' })).rejects.toMatchObject({ code: 'missing_column', message: expect.stringMatching(/^no column 'When' \(given for the timestamp\)/) });
+  });
+
+  it('without any time a log of order only is read, each event at NO_CLOCK_TIME in file order; a lone start column is the clock', async () => {
+    const s = scratch();
+    const { columns, events, rejected, records } = await read(s.file('order.csv', 'CaseID,ActivityID,Step\n1,B,1\n2,A,1\n1,A,2\n'));
+    expect(columns).toEqual({ case: 'CaseID', activity: 'ActivityID', timestamp: null, resource: null, start_timestamp: null, attributes: ['Step'] });
+    expect(rejected).toEqual([]);
+    expect(events).toEqual([
+      ['1', 'B', 0, null],
+      ['2', 'A', 0, null],
+      ['1', 'A', 0, null],
+    ]);
+    // Ties at one instant keep file order by the ordinal event ids.
+    expect(records.map((r) => r.eventId as string).every((id, i, all) => i === 0 || all[i - 1]! < id)).toBe(true);
+    const started = await read(s.file('start.csv', 'case,activity,start_time\nk,Close,2024-05-01 08:00:00\n'));
+    expect(started.columns).toMatchObject({ timestamp: 'start_time', start_timestamp: null });
+    expect(started.events).toEqual([['k', 'Close', utc('2024-05-01T08:00:00Z'), null]]);
   });
 });

@@ -44,4 +44,29 @@ describe('NDJSON reader', () => {
       ['line 5', 'timestamp: expected an ISO 8601 time or epoch milliseconds'],
     ]);
   });
+
+  it('reads a file whose first event has no timestamp as order only: file order, repeats kept apart, a timed event refused', async () => {
+    const s = scratch();
+    const untimed = [
+      '{"caseId":"c1","activity":"A"}',
+      '{"caseId":"c2","activity":"A"}',
+      '{"caseId":"c1","activity":"B"}',
+      '{"caseId":"c1","activity":"B"}',
+      '{"caseId":"c2","activity":"B","timestamp":"2024-01-01T00:00:00Z"}',
+      '{"caseId":"c2","activity":"C","eventId":"mine"}',
+    ].join('\n');
+    const path = s.file('order.ndjson', `${untimed}\n`);
+    const summary = await inspectLog(path);
+    expect(summary).toMatchObject({ cases: 2, events: 5, variants: 2, period_start: null, period_end: null, rejected: 1, times: expect.stringMatching(/^none: /) });
+    expect(summary.rejections).toEqual([{ location: 'line 5', reason: 'timestamp: a time on an event of a log whose first event has none (read as order only)' }]);
+    const store = s.store();
+    expect(await importLog(store, path)).toMatchObject({ accepted: 5, rejected: 1 });
+    expect([...store.traces()].map((t) => t.map((e) => [e.activity, e.time]))).toEqual([
+      [['A', 0], ['B', 0], ['B', 0]],
+      [['A', 0], ['C', 0]],
+    ]);
+    // A file that begins with a time needs one on every event, as before.
+    const timed = await collect(await openLog(s.file('timed.ndjson', '{"caseId":"c1","activity":"A","timestamp":1}\n{"caseId":"c1","activity":"B"}\n')));
+    expect(timed.records).toEqual([{ caseId: 'c1', activity: 'A', timestamp: 1 }, { caseId: 'c1', activity: 'B' }]);
+  });
 });
