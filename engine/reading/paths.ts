@@ -60,3 +60,40 @@ export function verdictText(v: PathVerdict): string {
       return `here no path is main: ${v.variants} distinct paths for ${v.cases} cases (${pct(v.variants)}); the commonest has ${v.top} ${v.top === 1 ? 'case' : 'cases'}. Nearly every case has a path of its own, as in a log of unique cases or in a sample keeping one case per variant, which the data cannot tell apart: variant shares count distinct paths, not how often the process goes a way, and in such a sample so does every other share of cases in this document (the backbone, stages, decisions, rules and outcomes rest on case counts)`;
   }
 }
+
+/**
+ * Variants that differ only in the order of concurrent activities (engine/reading/concurrency.ts) are one behaviour:
+ * the log's order of two steps that neither waits for says when each was recorded, not a different way of working.
+ * Each path is brought to its lexicographically least form under swaps of adjacent concurrent activities (the
+ * normal form of a Mazurkiewicz trace), and counts are summed per form. Linear in the path for short windows of
+ * concurrent steps: a step concurrent with nothing ends the window a step can be moved forward through.
+ */
+export function behaviourCounts(variants: readonly { ids: Int32Array; count: number }[], concurrent: (a: number, b: number) => boolean, involved: ReadonlySet<number>): Map<string, { count: number; variants: number }> {
+  const out = new Map<string, { count: number; variants: number }>();
+  for (const v of variants) {
+    const key = (v.ids.some((k) => involved.has(k)) ? normalForm(Array.from(v.ids), concurrent, involved) : Array.from(v.ids)).join(',');
+    const b = out.get(key);
+    if (b) {
+      b.count += v.count;
+      b.variants++;
+    } else out.set(key, { count: v.count, variants: 1 });
+  }
+  return out;
+}
+
+function normalForm(rest: number[], concurrent: (a: number, b: number) => boolean, involved: ReadonlySet<number>): number[] {
+  const out: number[] = [];
+  while (rest.length) {
+    // Candidates: steps every earlier remaining step is concurrent with (so they can move to the front).
+    let best = 0;
+    for (let i = 1; i < rest.length; i++) {
+      if (!involved.has(rest[i - 1]!)) break;
+      const x = rest[i]!;
+      let free = true;
+      for (let j = 0; j < i && free; j++) free = rest[j] !== x && concurrent(rest[j]!, x);
+      if (free && x < rest[best]!) best = i;
+    }
+    out.push(rest.splice(best, 1)[0]!);
+  }
+  return out;
+}
