@@ -68,7 +68,8 @@ export function readExceptions(
     const loop = conc?.loopOf(a);
     if (loop) {
       const turn = loopTurns(f, a, loop);
-      if (turn.repeating > 0 && turn.through >= LOOP_TURN * turn.repeating) {
+      // The turn names its trigger as any repeat's is named: one step of that part taken by a quarter of the cases.
+      if (turn.repeating > 0 && turn.through >= LOOP_TURN * turn.repeating && turn.viaCases >= TRIGGER_SHARE * turn.repeating) {
         treeLoops.push(loopTurnText(a, loop, turn));
         continue;
       }
@@ -217,7 +218,7 @@ export function readExceptions(
     item(`failed-ending-${slug(a)}`, `ends with ${q(a)}`, trigger, `a case whose last activity is the failure ending ${q(a)}`, [a, 'the case ends'], n, f.cases, `cases whose last event is ${q(a)}, among all cases`);
   }
   const method =
-    `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop; none that come right again within a minute: the same entry saved twice; none of a step of a loop of the mined process tree where at least ${LOOP_TURN * 100}% of the repeating cases go through the loop's other part between their 1st and 2nd visit: the loop turning), backbone steps the mined model requires that cases went on without, ` +
+    `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop; none that come right again within a minute: the same entry saved twice; none of a step of a loop of the mined process tree where at least ${LOOP_TURN * 100}% of the repeating cases go through the loop's other part between their 1st and 2nd visit, at least ${TRIGGER_SHARE * 100}% of them last through one step of it, the trigger named: the loop turning), backbone steps the mined model requires that cases went on without, ` +
     `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (${rare.length > MAX_RARE ? `the ${MAX_RARE} commonest of ${rare.length}` : `${rare.length}`}; not a step done instead of a backbone step, never with it and in its place${instead.length ? `: here ${instead.map(([a, b]) => `${q(a)} instead of ${q(b)}`).join(', ')}` : ''}) and cases ending in a failure ending (not the main path's ending, where a path is main, nor the commonest ending or those tied with it: that is how the process usually ends); ` +
     `kept when at least ${min} cases and at most ${MAX_EXCEPTION_SHARE * 100}% of all cases show one`;
   return { exceptions: out, loops, treeLoops, method };
