@@ -81,19 +81,28 @@ export function behaviourCounts(variants: readonly { ids: Int32Array; count: num
   return out;
 }
 
-function normalForm(rest: number[], concurrent: (a: number, b: number) => boolean, involved: ReadonlySet<number>): number[] {
+function normalForm(ids: number[], concurrent: (a: number, b: number) => boolean, involved: ReadonlySet<number>): number[] {
+  // Greedy: take the least step that every step still before it is concurrent with. Taken steps are flagged, not
+  // spliced out, and the scan stops at the first step concurrent with nothing: linear for short windows.
+  const n = ids.length;
+  const gone = new Uint8Array(n);
   const out: number[] = [];
-  while (rest.length) {
-    // Candidates: steps every earlier remaining step is concurrent with (so they can move to the front).
-    let best = 0;
-    for (let i = 1; i < rest.length; i++) {
-      if (!involved.has(rest[i - 1]!)) break;
-      const x = rest[i]!;
-      let free = true;
-      for (let j = 0; j < i && free; j++) free = rest[j] !== x && concurrent(rest[j]!, x);
-      if (free && x < rest[best]!) best = i;
+  let head = 0;
+  while (out.length < n) {
+    while (gone[head]) head++;
+    let best = head;
+    const before: number[] = [ids[head]!];
+    if (involved.has(ids[head]!)) {
+      for (let i = head + 1; i < n; i++) {
+        if (gone[i]) continue;
+        const x = ids[i]!;
+        if (before.every((y) => y !== x && concurrent(y, x)) && x < ids[best]!) best = i;
+        if (!involved.has(x)) break;
+        before.push(x);
+      }
     }
-    out.push(rest.splice(best, 1)[0]!);
+    gone[best] = 1;
+    out.push(ids[best]!);
   }
   return out;
 }

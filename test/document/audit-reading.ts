@@ -67,6 +67,7 @@ function auditConcurrency(doc: GraphDocument, cases: readonly CaseFacts[], label
     while (k < ca.length && k < cb.length && ca[k] === cb[k]) k++;
     if (!(k > 0 && ca[k - 1]!.endsWith(':parallel'))) f.problem(path, 'not in a parallel block of the process tree');
   }
+  const involved = new Set(pairs.flat());
   const concurrent = (a: string, b: string) => a !== b && pairs.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
   const labelOf = new Map(doc.nodes.map((n) => [n.id, n.label]));
   doc.edges.forEach((e, i) => {
@@ -77,16 +78,15 @@ function auditConcurrency(doc: GraphDocument, cases: readonly CaseFacts[], label
     const paths = new Set(cases.map((c) => JSON.stringify(c.acts)));
     const behaviours = new Map<string, number>();
     for (const c of cases) {
-      // The least order under swaps of adjacent concurrent steps, by label: a bubble pass until nothing moves.
-      const acts = [...c.acts];
-      for (let moved = true; moved; ) {
-        moved = false;
-        for (let i = 0; i + 1 < acts.length; i++) {
-          if (concurrent(acts[i]!, acts[i + 1]!) && acts[i + 1]! < acts[i]!) {
-            [acts[i], acts[i + 1]] = [acts[i + 1]!, acts[i]!];
-            moved = true;
-          }
-        }
+      // The least order (by label) among the orders reached by swapping adjacent concurrent steps: each time, the
+      // least step that every step left before it is concurrent with.
+      const rest = [...c.acts];
+      const acts: string[] = [];
+      while (rest.length) {
+        let best = 0;
+        // A step concurrent with nothing stops every later one from moving before it.
+        for (let i = 1; i < rest.length && involved.has(rest[i - 1]!); i++) if (rest.slice(0, i).every((y) => concurrent(y, rest[i]!)) && rest[i]! < rest[best]!) best = i;
+        acts.push(rest.splice(best, 1)[0]!);
       }
       const key = JSON.stringify(acts);
       behaviours.set(key, (behaviours.get(key) ?? 0) + 1);
