@@ -6,6 +6,7 @@ import { pairKey } from '../tally.js';
 import type { LogProfile } from './profile.js';
 import { TIED, type Ties } from './ties.js';
 import { nameVerdict } from './words.js';
+import { ALTERNATIVE_OVERLAP, alternativesOf, groupFirst, type Concurrency } from './concurrency.js';
 
 /** An edge's kind as read, the method in words, and its strength when the data cannot carry the counted one. */
 export interface EdgeReading {
@@ -56,7 +57,23 @@ export function readEdgeKinds(
   stops: ReadonlyMap<string, number>,
   ties: Ties,
   profile: Pick<LogProfile, 'snapshot' | 'dayLevel' | 'frozenClock'>,
+  /** Concurrent pairs and the tree's loops (engine/reading/concurrency.ts); without it, none. */
+  conc?: Concurrency,
 ): { kinds: Map<string, EdgeReading>; assumption: string } {
+  const together = (a: string, b: string) => parallel(f, a, b) || conc?.concurrent(a, b) === true;
+  // Back to a step or to one of its alternatives (a simple or a complex repair, never both in a case): the two are
+  // one step when asking whether a hand-off goes back, else going back to the other repair reads as a way forward.
+  const alternatives = new Map<string, string[]>();
+  const backTo = (from: string, to: string): string | undefined => {
+    const o = f.order(to, from);
+    if (o.both > 0 && o.aFirst >= REWORK_ORDER * o.both) return `back to ${q(to)}, whose first occurrence precedes ${q(from)} in ${pct(o.aFirst / o.both)} of the ${o.both} cases with both (cut ${REWORK_ORDER * 100}%)`;
+    let alts = alternatives.get(to);
+    if (alts === undefined) alternatives.set(to, (alts = alternativesOf(f, to)));
+    if (!alts.length) return undefined;
+    const g = groupFirst(f, [to, ...alts], from);
+    if (g.both === 0 || g.first < REWORK_ORDER * g.both) return undefined;
+    return `back to ${q(to)} or its alternative ${alts.map(q).join(', ')} (never both in at least ${(1 - ALTERNATIVE_OVERLAP) * 100}% of the cases with either: one step done one of two ways), the first of which precedes ${q(from)} in ${pct(g.first / g.both)} of the ${g.both} cases with both (cut ${REWORK_ORDER * 100}%)`;
+  };
   const label = new Map(nodes.map((n) => [n.id, n.kind === 'activity' ? n.label : '']));
   const onBackbone = new Set(backbone.steps);
   // Entering a failure ending that most cases reach is the process's usual outcome, not an exception.
@@ -76,8 +93,8 @@ export function readEdgeKinds(
         b !== from &&
         b !== to &&
         (!mustBeRequired || required?.has(b) === true) &&
-        (from === '' || (earlier(f, from, b) && !parallel(f, from, b))) &&
-        (to === '' || (earlier(f, b, to) && !parallel(f, b, to))),
+        (from === '' || (earlier(f, from, b) && !together(from, b))) &&
+        (to === '' || (earlier(f, b, to) && !together(b, to))),
     );
   // A step done instead of a backbone step (the same check at another site, 55 / 45) stands for it: its hand-offs are
   // as normal as the backbone step's, not merely allowed. The stand-ins are found once (see backbone.standIns).
@@ -96,7 +113,15 @@ export function readEdgeKinds(
     const key = `${from}\u0000${to}`;
     let kind: EdgeKind = 'allowed';
     let why = 'no rework, normal, skip, escalation or exception cut applies';
-    if (from && to && escalationEdges.has(key)) {
+    const pair = from && to ? conc?.pair(from, to) : undefined;
+    const loop = from && to && from !== to ? conc?.loopBack(from, to) : undefined;
+    let back: string | undefined;
+    if (pair) {
+      // Two concurrent steps follow each other as their branches happen to be recorded: no hand-off, so neither
+      // normal (a way of the process) nor rework. The contract has no kind for it; allowed is the nearest.
+      kind = 'allowed';
+      why = `interleaving, not a hand-off: ${q(from)} and ${q(to)} run concurrently (the mined process tree's parallel block, and each directly follows the other: ${q(pair.a)} -> ${q(pair.b)} in ${pair.ab} cases, the other way in ${pair.ba}); the contract has no interleaving kind, so allowed, and the wait is the time between two branches, not a hand-off's`;
+    } else if (from && to && escalationEdges.has(key)) {
       kind = 'escalation';
       why = `${q(to)} follows ${q(from)} mainly after a long wait (see escalations)`;
     } else if (from && to && from === to && profile.snapshot.length > 0) {
@@ -121,10 +146,14 @@ export function readEdgeKinds(
       // usual way. The same cut as the exceptions' normal loops (LOOP_SHARE), so edge and exception agree.
       kind = 'normal';
       why = `${q(from)} repeats directly in ${pct(e.cases / (f.activityCases.get(from) ?? 1))} of the ${f.activityCases.get(from)} cases with it: a step that recurs in most of its cases, its usual way rather than work redone`;
-    } else if (from && to && (from === to || (earlier(f, to, from) && !parallel(f, from, to)))) {
+    } else if (loop) {
+      // The loop's way back, both ways (into its redo part and from there into its body): one kind for the whole
+      // loop, whichever of the body's alternatives a case goes back to.
       kind = 'rework';
-      const o = f.order(to, from);
-      why = from === to ? `${q(from)} repeats directly` : `back to ${q(to)}, whose first occurrence precedes ${q(from)} in ${pct(o.aFirst / o.both)} of the ${o.both} cases with both (cut ${REWORK_ORDER * 100}%)`;
+      why = `the way back of a loop of the mined process tree (${loop.body.has(from) ? `from its body into its redo part ${[...loop.redo].map(q).join(', ')}` : `from its redo part back into its body`})`;
+    } else if (from && to && (from === to || (!together(from, to) && (back = backTo(from, to)) !== undefined))) {
+      kind = 'rework';
+      why = from === to ? `${q(from)} repeats directly` : back!;
     } else if (e.cases >= MOST_CASES * f.cases) {
       kind = 'normal';
       why = `taken by ${pct(e.cases / f.cases)} of all cases`;
@@ -153,7 +182,7 @@ export function readEdgeKinds(
     else kinds.set(e.id, { kind, method: `${kind}: ${why}` });
   }
   const assumption =
-    `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp or come within a minute: entries written at once or twice, or most cases make it: the step's usual recording, or most of the step's own cases repeat it: a recurring step), ` +
+    `Edge kinds, first cut that applies: interleaving (two activities that run concurrently, as the concurrency assumption defines it, follow each other: no hand-off; the contract has no kind for it, so allowed, with its method saying interleaving), escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or to one of its alternatives, steps never done with it in at least ${(1 - ALTERNATIVE_OVERLAP) * 100}% of the cases with either that hand over to the same next step, taken as one step; or the way back of a loop of the mined process tree, from its body into its redo part or back; or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp or come within a minute: entries written at once or twice, or most cases make it: the step's usual recording, or most of the step's own cases repeat it: a recurring step), ` +
     `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
     `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases that is not done instead of a backbone step, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
   return { kinds, assumption };

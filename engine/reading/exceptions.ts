@@ -3,6 +3,7 @@ import type { ExceptionItem } from '../document/types.js';
 import { doneInsteadOf, type Backbone } from './backbone.js';
 import { earlier, LOOP_SHARE, RARE_ACTIVITY_SHARE, SAME_TIME_REPEAT, withinAMinute } from './edges.js';
 import { pairKey } from '../tally.js';
+import { LOOP_TURN, loopTurns, loopTurnText, type Concurrency } from './concurrency.js';
 import { evidence, parallel, pct, q, ratio, slug, successors, type Facts } from './facts.js';
 
 const MIN_SHARE = 0.01;
@@ -35,7 +36,12 @@ export function readExceptions(
   frozenClock = false,
   /** The log has a main path (engine/reading/paths.ts); without one the commonest path's ending says nothing. */
   hasMain = true,
-): { exceptions: ExceptionItem[]; loops: string[]; method: string } {
+  /** Concurrent pairs and the tree's loops (engine/reading/concurrency.ts). */
+  conc?: Concurrency,
+): { exceptions: ExceptionItem[]; loops: string[]; treeLoops: string[]; method: string } {
+  const together = (a: string, b: string) => parallel(f, a, b) || conc?.concurrent(a, b) === true;
+  // Repeats the mined tree takes as a loop's turn, confirmed on the cases: the normal way back, not exceptions.
+  const treeLoops: string[] = [];
   const min = Math.max(2, Math.ceil(MIN_SHARE * f.cases));
   const out: ExceptionItem[] = [];
   const loops: string[] = [];
@@ -57,6 +63,17 @@ export function readExceptions(
     // Repeats that are the same entry saved again seconds later are no repeated work.
     const again = f.tally.edges.get(pairKey(a, a));
     if (!frozenClock && again && again.cases >= SAME_TIME_REPEAT * t.casesRepeating && withinAMinute(f, a) >= SAME_TIME_REPEAT) continue;
+    // A repeat that goes through the other part of a loop of the mined tree (its redo step, for a step of its body)
+    // in nearly every repeating case is the loop turning: its trigger is that part, not an exception.
+    const loop = conc?.loopOf(a);
+    if (loop) {
+      const turn = loopTurns(f, a, loop);
+      // The turn names its trigger as any repeat's is named: one step of that part taken by a quarter of the cases.
+      if (turn.repeating > 0 && turn.through >= LOOP_TURN * turn.repeating && turn.viaCases >= TRIGGER_SHARE * turn.repeating) {
+        treeLoops.push(loopTurnText(a, loop, turn));
+        continue;
+      }
+    }
     // The step right before each repeating case's second visit, counted exactly over the variants.
     const [prev, n] = commonest(f, (secondVisits ??= stepsBeforeVisit(f, 2)).get(f.idOf.get(a)!));
     const back = prev !== undefined && n >= TRIGGER_SHARE * t.casesRepeating ? prev : undefined;
@@ -87,7 +104,7 @@ export function readExceptions(
   backbone.steps.forEach((x, i) => {
     const p = backbone.steps[i - 1];
     // Not reaching an ending is an outcome (see outcomes), not a skip.
-    if (p === undefined || required?.has(x) !== true || ends.has(x) || parallel(f, p, x) || !earlier(f, p, x)) return;
+    if (p === undefined || required?.has(x) !== true || ends.has(x) || together(p, x) || !earlier(f, p, x)) return;
     const ip = f.idOf.get(p);
     const ix = f.idOf.get(x);
     const laterSteps = backbone.steps.slice(i + 1);
@@ -130,7 +147,7 @@ export function readExceptions(
     const b = backbone.steps[i + 1]!;
     const o = f.order(a, b);
     const flipped = o.both - o.aFirst;
-    if (o.both === 0 || o.aFirst < OUT_OF_ORDER * o.both || parallel(f, a, b)) continue;
+    if (o.both === 0 || o.aFirst < OUT_OF_ORDER * o.both || together(a, b)) continue;
     item(
       `out-of-order-${slug(b)}-${slug(a)}`,
       `${q(b)} before ${q(a)}`,
@@ -201,10 +218,10 @@ export function readExceptions(
     item(`failed-ending-${slug(a)}`, `ends with ${q(a)}`, trigger, `a case whose last activity is the failure ending ${q(a)}`, [a, 'the case ends'], n, f.cases, `cases whose last event is ${q(a)}, among all cases`);
   }
   const method =
-    `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop; none that come right again within a minute: the same entry saved twice), backbone steps the mined model requires that cases went on without, ` +
+    `repeats of a step that fewer than ${LOOP_SHARE * 100}% of the cases with it repeat (more is the step's normal loop; none that come right again within a minute: the same entry saved twice; none of a step of a loop of the mined process tree where at least ${LOOP_TURN * 100}% of the repeating cases go through the loop's other part between their 1st and 2nd visit, at least ${TRIGGER_SHARE * 100}% of them last through one step of it, the trigger named: the loop turning), backbone steps the mined model requires that cases went on without, ` +
     `backbone steps done in the other order (when at least ${OUT_OF_ORDER * 100}% keep it), activities of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases (${rare.length > MAX_RARE ? `the ${MAX_RARE} commonest of ${rare.length}` : `${rare.length}`}; not a step done instead of a backbone step, never with it and in its place${instead.length ? `: here ${instead.map(([a, b]) => `${q(a)} instead of ${q(b)}`).join(', ')}` : ''}) and cases ending in a failure ending (not the main path's ending, where a path is main, nor the commonest ending or those tied with it: that is how the process usually ends); ` +
     `kept when at least ${min} cases and at most ${MAX_EXCEPTION_SHARE * 100}% of all cases show one`;
-  return { exceptions: out, loops, method };
+  return { exceptions: out, loops, treeLoops, method };
 }
 
 /** The key stepsBeforeVisit counts a case's start under. */

@@ -20,6 +20,7 @@ import { treeFacts, treeOrderConflicts } from './tree-facts.js';
 import { Ties } from './ties.js';
 import { profileOf } from './profile.js';
 import { pathVerdict } from './paths.js';
+import { concurrencyText, readConcurrency, withoutConcurrent } from './concurrency.js';
 import type {
   Decision,
   Escalation,
@@ -98,6 +99,10 @@ export function readProcess(input: ReadingInput): Reading {
   for (const s of backbone.steps) f.order(s, s);
   const tree = treeFacts(input.tree);
   const required = tree.required;
+  // Which activities run concurrently and which loops the tree has (engine/reading/concurrency.ts): one predicate for
+  // every part below, so no part sequences what another reads as parallel.
+  const conc = readConcurrency(f, input.tree, tree);
+  const concurrent = conc.concurrent;
   const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0);
   // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
   const measured = readClock(f, profile.resolutionHours);
@@ -105,7 +110,7 @@ export function readProcess(input: ReadingInput): Reading {
   // clock (every case at one instant: a log of order only, NO_CLOCK_TIME) says nothing of timing at all.
   const clock = profile.generatedTimes || profile.frozenClock ? { ...measured, quantized: true } : measured;
   // Nor do they say where one phase waits for another: stages are then cut along the order alone.
-  const stages = readStages(f, backbone, new Set(ends.ends.keys()), !clock.quantized && !profile.frozenClock);
+  const stages = readStages(f, backbone, new Set(ends.ends.keys()), !clock.quantized && !profile.frozenClock, concurrent);
   const escalations = clock.quantized ? { escalations: [] as Escalation[], edges: new Set<string>(), method: `none: ${measured.quantized && !profile.frozenClock ? 'the waits come in fixed steps (see the clock assumption)' : profile.frozenClock ? 'the log records no waits (see the times assumption)' : 'the times were generated (see the times assumption)'}` } : readEscalations(f, tree, profile);
   // Steps after a fixed wait are escalations too, read from their timing alone (engine/reading/timeouts.ts).
   const timeouts = readTimeouts(f, clock, escalations.edges);
@@ -114,7 +119,7 @@ export function readProcess(input: ReadingInput): Reading {
     // The hand-off is an escalation edge only when the fixed wait is most of it (else a clerk's early step shares it).
     if (t.evidence.share >= 0.5) escalations.edges.add(`${t.from}\u0000${t.to}`);
   }
-  const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties, profile);
+  const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties, profile, conc);
   // Where loops go on their later turns (decisions are read at first visits; engine/reading/loops.ts).
   const turns = readTurns(f);
   const decisions = readDecisions(f, tree, profile, turns);
@@ -126,11 +131,13 @@ export function readProcess(input: ReadingInput): Reading {
   }
   const sequence = readSequenceRules(f, ties, instead);
   sequence.rules.push(...readLoopExits(f, turns, ties));
+  const unordered = withoutConcurrent(sequence.rules, conc);
+  sequence.rules = unordered.rules;
   // Where the outcome is a status reached (not a last step), a failure status is no ending a case stops at: the
   // exceptions' "ends with a failure ending" would count the few cases whose last event it is.
   const stopEnds = ends.status ? new Map([...ends.ends].filter(([, k]) => k !== 'failure')) : ends.ends;
-  const exceptions = readExceptions(f, backbone, required, stopEnds, ends.stops, profile.frozenClock, paths.kind === 'main');
-  const policies = readPolicies(f, backbone, ties, clock.quantized);
+  const exceptions = readExceptions(f, backbone, required, stopEnds, ends.stops, profile.frozenClock, paths.kind === 'main', conc);
+  const policies = readPolicies(f, backbone, ties, clock.quantized, concurrent);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);
   // Under a frozen clock the first event's date is no date (the times assumption says so): no epoch or outlier note.
@@ -146,11 +153,14 @@ export function readProcess(input: ReadingInput): Reading {
         ? `The main variant is only the commonest path (${pct(ratio(paths.top, f.cases))} of cases).`
         : `No variant is main (${paths.kind === 'tied' ? 'the commonest paths are tied' : 'nearly every case has a path of its own'}: see the variants assumption), so no path is the process's way; the backbone rests on the counts per activity.`
     }`,
+    concurrencyText(f, conc, unordered.dropped, conc.loops),
     `Stages: ${stages.method}.`,
     edgeKinds.assumption,
     `Decisions: ${decisions.method}. Branches and rules are read at an activity's first visit in a case; where a loop brings cases back to it, the steps taken on its later turns are stated in the decision's evidence, per turn. Where a decision's branches hold fewer than ${EXPLAINED_MIN_CASES} cases, no rule could explain it, so the reading says there are too few cases to tell, not that no attribute predicts it.`,
     `Sequence rules: ${sequence.method}; and, for loops, a step that comes right after an activity only from its k-th visit on (never at the earlier ones, where at its later rate at least 5 cases would have taken it), counted over the variants.`,
-    `Exceptions: ${exceptions.method}.` + (exceptions.loops.length ? ` Repeats most cases make are the normal loop of the work, not exceptions: ${exceptions.loops.join('; ')}.` : ''),
+    `Exceptions: ${exceptions.method}.` +
+      (exceptions.loops.length ? ` Repeats most cases make are the normal loop of the work, not exceptions: ${exceptions.loops.join('; ')}.` : '') +
+      (exceptions.treeLoops.length ? ` Repeats that are turns of a loop of the mined process tree, not exceptions: ${exceptions.treeLoops.join('; ')}.` : ''),
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
     `Policies: ${policies.method}. The case duration includes open cases (their duration so far).`,
     ...quality.assumptions,

@@ -60,3 +60,49 @@ export function verdictText(v: PathVerdict): string {
       return `here no path is main: ${v.variants} distinct paths for ${v.cases} cases (${pct(v.variants)}); the commonest has ${v.top} ${v.top === 1 ? 'case' : 'cases'}. Nearly every case has a path of its own, as in a log of unique cases or in a sample keeping one case per variant, which the data cannot tell apart: variant shares count distinct paths, not how often the process goes a way, and in such a sample so does every other share of cases in this document (the backbone, stages, decisions, rules and outcomes rest on case counts)`;
   }
 }
+
+/**
+ * Variants that differ only in the order of concurrent activities (engine/reading/concurrency.ts) are one behaviour:
+ * the log's order of two steps that neither waits for says when each was recorded, not a different way of working.
+ * Each path is brought to its lexicographically least form under swaps of adjacent concurrent activities (the
+ * normal form of a Mazurkiewicz trace), and counts are summed per form. Linear in the path for short windows of
+ * concurrent steps: a step concurrent with nothing ends the window a step can be moved forward through.
+ */
+export function behaviourCounts(variants: readonly { ids: Int32Array; count: number }[], concurrent: (a: number, b: number) => boolean, involved: ReadonlySet<number>): Map<string, { count: number; variants: number }> {
+  const out = new Map<string, { count: number; variants: number }>();
+  for (const v of variants) {
+    const key = (v.ids.some((k) => involved.has(k)) ? normalForm(Array.from(v.ids), concurrent, involved) : Array.from(v.ids)).join(',');
+    const b = out.get(key);
+    if (b) {
+      b.count += v.count;
+      b.variants++;
+    } else out.set(key, { count: v.count, variants: 1 });
+  }
+  return out;
+}
+
+function normalForm(ids: number[], concurrent: (a: number, b: number) => boolean, involved: ReadonlySet<number>): number[] {
+  // Greedy: take the least step that every step still before it is concurrent with. Taken steps are flagged, not
+  // spliced out, and the scan stops at the first step concurrent with nothing: linear for short windows.
+  const n = ids.length;
+  const gone = new Uint8Array(n);
+  const out: number[] = [];
+  let head = 0;
+  while (out.length < n) {
+    while (gone[head]) head++;
+    let best = head;
+    const before: number[] = [ids[head]!];
+    if (involved.has(ids[head]!)) {
+      for (let i = head + 1; i < n; i++) {
+        if (gone[i]) continue;
+        const x = ids[i]!;
+        if (before.every((y) => y !== x && concurrent(y, x)) && x < ids[best]!) best = i;
+        if (!involved.has(x)) break;
+        before.push(x);
+      }
+    }
+    gone[best] = 1;
+    out.push(ids[best]!);
+  }
+  return out;
+}

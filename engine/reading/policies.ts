@@ -43,7 +43,14 @@ export const ONE_STEP_HOURS = 1 / 60;
  * steps, backbone order, and separation of duties. Each is stated as what it
  * is: a share of cases (or hand-offs) observed within a limit, not a rule.
  */
-export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized = false): { policies: Policy[]; method: string } {
+export function readPolicies(
+  f: Facts,
+  backbone: Backbone,
+  ties: Ties,
+  quantized = false,
+  /** Concurrent activities (engine/reading/concurrency.ts): no timing or order is a rule between them. */
+  concurrent: (a: string, b: string) => boolean = () => false,
+): { policies: Policy[]; method: string } {
   const policies: Policy[] = [];
   const durations = sketchCount(f.tally.caseDuration);
   // On a clock ticking in fixed steps the case duration is a sum of the clock's steps: no service level.
@@ -64,6 +71,8 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
   for (let i = 0; i + 1 < main.length; i++) {
     const a = main[i]!;
     const b = main[i + 1]!;
+    // Between two concurrent steps the wait is the time between two branches, not a hand-off anyone keeps.
+    if (concurrent(a, b)) continue;
     const e = f.tally.edges.get(pairKey(a, b));
     const n = e ? sketchCount(e.wait) : 0;
     if (!e || n < MIN_CASES) continue;
@@ -99,7 +108,7 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
     const a = main[i]!;
     const b = main[i + 1]!;
     const o = f.order(a, b);
-    if (o.both < MIN_CASES || !earlier(f, a, b)) continue;
+    if (o.both < MIN_CASES || !earlier(f, a, b) || concurrent(a, b)) continue;
     const fragile = orderFragile(ties, a, b, o.aFirst, o.both, 0.95);
     // An order kept when both are done is no step required before the later one if many cases do that one alone
     // (a reviewer read "screen before reject, strong" while a third of the rejections had no screening): say so.
@@ -127,7 +136,7 @@ export function readPolicies(f: Facts, backbone: Backbone, ties: Ties, quantized
     });
   }
   policies.push(...separations(f));
-  const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits; none under a minute: that is two records of one step written at once), backbone order (at most weak where equal timestamps order the steps), and separation of duties (two activities whose every event has a resource, done by at least ${PEOPLE_MIN} resource values of which none does more than ${PERSON_SHARE_MAX * 100}% of either step and none reads as a role or group label such as Clerk, Team A or SYSTEM, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
+  const method = `case duration and backbone hand-off waits at their ${SERVICE_QUANTILE * 100}th percentile (rounded up to two digits; none under a minute: that is two records of one step written at once; none between two concurrent steps, see the concurrency assumption), backbone order (none between concurrent steps) (at most weak where equal timestamps order the steps), and separation of duties (two activities whose every event has a resource, done by at least ${PEOPLE_MIN} resource values of which none does more than ${PERSON_SHARE_MAX * 100}% of either step and none reads as a role or group label such as Clerk, Team A or SYSTEM, sharing resources, done by one person in at most ${SEPARATION_SAME_MAX * 100}% of the cases with both and in at most a fifth of the cases chance would give, which must be at least ${SEPARATION_EXPECTED_MIN})`;
   return { policies, method };
 }
 

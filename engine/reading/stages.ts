@@ -37,7 +37,14 @@ const MAX_SKELETON = 60;
  * reads the process tree, so it works whatever the tree's root is; the cost
  * is one order row per backbone step and a lookup per activity and step.
  */
-export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<string> = new Set(), waitsSay = true): StageReading {
+export function readStages(
+  f: Facts,
+  backbone: Backbone,
+  endings: ReadonlySet<string> = new Set(),
+  waitsSay = true,
+  /** Concurrent activities (engine/reading/concurrency.ts): members of one parallel block share a stage. */
+  concurrent: (a: string, b: string) => boolean = () => false,
+): StageReading {
   const common = f.activities
     .filter((a) => (f.activityCases.get(a) ?? 0) >= SKELETON_SHARE * f.cases)
     .sort((a, b) => (f.activityCases.get(b) ?? 0) - (f.activityCases.get(a) ?? 0) || cmp(a, b))
@@ -57,6 +64,9 @@ export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<st
     waits.push(wait);
     const o = f.order(a, b);
     if (o.both === 0 || o.aFirst < ORDERED * o.both || parallel(f, a, b)) continue;
+    // A cut with concurrent steps on both sides of it would part a parallel block (a ticket checked while the
+    // request is examined): the block's steps are one phase, whatever order the skeleton lists them in.
+    if (steps.slice(0, i + 1).some((x) => steps.slice(i + 1).some((y) => concurrent(x, y)))) continue;
     candidates.push({ i, wait });
   }
   // Ordering and paying apart by days, ordering and confirming by hours: two phases even in three steps.
@@ -83,6 +93,12 @@ export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<st
   for (const a of verdicts) index.set(a, s);
   for (const a of f.activities) {
     if (index.has(a)) continue;
+    // A step concurrent with a skeleton step runs in its phase.
+    const partner = steps.find((x) => concurrent(a, x));
+    if (partner !== undefined) {
+      index.set(a, stepStage.get(partner)!);
+      continue;
+    }
     const own = f.activityCases.get(a) ?? 0;
     let k = -1;
     for (let i = steps.length - 1; i >= 0 && k < 0; i--) if (mostlyBefore(f, steps[i]!, a, own)) k = i;
@@ -106,7 +122,7 @@ export function readStages(f: Facts, backbone: Backbone, endings: ReadonlySet<st
   const method =
     `the skeleton (the activities done by at least ${SKELETON_SHARE * 100}% of the cases, at most ${MAX_SKELETON}, ordered as the backbone) of ${steps.length} steps cut at ${cuts.length} of ${candidates.length} boundaries between consecutive steps done in that order by at least ${ORDERED * 100}% of the cases with both and not concurrent, ` +
     `${waitsSay ? 'taking the longest median waits between them' : "the boundaries nearest an even split of the steps: the log's times say nothing of waits (see the clock and times assumptions), so no stage rests on one"}; about one stage per ${ACTIVITIES_PER_STAGE} activities (at least two past ${TINY} activities), at most ${MAX_STAGES} and at most half the skeleton's steps (one stage for ${TINY} activities or fewer; where that gives one stage, two when one wait between consecutive steps is at least ${DOMINANT_WAIT} times each other); ` +
-    `endings next to each other on the skeleton that never occur together in a case (in at most ${EXCLUSIVE * 100}% of the cases of the rarer) are alternatives, joined by the other endings (of at least ${ALTERNATIVE_SHARE * 100}% of cases) that meet none of them and follow the skeleton step before them in most of their own cases: they leave the skeleton and close its last stage together${verdicts.length ? ` (here ${verdicts.map((v) => `'${v}'`).join(', ')})` : ''}; every other activity joins the stage of the last skeleton step that precedes it in at least half of its own cases, else of the first one it precedes so; a stage is named by its first and last skeleton step (or its alternative endings)`;
+    `endings next to each other on the skeleton that never occur together in a case (in at most ${EXCLUSIVE * 100}% of the cases of the rarer) are alternatives, joined by the other endings (of at least ${ALTERNATIVE_SHARE * 100}% of cases) that meet none of them and follow the skeleton step before them in most of their own cases: they leave the skeleton and close its last stage together${verdicts.length ? ` (here ${verdicts.map((v) => `'${v}'`).join(', ')})` : ''}; no cut parts two concurrent steps (see the concurrency assumption), and an activity concurrent with a skeleton step joins its stage; every other activity joins the stage of the last skeleton step that precedes it in at least half of its own cases, else of the first one it precedes so; a stage is named by its first and last skeleton step (or its alternative endings)`;
   return { stages, stageOf, index, method };
 }
 

@@ -1,6 +1,7 @@
 import type { Decision, GraphDocument, Plain } from '../../engine/document/types.js';
 import { choiceValue } from '../../engine/tally.js';
 import { isPlaceholder } from '../../engine/reading/words.js';
+import { parseTree, type ProcessTree } from '../../engine/mining/tree.js';
 import { idleWait, quoted, q, ratio, withinHours, type CaseFacts, type Findings } from './audit.js';
 
 /**
@@ -25,6 +26,108 @@ export function auditReading(doc: GraphDocument, cases: readonly CaseFacts[], f:
   });
   auditPaths(doc, cases, f);
   auditSpecialists(doc, cases, f);
+  auditConcurrency(doc, cases, labels, f);
+}
+
+/**
+ * The concurrency assumption (engine/reading/concurrency.ts), recomputed from the cases: each pair named concurrent
+ * sits in a parallel block of the document's process tree, its directly-follows case counts both ways are as stated
+ * and the rarer is at least 10% of both; no interleaving edge joins a pair not named; the behaviours (variants with
+ * adjacent concurrent steps swapped to one order) count as stated; and each repeat said to be a turn of a tree loop
+ * went through the loop's other part between its 1st and 2nd visit as often as stated.
+ */
+function auditConcurrency(doc: GraphDocument, cases: readonly CaseFacts[], labels: Set<string>, f: Findings): void {
+  const text = doc.assumptions.find((x): x is string => typeof x === 'string' && x.startsWith('Concurrency:'));
+  if (!text) return f.skip('/assumptions (concurrency)', 'no concurrency assumption');
+  const df = (a: string, b: string) => cases.filter((c) => c.acts.some((x, i) => x === a && c.acts[i + 1] === b)).length;
+  const chains = new Map<string, string[]>();
+  const walk = (t: ProcessTree, chain: string[], id: { n: number }) => {
+    if (t.kind === 'activity') {
+      if (!chains.has(t.label)) chains.set(t.label, chain);
+    } else if (t.kind !== 'tau') {
+      const here = [...chain, `${id.n++}:${t.kind}`];
+      for (const c of t.children) walk(c, here, id);
+    }
+  };
+  walk(parseTree(doc.model.process_tree), [], { n: 0 });
+  const safe = (l: string) => l.replace(/'/g, '\u2019').replace(/\r\n|\r|\n/g, ' ');
+  const pairs: [string, string][] = [];
+  const end = text.indexOf('. Concurrent activities are not sequenced');
+  for (const part of (end > 0 ? text.slice(0, end) : '').split('; ')) {
+    const m = / \((\d+) cases? '.*' -> '.*', (\d+) the other way\)/.exec(part);
+    const named = quoted(part.replace(/ \(\d+ cases? .*$/, ''), labels);
+    if (!m || named.length < 2) continue;
+    const [a, b] = named.slice(-2) as [string, string];
+    pairs.push([a, b]);
+    const path = `/assumptions (concurrency ${q(a)} ${q(b)})`;
+    f.same(`${path}/a->b`, Number(m[1]), df(a, b));
+    f.same(`${path}/b->a`, Number(m[2]), df(b, a));
+    if (Math.min(df(a, b), df(b, a)) < 0.1 * (df(a, b) + df(b, a))) f.problem(path, 'the rarer direction is under 10% of both');
+    const ca = chains.get(safe(a)) ?? [];
+    const cb = chains.get(safe(b)) ?? [];
+    let k = 0;
+    while (k < ca.length && k < cb.length && ca[k] === cb[k]) k++;
+    if (!(k > 0 && ca[k - 1]!.endsWith(':parallel'))) f.problem(path, 'not in a parallel block of the process tree');
+  }
+  const involved = new Set(pairs.flat());
+  const concurrent = (a: string, b: string) => a !== b && pairs.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
+  const labelOf = new Map(doc.nodes.map((n) => [n.id, n.label]));
+  doc.edges.forEach((e, i) => {
+    if (e.evidence.method.includes('interleaving, not a hand-off') && !concurrent(labelOf.get(e.from) ?? '', labelOf.get(e.to) ?? '')) f.problem(`/edges/${i}`, 'an interleaving between activities the concurrency assumption does not name');
+  });
+  const stated = /the (\d+) variants make (\d+) behaviours, the commonest of (\d+) cases/.exec(text);
+  if (stated) {
+    const paths = new Set(cases.map((c) => JSON.stringify(c.acts)));
+    const behaviours = new Map<string, number>();
+    for (const c of cases) {
+      // The least order (by label) among the orders reached by swapping adjacent concurrent steps: each time, the
+      // least step that every step left before it is concurrent with.
+      const rest = [...c.acts];
+      const acts: string[] = [];
+      while (rest.length) {
+        let best = 0;
+        // A step concurrent with nothing stops every later one from moving before it.
+        for (let i = 1; i < rest.length && involved.has(rest[i - 1]!); i++) if (rest.slice(0, i).every((y) => concurrent(y, rest[i]!)) && rest[i]! < rest[best]!) best = i;
+        acts.push(rest.splice(best, 1)[0]!);
+      }
+      const key = JSON.stringify(acts);
+      behaviours.set(key, (behaviours.get(key) ?? 0) + 1);
+    }
+    f.same('/assumptions (concurrency)/variants', Number(stated[1]), paths.size);
+    f.same('/assumptions (concurrency)/behaviours', Number(stated[2]), behaviours.size);
+    f.same('/assumptions (concurrency)/commonest behaviour', Number(stated[3]), Math.max(...behaviours.values()));
+  }
+  // The tree's loops as stated, and the repeats said to be their turns.
+  const loops: { body: string[]; redo: string[] }[] = [];
+  const loopText = /Loops of the mined process tree with a redo step \([^)]*\): (.*)\.$/.exec(text)?.[1] ?? '';
+  for (const part of loopText.split(/; (?=body )/)) {
+    const at = part.indexOf(', redo ');
+    if (part.startsWith('body ') && at > 0) loops.push({ body: quoted(part.slice(5, at), labels), redo: quoted(part.slice(at + 7), labels) });
+  }
+  const exceptions = doc.assumptions.find((x): x is string => typeof x === 'string' && x.startsWith('Exceptions:')) ?? '';
+  const turns = /Repeats that are turns of a loop of the mined process tree, not exceptions: (.*)\.$/.exec(exceptions)?.[1] ?? '';
+  for (const m of turns.matchAll(/'((?:[^']|'(?! again))*)' again after the loop's (redo step|body) '.*?' \(through that part of the mined tree's loop between the 1st and 2nd visit in (\d+) of the (\d+) cases/g)) {
+    const a = m[1]!;
+    const loop = loops.find((l) => (m[2] === 'body' ? l.redo : l.body).includes(a));
+    const path = `/assumptions (exceptions: loop turn of ${q(a)})`;
+    if (!loop) {
+      f.problem(path, 'no stated loop holds it');
+      continue;
+    }
+    const other = new Set(m[2] === 'body' ? loop.body : loop.redo);
+    let repeating = 0;
+    let through = 0;
+    for (const c of cases) {
+      const first = c.acts.indexOf(a);
+      const second = secondVisit(c.acts, a);
+      if (second < 0) continue;
+      repeating++;
+      if (c.acts.slice(first + 1, second).some((x) => other.has(x))) through++;
+    }
+    f.same(`${path}/repeating`, Number(m[4]), repeating);
+    f.same(`${path}/through`, Number(m[3]), through);
+    if (through < 0.9 * repeating) f.problem(path, 'under 90% of the repeating cases went through the loop');
+  }
 }
 
 const pctText = (x: number): string => `${(Math.round(x * 1000) / 10).toString()}%`;
