@@ -20,6 +20,8 @@ import { treeFacts, treeOrderConflicts } from './tree-facts.js';
 import { Ties } from './ties.js';
 import { profileOf } from './profile.js';
 import { pathVerdict } from './paths.js';
+import { stateAssumptions } from './state-log.js';
+import { placeholderAssumptions } from './placeholder-steps.js';
 import type {
   Decision,
   Escalation,
@@ -152,7 +154,9 @@ export function readProcess(input: ReadingInput): Reading {
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
     `Policies: ${policies.method}. The case duration includes open cases (their duration so far).`,
     ...quality.assumptions,
+    ...placeholderAssumptions(f),
     ...profile.assumptions(),
+    ...stateAssumptions(snapshot.meta, profile),
     ...groups.assumptions,
     ...(measured.quantized
       ? [`Clock: ${pct(clock.share)} of the hand-offs come after one of a few fixed waits (${clock.durations.slice(0, 6).join(', ')} hours, each within 5%): the times come from a simulated or batch clock, so no escalation, timeout, timing policy or service level is read from them.`]
