@@ -137,6 +137,8 @@ export function readProcess(input: ReadingInput): Reading {
   const quality = readQuality(f, snapshot.meta, ends, snapshot.periodStart, paths.kind === 'distinct');
   const groups = readGroupings(f, profile, ends);
   process.case_represents += groups.note;
+  // A log of record states: what a case is, is a record whose status changes are logged (the snapshot signals).
+  if (profile.snapshot.length) process.case_represents += '; the log records the states of one record per case (a ticket or file whose status changes are logged; see the record updates assumption)';
 
   const assumptions: Plain[] = [
     `Reading (the interpreted parts) is computed by fixed rules over the counted state, not by a language model; each claim's evidence states its method. Name-based guesses are marked hypothesis.`,

@@ -39,7 +39,10 @@ describe.each([false, true])('a ticket log with sub-statuses in lifecycle:transi
     const id = (l: string) => doc.nodes.find((n) => n.label === l)?.id;
     return doc.edges.find((e) => e.from === id(from) && e.to === id(to));
   };
-  const near = (value: number | undefined, hours: number) => expect(value! / hours).toBeGreaterThan(0.85) && expect(value! / hours).toBeLessThan(1.15);
+  const near = (value: number | undefined, hours: number) => {
+    expect(value! / hours).toBeGreaterThan(0.85);
+    expect(value! / hours).toBeLessThan(1.15);
+  };
 
   it('makes each activity the status and its sub-status, so each wait is the sub-state it is spent in, and says so', async () => {
     const { doc, audit } = await read;
@@ -73,6 +76,14 @@ describe.each([false, true])('a ticket log with sub-statuses in lifecycle:transi
       `Data quality: '${placeholder}' (${truth.unmatchedEvents} events in ${truth.unmatchedCases} cases) names no step (a placeholder an extraction writes for a state it could not map); it stays a node with exact counts but no stage, backbone step or ending rests on it.`,
     );
     expect(text.find((a) => a.startsWith("Data quality: the resource '-'"))).toMatch(new RegExp(`^Data quality: the resource '-' on ${truth.dashEvents} events`));
+  });
+
+  it("calls a per-case product many tickets share a category, not a larger case, and the case a record whose states are logged", async () => {
+    const { doc } = await read;
+    expect(doc.process.case_represents).toContain(`cases group by 'case:product': ${truth.cases} cases carry ${truth.products} values of it`);
+    expect(doc.process.case_represents).toContain('a category of the case unless the cases of one value follow one another or share events');
+    expect(doc.process.case_represents).not.toContain('a case may be one of several');
+    expect(doc.process.case_represents).toContain('the log records the states of one record per case');
   });
 
   it('reads roles from the organisational attribute on every event, and says how far the other reaches', async () => {

@@ -22,12 +22,14 @@ export interface TicketTruth {
   dashEvents: number;
   events: number;
   roleEvents: number;
+  /** Distinct products (a per-case category shared by many tickets, open at the same time). */
   products: number;
 }
 
 export const TICKET_NAMES = { accepted: 'Accepted', queued: 'Queued', completed: 'Completed', progress: 'In Progress', assigned: 'Assigned', wait: 'Wait', awaiting: 'Awaiting Assignment', closed: 'Closed' } as const;
 const HIDDEN: Record<keyof typeof TICKET_NAMES, string> = { accepted: 'S1', queued: 'S2', completed: 'S3', progress: 'T1', assigned: 'T2', wait: 'T3', awaiting: 'T4', closed: 'T5' };
 export const UNMATCHED = 'Unmatched';
+const PRODUCTS = 250;
 
 export function ticketLog(options: { cases?: number; seed?: number; hidden?: boolean } = {}): { xes: string; truth: TicketTruth; names: Record<keyof typeof TICKET_NAMES, string> } {
   const n = options.cases ?? 400;
@@ -35,14 +37,17 @@ export function ticketLog(options: { cases?: number; seed?: number; hidden?: boo
   const r = () => rng.next();
   const names = options.hidden ? HIDDEN : TICKET_NAMES;
   const H = 3_600_000;
-  const truth: TicketTruth = { cases: n, assignedHours: 480, waitHours: 240, progressToCloseHours: 0.5, unmatchedEvents: 0, unmatchedCases: 0, dashEvents: 0, events: 0, roleEvents: 0, products: 30 };
+  const truth: TicketTruth = { cases: n, assignedHours: 480, waitHours: 240, progressToCloseHours: 0.5, unmatchedEvents: 0, unmatchedCases: 0, dashEvents: 0, events: 0, roleEvents: 0, products: 0 };
   const around = (hours: number) => hours * H * (0.8 + 0.4 * r());
   const traces: string[] = [];
   const start = Date.UTC(2024, 0, 8, 8);
+  const products = new Set<string>();
   for (let c = 0; c < n; c++) {
     let t = start + c * 3 * H + Math.floor(r() * H);
     const rows: string[] = [];
-    const product = `P${String(1 + Math.floor(r() * truth.products)).padStart(2, '0')}`;
+    // Skewed as products are: a few carry many tickets, most a few (about 3 tickets per product on average).
+    const product = `P${String(1 + Math.floor(PRODUCTS * r() * r())).padStart(3, '0')}`;
+    products.add(product);
     const event = (status: string, sub: string, line: 1 | 3) => {
       const dash = r() < 0.03;
       const resource = dash ? '-' : `u${1 + Math.floor(r() * 10)}`;
@@ -89,6 +94,7 @@ export function ticketLog(options: { cases?: number; seed?: number; hidden?: boo
     event(names.completed, names.closed, 1);
     traces.push(`<trace><string key="concept:name" value="ticket-${1000 + c}"/><string key="product" value="${product}"/>${rows.join('')}</trace>`);
   }
+  truth.products = products.size;
   const xes = `<?xml version="1.0" encoding="UTF-8" ?><log xes.version="1.0">${traces.join('')}</log>`;
   return { xes, truth, names };
 }
