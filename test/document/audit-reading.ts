@@ -1,5 +1,6 @@
 import type { Decision, GraphDocument, Plain } from '../../engine/document/types.js';
 import { choiceValue } from '../../engine/tally.js';
+import { auditQuality } from './audit-quality.js';
 import { idleWait, quoted, q, ratio, withinHours, type CaseFacts, type Findings } from './audit.js';
 
 /**
@@ -23,6 +24,7 @@ export function auditReading(doc: GraphDocument, cases: readonly CaseFacts[], f:
     if (r.id.startsWith('chain_response-')) auditChain(r.activities.map(String), r.holds, r.evidence.of_cases, `/sequence_rules/${i}`, cases, f);
   });
   auditPaths(doc, cases, f);
+  auditQuality(doc, cases, f);
 }
 
 const pctText = (x: number): string => `${(Math.round(x * 1000) / 10).toString()}%`;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importLog, type ImportOptions } from '../../connectors/files/index.js';
 import { buildDocument, type GraphDocument } from '../../engine/document/index.js';
+import type { Event } from '../../engine/index.js';
 import { auditDocument } from '../document/audit.js';
 import { freshStore } from '../engine/helpers.js';
 import { ticketLog, UNMATCHED } from './ticket-shape.js';
@@ -19,7 +20,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function docOf(xes: string, options: ImportOptions = {}): Promise<{ doc: GraphDocument; audit: string[] }> {
+async function docOf(xes: string, options: ImportOptions = {}): Promise<{ doc: GraphDocument; audit: string[]; traces: Event[][] }> {
   const dir = mkdtempSync(join(tmpdir(), 'pcg-tickets-'));
   dirs.push(dir);
   const path = join(dir, 'tickets.xes');
@@ -27,7 +28,8 @@ async function docOf(xes: string, options: ImportOptions = {}): Promise<{ doc: G
   const store = freshStore();
   await importLog(store, path, options);
   const doc = buildDocument(store.snapshot());
-  return { doc, audit: [...auditDocument(doc, store.traces())] };
+  const traces = [...store.traces()];
+  return { doc, audit: [...auditDocument(doc, traces)], traces };
 }
 
 describe.each([false, true])('a ticket log with sub-statuses in lifecycle:transition (names hidden: %s)', (hidden) => {
@@ -76,6 +78,19 @@ describe.each([false, true])('a ticket log with sub-statuses in lifecycle:transi
       `Data quality: '${placeholder}' (${truth.unmatchedEvents} events in ${truth.unmatchedCases} cases) names no step (a placeholder an extraction writes for a state it could not map); it stays a node with exact counts but no stage, backbone step or ending rests on it.`,
     );
     expect(text.find((a) => a.startsWith("Data quality: the resource '-'"))).toMatch(new RegExp(`^Data quality: the resource '-' on ${truth.dashEvents} events`));
+  });
+
+  it('is audited: a wrong placeholder count, a placeholder in a stage or a wrong role coverage is found', async () => {
+    const { doc, traces } = await read;
+    const wrong = structuredClone(doc);
+    wrong.assumptions = wrong.assumptions.map((a) =>
+      typeof a !== 'string' ? a : a.replace(`(${truth.unmatchedEvents} events in`, `(${truth.unmatchedEvents + 1} events in`).replace(`org:role (on ${truth.roleEvents} events`, `org:role (on ${truth.roleEvents - 1} events`),
+    );
+    wrong.stages[0]!.activities.push(placeholder);
+    const found = [...auditDocument(wrong, traces)];
+    expect(found.some((l) => l.startsWith(`/assumptions (placeholder step ${placeholder})/events`))).toBe(true);
+    expect(found.some((l) => l.startsWith(`/stages (${placeholder})`))).toBe(true);
+    expect(found.some((l) => l.startsWith('/assumptions (roles org:role)/events'))).toBe(true);
   });
 
   it("calls a per-case product many tickets share a category, not a larger case, and the case a record whose states are logged", async () => {
