@@ -39,7 +39,13 @@ export interface TransitionSample {
  * The mode for these options and values: the one given; `pair` when a classifier builds the activity (its keys say
  * what an activity is) or the values are the standard model's; `label` when most are not.
  */
-export function chooseLifecycle(given: LifecycleMode | undefined, classifier: string | undefined, sample: TransitionSample): LifecycleChoice {
+export function chooseLifecycle(
+  given: LifecycleMode | undefined,
+  classifier: string | undefined,
+  sample: TransitionSample,
+  /** What the log calls its activity and lifecycle fields (a CSV's column names). */
+  names: { activity: string; lifecycle: string } = { activity: 'concept:name', lifecycle: 'lifecycle:transition' },
+): LifecycleChoice {
   if (given !== undefined) return { mode: given, reason: `--lifecycle ${given}, as given` };
   if (classifier !== undefined) return { mode: 'pair', reason: `the classifier ${classifier} builds the activity; starts paired with what closes them` };
   let carrying = 0;
@@ -48,11 +54,11 @@ export function chooseLifecycle(given: LifecycleMode | undefined, classifier: st
     carrying += n;
     if (!STANDARD_TRANSITIONS.has(value)) outside += n;
   }
-  if (carrying === 0) return { mode: 'pair', reason: 'no lifecycle:transition values among the events read first' };
+  if (carrying === 0) return { mode: 'pair', reason: `no ${names.lifecycle} values among the events read first` };
   const share = outside / carrying;
   const pct = `${Math.round(share * 1000) / 10}%`;
   if (share < NON_STANDARD_SHARE) {
-    return { mode: 'pair', reason: `lifecycle:transition holds the standard lifecycle model on ${Math.round((1 - share) * 1000) / 10}% of the ${carrying} events read first: a start and the transition closing it are one execution` };
+    return { mode: 'pair', reason: `${names.lifecycle} holds the standard lifecycle model on ${Math.round((1 - share) * 1000) / 10}% of the ${carrying} events read first: a start and the transition closing it are one execution` };
   }
   const examples = [...sample.values]
     .filter(([v]) => !STANDARD_TRANSITIONS.has(v))
@@ -62,8 +68,8 @@ export function chooseLifecycle(given: LifecycleMode | undefined, classifier: st
   return {
     mode: 'label',
     reason:
-      `lifecycle:transition holds values outside the lifecycle model on ${pct} of the ${carrying} events read first (${examples.join(', ')}): ` +
-      'they are a state of the record (a sub-status), so each activity is concept:name+lifecycle:transition and a change of either is a step',
+      `${names.lifecycle} holds values outside the lifecycle model on ${pct} of the ${carrying} events read first (${examples.join(', ')}): ` +
+      `they are a state of the record (a sub-status), so each activity is ${names.activity}+${names.lifecycle} and a change of either is a step`,
   };
 }
 

@@ -70,18 +70,21 @@ export async function openXes(opened: OpenContext): Promise<LogSource> {
   };
 }
 
-export function openCsv(ctx: OpenContext): LogSource {
+export function openCsv(opened: OpenContext): LogSource {
+  const mapping = csvMapping(opened.input.head.toString('utf8').replace(/^\uFEFF/, ''), opened.options);
+  // The source id covers the lifecycle mode chosen (label or not), as for XES.
+  const ctx: OpenContext = mapping.lifecycleChoice ? { ...opened, options: { ...opened.options, lifecycle: mapping.lifecycleChoice.mode } } : opened;
   const { o, input, batchSize, zone, sourceId, idPrefix } = streamed(ctx);
   const { lean, limits } = ctx;
   // Where the content broke, found while the batches are read (reset by each read).
   let damage: FileDamage | undefined;
   const damaged = (d: FileDamage) => (damage ??= d);
-  const mapping = csvMapping(input.head.toString('utf8').replace(/^\uFEFF/, ''), o);
   const name = (i: number) => (i >= 0 ? mapping.header[i] : null);
   return {
     format: o.format,
     caseNotion: mapping.header[mapping.case]!,
     caseNotionReason: `column "${mapping.header[mapping.case]}" ${o.caseColumn === undefined ? 'found by its name' : 'as given'}`,
+    ...(mapping.lifecycleChoice ? { lifecycle: mapping.lifecycleChoice } : {}),
     sourceId,
     batches: () => {
       damage = undefined;
@@ -99,6 +102,7 @@ export function openCsv(ctx: OpenContext): LogSource {
         start_timestamp: name(mapping.start),
         attributes: mapping.attributes.map(name),
       },
+      ...(mapping.lifecycleChoice ? { lifecycle: mapping.lifecycleChoice.mode, lifecycle_reason: mapping.lifecycleChoice.reason } : {}),
     }),
   };
 }

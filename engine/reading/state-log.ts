@@ -12,12 +12,12 @@ export function stateAssumptions(meta: Readonly<Record<string, string>>, profile
   const reason = meta.lifecycle_reason ?? '';
   if (mode === 'label') {
     return [
-      `Activities: each activity is an event's concept:name and its lifecycle:transition joined by '+' (${reason}). A step is a change of status or of sub-status; the waits are the times a record spent in each pair.`,
+      `Activities: each activity is an event's name and its lifecycle value joined by '+' (${reason}). A step is a change of status or of sub-status; the waits are the times a record spent in each pair.`,
     ];
   }
   if (profile.lifecycle.nonStandard && mode !== '') {
     return [
-      `Activities: each activity is an event's concept:name alone, read with --lifecycle ${mode}; its lifecycle:transition holds values outside the lifecycle model (a sub-status), which the activities leave out: a repeat of one activity may be a change of sub-status, and its waits mix the sub-states (read with --lifecycle label to see them).`,
+      `Activities: each activity is an event's name alone, read with --lifecycle ${mode}; its lifecycle:transition holds values outside the lifecycle model (a sub-status), which the activities leave out: a repeat of one activity may be a change of sub-status, and its waits mix the sub-states (read with --lifecycle label to see them).`,
     ];
   }
   return [];
