@@ -15,10 +15,10 @@ import type { LifecycleMode } from './types.js';
  * `name+value`) when most events carrying a transition carry one outside the standard model, else `pair`.
  */
 
-/** Events with a transition read at most before the choice is made: the column's vocabulary shows in its first thousands. */
-const SNIFF_EVENTS = 5000;
-/** Bytes of content read at most for the choice (a log whose header is larger is read by the old default, pair). */
-const SNIFF_BYTES = 8 << 20;
+/** Events read at most before the choice is made: the column's vocabulary shows in its first thousands. */
+const SNIFF_EVENTS = 2000;
+/** Bytes of content read at most for the choice (BPIC 2012's header runs to megabytes; a log whose header is larger is read by the old default, pair). */
+const SNIFF_BYTES = 16 << 20;
 /** Share of events carrying a transition that must be outside the standard model for it to be a state (as engine/reading/profile.ts reads it). */
 export const NON_STANDARD_SHARE = 0.5;
 
@@ -73,23 +73,33 @@ export function chooseLifecycle(
   };
 }
 
-/** The transition values of a XES log's first events (at most SNIFF_EVENTS of them, within SNIFF_BYTES of content). */
+/** The transition values of a XES log's first events (at most SNIFF_EVENTS events, within SNIFF_BYTES of content). */
 export async function sampleTransitions(input: Input): Promise<TransitionSample> {
   const sample: TransitionSample = { values: new Map(), spelled: new Map() };
-  // A string attribute keyed lifecycle:transition, its value before or after its key.
-  const tag = /<string\s[^>]*key\s*=\s*["']lifecycle:transition["'][^>]*>/g;
   const valueOf = /value\s*=\s*(["'])(.*?)\1/;
+  const KEY = 'lifecycle:transition';
   let carry = '';
   let bytes = 0;
   let events = 0;
+  // Events met (with a transition or not): a log without the column stops being read after as many as with it.
+  let met = 0;
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of input.chunks()) {
     bytes += chunk.length;
     const text = carry + decoder.decode(chunk, { stream: true });
-    let last = 0;
-    for (const m of text.matchAll(tag)) {
-      last = m.index + m[0].length;
-      const raw = valueOf.exec(m[0])?.[2];
+    // indexOf, not a regular expression over the text: the scan costs what decompressing the bytes does.
+    let at = text.indexOf(KEY);
+    let done = 0;
+    while (at >= 0) {
+      const open = text.lastIndexOf('<', at);
+      const close = text.indexOf('>', at);
+      if (close < 0) break;
+      done = close + 1;
+      const tag = text.slice(open, close + 1);
+      at = text.indexOf(KEY, close);
+      // A string attribute keyed lifecycle:transition, its value before or after its key.
+      if (!tag.startsWith('<string') || !new RegExp(`key\\s*=\\s*["']${KEY}["']`).test(tag)) continue;
+      const raw = valueOf.exec(tag.replace(/key\s*=\s*(["']).*?\1/, ''))?.[2];
       if (raw === undefined) continue;
       const value = unescape(raw).trim();
       const key = value.toLowerCase();
@@ -98,10 +108,11 @@ export async function sampleTransitions(input: Input): Promise<TransitionSample>
       if (!sample.spelled.has(key)) sample.spelled.set(key, value);
       events += 1;
     }
-    if (events >= SNIFF_EVENTS || bytes >= SNIFF_BYTES) break;
+    for (let e = text.indexOf('<event'); e >= 0 && met < SNIFF_EVENTS; e = text.indexOf('<event', e + 6)) met++;
+    if (events >= SNIFF_EVENTS || met >= SNIFF_EVENTS || bytes >= SNIFF_BYTES) break;
     // An unfinished tag at the end is read with the next chunk.
     const open = text.lastIndexOf('<');
-    carry = open >= last && text.length - open < 4096 ? text.slice(open) : '';
+    carry = open >= done && text.length - open < 4096 ? text.slice(open) : '';
   }
   return sample;
 }
