@@ -24,7 +24,8 @@ export const readOptions: Command['options'] = {
 export const readOptionsUsage = `Reading options (all optional; the format is detected from the content):
   --input-format F       ${FORMAT_NAMES.join(' | ')}
                          (pcg inspect and pcg import also take it as --format F)
-  --lifecycle L          XES: pair (default: a start and the transition closing it are one execution,
+  --lifecycle L          XES (default: label when most lifecycle:transition values are outside the
+                         lifecycle model, a sub-status; else pair): pair (a start and the transition closing it are one execution,
                          the start its start_timestamp; schedule/assign/suspend/resume left out) |
                          all (every event is a step) | complete (only lifecycle:transition complete,
                          events without one kept) | label (activity becomes name+transition)

@@ -9,6 +9,8 @@ import { textChunks, type Input } from './input.js';
 import { INPUT_LIMIT_NAMES } from './limits.js';
 import { parseTimestamp, type ZoneReader } from './timestamp.js';
 import type { FileDamage, ImportOptions } from './types.js';
+import { chooseLifecycle, type LifecycleChoice, type TransitionSample } from './lifecycle-choice.js';
+import { normalizeHeader } from './csv-columns.js';
 
 /**
  * CSV event logs: one row, one event. Columns are found by the usual names
@@ -43,6 +45,12 @@ export interface CsvMapping {
   start: number;
   /** Columns kept as attributes. */
   attributes: number[];
+  /** The lifecycle column (lifecycle:transition, lifecycle, transition; -1 none): kept as an attribute too. */
+  lifecycle: number;
+  /** Whether its value is appended to the activity (`name+value`): given `--lifecycle label`, or chosen from its values (lifecycle-choice.ts). */
+  labelled: boolean;
+  /** The mode and why, when the log has a lifecycle column. */
+  lifecycleChoice?: LifecycleChoice;
 }
 
 /** The first record after the header in the head of the file (a record the head cuts short comes partial: only looked at). */
@@ -56,6 +64,9 @@ function firstDataRow(head: string, delimiter: string): string[] | undefined {
   return rows[1];
 }
 
+/** Header names (normalized) of a lifecycle column, best first. */
+const LIFECYCLE_NAMES = ['lifecycle:transition', 'lifecycletransition', 'lifecycle', 'transition'];
+
 /** A date-time written the way the timestamp column may be ("29/2/2016 11:29") as ISO text, as XES dates are read; other text as it is. */
 const dateLike = /^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}[T ]+\d{1,2}:\d{2}/;
 function dateOrText(text: string, zone: ZoneReader): string {
@@ -65,7 +76,7 @@ function dateOrText(text: string, zone: ZoneReader): string {
 }
 
 /** Reads the header from the head of the file and decides what each column is. */
-export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' | 'activityColumn' | 'timestampColumn' | 'resourceColumn' | 'startTimestampColumn' | 'delimiter'>): CsvMapping {
+export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' | 'activityColumn' | 'timestampColumn' | 'resourceColumn' | 'startTimestampColumn' | 'delimiter'> & Pick<ImportOptions, 'lifecycle'>): CsvMapping {
   const delimiter = options.delimiter ?? sniffDelimiter(head);
   if (!delimiter) throw new FileImportError('invalid_option', 'the delimiter must not be empty');
   let header: string[] | undefined;
@@ -88,7 +99,34 @@ export function csvMapping(head: string, options: Pick<CsvOptions, 'caseColumn' 
     refuseUnnamedClock(h, firstDataRow(head, delimiter), used, delimiter);
   }
   const attributes = h.map((_, i) => i).filter((i) => !used.has(i) && h[i] !== '' && !/^Unnamed: \d+$/.test(h[i]!));
-  return { delimiter, header: h, case: caseCol, activity, timestamp: time, resource, start, attributes };
+  const names = h.map(normalizeHeader);
+  const lifecycle = LIFECYCLE_NAMES.map((n) => names.findIndex((x, i) => x === n && attributes.includes(i))).find((i) => i >= 0) ?? -1;
+  const mapping: CsvMapping = { delimiter, header: h, case: caseCol, activity, timestamp: time, resource, start, attributes, lifecycle, labelled: false };
+  if (lifecycle < 0) return mapping;
+  // As for XES (lifecycle-choice.ts): a column of sub-statuses is part of the activity unless --lifecycle says otherwise.
+  const sample = options.lifecycle === undefined ? headValues(head, delimiter, lifecycle) : { values: new Map(), spelled: new Map() };
+  const choice = chooseLifecycle(options.lifecycle, undefined, sample, { activity: h[activity]!, lifecycle: h[lifecycle]! });
+  mapping.labelled = choice.mode === 'label';
+  // A CSV row is one event: there is no pairing of rows, so any mode but label reads every row as a step.
+  mapping.lifecycleChoice = choice.mode === 'label' ? choice : { mode: 'all', reason: `${choice.reason}; a CSV row is one event (rows are not paired)` };
+  return mapping;
+}
+
+/** The values of one column in the rows of the head (the last, maybe cut, row left out). */
+function headValues(head: string, delimiter: string, column: number): TransitionSample {
+  const sample: TransitionSample = { values: new Map(), spelled: new Map() };
+  const rows: string[][] = [];
+  const splitter = new CsvSplitter(delimiter, (fields) => rows.push(fields));
+  splitter.write(head.slice(0, head.lastIndexOf('\n') + 1));
+  splitter.end();
+  for (const fields of rows.slice(1)) {
+    const value = (fields[column] ?? '').trim();
+    const key = value.toLowerCase();
+    if (!key) continue;
+    sample.values.set(key, (sample.values.get(key) ?? 0) + 1);
+    if (!sample.spelled.has(key)) sample.spelled.set(key, value);
+  }
+  return sample;
 }
 
 const numberPattern = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -123,7 +161,9 @@ export async function* csvBatches(input: Input, mapping: CsvMapping, options: Cs
       return;
     }
     const caseId = fields[mapping.case]!;
-    const activity = fields[mapping.activity]!;
+    const named = fields[mapping.activity]!;
+    const sub = mapping.labelled ? fields[mapping.lifecycle]! : '';
+    const activity = named.trim() && sub.trim() ? `${named}+${sub}` : named;
     // No timestamp column: the log records order only; every event at NO_CLOCK_TIME keeps file order by its ordinal id.
     const timeText = mapping.timestamp < 0 ? undefined : fields[mapping.timestamp]!;
     if (!caseId.trim()) return batcher.reject(location, `empty case id in column '${header[mapping.case]}'`, payload());

@@ -119,11 +119,14 @@ export interface ImportSummary {
  * The meta keys describeSource writes: a dataset's deletion gives them back as they were before it
  * (api/datasets.ts). The reader's traits are among them, so the reading needs no format names.
  */
-export const SOURCE_META_KEYS = ['case_notion', 'case_notion_reason', 'events_without_case_object', 'object_type_activities', 'format', 'timezone', ...Object.values(READING_TRAIT_META)] as const;
+export const SOURCE_META_KEYS = ['case_notion', 'case_notion_reason', 'lifecycle', 'lifecycle_reason', 'events_without_case_object', 'object_type_activities', 'format', 'timezone', ...Object.values(READING_TRAIT_META)] as const;
 
 /** What the project's meta says of the log it was read from. */
-export function describeSource(target: Pick<IngestTarget, 'setMeta'>, source: Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities'>, options: ImportOptions): void {
+export function describeSource(target: Pick<IngestTarget, 'setMeta'>, source: Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities' | 'lifecycle'>, options: ImportOptions): void {
   target.setMeta('case_notion', source.caseNotion);
+  // What an activity is made of (XES: the name, or the name and its sub-status); empty for other formats.
+  target.setMeta('lifecycle', source.lifecycle?.mode ?? '');
+  target.setMeta('lifecycle_reason', source.lifecycle?.reason ?? '');
   // Written for every format, so a CSV imported after an OCEL log leaves no stale reason behind.
   target.setMeta('case_notion_reason', source.caseNotionReason ?? '');
   target.setMeta('events_without_case_object', String(source.eventsWithoutCase ?? 0));
@@ -150,7 +153,7 @@ export async function importLog(store: IngestTarget, path: string, options: Impo
 }
 
 /** A log's batches as a source reader gives them (opened on this thread or on a reader thread). */
-export type OpenedLog = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities' | 'sourceId'> & { batches(): AsyncGenerator<Batch | PreparedBatch> };
+export type OpenedLog = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities' | 'lifecycle' | 'sourceId'> & { batches(): AsyncGenerator<Batch | PreparedBatch> };
 
 /** importLog for a log already opened (`options` as it was opened with); its batches are read from the start. */
 export async function importSource(store: IngestTarget, source: OpenedLog, options: ImportOptions = {}, run: ImportRun = {}): Promise<ImportSummary> {

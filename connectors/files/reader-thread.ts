@@ -24,7 +24,7 @@ export const THREAD_MIN_BYTES = 8 << 20;
 const AHEAD = 3;
 
 /** What the thread says first: the facts openLog knows before any batch. */
-type Facts = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities' | 'sourceId'>;
+type Facts = Pick<LogSource, 'format' | 'caseNotion' | 'caseNotionReason' | 'eventsWithoutCase' | 'objectTypeActivities' | 'lifecycle' | 'sourceId'>;
 
 type FromReader =
   | { type: 'open'; facts: Facts }
@@ -165,7 +165,7 @@ export async function runReader(): Promise<void> {
   try {
     const { openLog } = await import('./index.js');
     const source = await openLog(path, options, limits);
-    send({ type: 'open', facts: { format: source.format, caseNotion: source.caseNotion, caseNotionReason: source.caseNotionReason, eventsWithoutCase: source.eventsWithoutCase, objectTypeActivities: source.objectTypeActivities, sourceId: source.sourceId } });
+    send({ type: 'open', facts: { format: source.format, caseNotion: source.caseNotion, caseNotionReason: source.caseNotionReason, eventsWithoutCase: source.eventsWithoutCase, objectTypeActivities: source.objectTypeActivities, lifecycle: source.lifecycle, sourceId: source.sourceId } });
     for await (const batch of source.batches()) {
       const prepared = prepareBatch(batch, limits);
       while (credit === 0) await new Promise<void>((resolve) => (wake = resolve));

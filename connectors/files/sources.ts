@@ -3,6 +3,7 @@ import { batchSizeOf } from './batcher.js';
 import { csvBatches, csvMapping } from './csv.js';
 import type { Input } from './input.js';
 import { noPairing } from './lifecycle.js';
+import { chooseLifecycle, sampleTransitions } from './lifecycle-choice.js';
 import type { ReadLimits } from './limits.js';
 import { ndjsonBatches } from './ndjson.js';
 import { zoneReader } from './timestamp.js';
@@ -33,7 +34,12 @@ function streamed(ctx: OpenContext) {
   return { o, input: ctx.input, batchSize, zone, sourceId, idPrefix: sourceId.slice(0, 12) };
 }
 
-export function openXes(ctx: OpenContext): LogSource {
+export async function openXes(opened: OpenContext): Promise<LogSource> {
+  // Without --lifecycle, the log's own transition values say what the column is (lifecycle-choice.ts); the source id
+  // covers the mode chosen, as it covers one given.
+  const o0 = opened.options;
+  const lifecycle = chooseLifecycle(o0.lifecycle, o0.classifier, o0.lifecycle === undefined && o0.classifier === undefined ? await sampleTransitions(opened.input) : { values: new Map(), spelled: new Map() });
+  const ctx: OpenContext = { ...opened, options: { ...o0, lifecycle: lifecycle.mode } };
   const { o, input, sourceId, idPrefix } = streamed(ctx);
   const { lean, limits } = ctx;
   let facts: XesFacts = { classifiers: {}, filtered: 0, pairing: noPairing() };
@@ -41,6 +47,7 @@ export function openXes(ctx: OpenContext): LogSource {
     format: o.format,
     caseNotion: 'trace',
     caseNotionReason: 'each trace is a case, named by its concept:name',
+    lifecycle,
     sourceId,
     batches() {
       facts = { classifiers: {}, filtered: 0, pairing: noPairing() };
@@ -50,7 +57,8 @@ export function openXes(ctx: OpenContext): LogSource {
     contentBytes: () => input.contentRead,
     readInParts: (limits, run) => readXesInParts(input, o, idPrefix, limits, run),
     extra: () => ({
-      lifecycle: o.lifecycle ?? 'pair',
+      lifecycle: lifecycle.mode,
+      lifecycle_reason: lifecycle.reason,
       ...(o.classifier ? { classifier: o.classifier } : {}),
       classifiers: facts.classifiers,
       ...(facts.filtered ? { filtered_by_lifecycle: facts.filtered } : {}),
@@ -62,18 +70,21 @@ export function openXes(ctx: OpenContext): LogSource {
   };
 }
 
-export function openCsv(ctx: OpenContext): LogSource {
+export function openCsv(opened: OpenContext): LogSource {
+  const mapping = csvMapping(opened.input.head.toString('utf8').replace(/^\uFEFF/, ''), opened.options);
+  // The source id covers the lifecycle mode chosen (label or not), as for XES.
+  const ctx: OpenContext = mapping.lifecycleChoice ? { ...opened, options: { ...opened.options, lifecycle: mapping.lifecycleChoice.mode } } : opened;
   const { o, input, batchSize, zone, sourceId, idPrefix } = streamed(ctx);
   const { lean, limits } = ctx;
   // Where the content broke, found while the batches are read (reset by each read).
   let damage: FileDamage | undefined;
   const damaged = (d: FileDamage) => (damage ??= d);
-  const mapping = csvMapping(input.head.toString('utf8').replace(/^\uFEFF/, ''), o);
   const name = (i: number) => (i >= 0 ? mapping.header[i] : null);
   return {
     format: o.format,
     caseNotion: mapping.header[mapping.case]!,
     caseNotionReason: `column "${mapping.header[mapping.case]}" ${o.caseColumn === undefined ? 'found by its name' : 'as given'}`,
+    ...(mapping.lifecycleChoice ? { lifecycle: mapping.lifecycleChoice } : {}),
     sourceId,
     batches: () => {
       damage = undefined;
@@ -91,6 +102,7 @@ export function openCsv(ctx: OpenContext): LogSource {
         start_timestamp: name(mapping.start),
         attributes: mapping.attributes.map(name),
       },
+      ...(mapping.lifecycleChoice ? { lifecycle: mapping.lifecycleChoice.mode, lifecycle_reason: mapping.lifecycleChoice.reason } : {}),
     }),
   };
 }

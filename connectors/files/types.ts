@@ -14,9 +14,10 @@ export interface ImportOptions {
   /** Force a format instead of detecting it from the content. */
   format?: FormatName;
   /**
-   * XES: what lifecycle transitions make (lifecycle.ts). `pair` (default): each start and the transition that closes
-   * it are one execution, with the start as its start_timestamp, marking transitions left out; `all`: every event is a
-   * step; `complete`: only complete events; `label`: the transition appended to the activity.
+   * XES: what lifecycle transitions make (lifecycle.ts). `pair`: each start and the transition that closes it are one
+   * execution, with the start as its start_timestamp, marking transitions left out; `all`: every event is a step;
+   * `complete`: only complete events; `label`: the transition appended to the activity. Absent: chosen from the log's
+   * values (lifecycle-choice.ts): `label` when most are outside the standard model (a sub-status), else `pair`.
    */
   lifecycle?: LifecycleMode;
   /** XES: name of a classifier declared in the log's header. */
@@ -52,6 +53,8 @@ export interface LogSource {
    * document lists them for any case notion, also when the project is opened again.
    */
   objectTypeActivities?: Record<string, string[]>;
+  /** XES: the lifecycle mode the events are read with and why (lifecycle-choice.ts); stored as meta `lifecycle` and `lifecycle_reason`. */
+  lifecycle?: { mode: LifecycleMode; reason: string };
   /** A content digest of the file: the source id under which its batches are positioned. */
   sourceId: string;
   /** The batches of the log, in file order. Each may carry rejections with their line or element. */

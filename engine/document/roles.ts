@@ -8,7 +8,7 @@ import type { Role } from './types.js';
 /** Resources whose activity profiles have at least this cosine similarity to a role's profile join it. */
 export const ROLE_SIMILARITY = 0.8;
 
-/** Which role attribute wins when a log has several (lower case; the engine counts any of these, with or without `org:`). */
+/** Which role attribute wins when several cover the events alike (lower case; the engine counts any of these, with or without `org:`). */
 export const ROLE_ATTRIBUTE_PRIORITY = ['org:role', 'role', 'org:group', 'group', 'team'] as const;
 
 export interface RoleParts {
@@ -25,15 +25,21 @@ export interface RoleParts {
  * profile (discoverRoles); none when the log has neither.
  */
 export function roleParts(tally: Pick<Tally, 'cases' | 'events' | 'resources' | 'roleValues'>, resourceAttribute: string): RoleParts {
-  const picked = pickRoleAttribute(tally.roleValues);
+  const picked = pickRoleAttribute(tally.roleValues, tally.events);
   if (picked) {
     const { roles, rolesOf } = attributeRoles(tally.roleValues, picked.attribute, tally.cases);
-    const others = picked.others.length ? ` The log also has ${picked.others.join(', ')}, not used: the attribute is picked by name in the order ${ROLE_ATTRIBUTE_PRIORITY.join(' > ')} (case-insensitive), ties by most events.` : '';
+    const share = (n: number) => `${Math.round((1000 * n) / Math.max(1, tally.events)) / 10}%`;
+    const others = picked.others.length
+      ? ` The log also has ${picked.coverage
+          .slice(1)
+          .map((c) => `${c.attribute} (on ${c.events} events, ${share(c.events)})`)
+          .join(', ')}, not used: the attribute is picked by coverage (the one on the most events; within ${COVERAGE_MARGIN * 100}% of all events of it, the one whose values best separate the activities, then by name in the order ${ROLE_ATTRIBUTE_PRIORITY.join(' > ')}, case-insensitive).`
+      : '';
     return {
       roles,
       rolesOf,
       assumption:
-        `Roles come from the ${picked.attribute} attribute, one per distinct value (trimmed; empty values, placeholders such as MISSING or UNDEFINED and values over 100 characters name no role); ${picked.events} of ${tally.events} events carry one. ` +
+        `Roles come from the ${picked.attribute} attribute, one per distinct value (trimmed; empty values, placeholders such as MISSING or UNDEFINED and values over 100 characters name no role); ${picked.events} of ${tally.events} events (${share(picked.events)}) carry one. ` +
         "A role's activities are those where its value occurs, most events first. A role's cases are the most cases with its value at any one of its activities: a lower bound of the cases it worked on, " +
         `since the counted state keeps cases per value and activity, not distinct cases per value.${others}`,
     };
@@ -49,26 +55,78 @@ export function roleParts(tally: Pick<Tally, 'cases' | 'events' | 'resources' | 
   };
 }
 
+/** Attributes whose events carrying a value lie within this share of all events of the best-covered one are judged by how they separate the activities. */
+export const COVERAGE_MARGIN = 0.05;
+
+/** An organisational attribute the log has: events carrying a value (not a placeholder), and how well its values separate the activities. */
+export interface RoleAttributeCoverage {
+  attribute: string;
+  events: number;
+  /** 1 - H(activity | value) / H(activity) over the events carrying a value: 1 when each value does its own activities, 0 when every value does the same mix. */
+  separation: number;
+}
+
 /**
- * The role attribute to read roles from, by name in ROLE_ATTRIBUTE_PRIORITY
- * order (case-insensitive), ties (e.g. `Team` and `team`) by most events, then
- * by name; with the events carrying it and the other role attributes present.
+ * The organisational attribute to read roles from (issue 31): the one on the most events, since an attribute missing
+ * on a third of the events leaves the groups doing those events out of every role (a role attribute the source only
+ * fills for some teams). Among attributes within COVERAGE_MARGIN of the events of the best covered, the one whose
+ * values best separate the activities (a level or team that does its own steps says more than one that does them
+ * all), then by name in ROLE_ATTRIBUTE_PRIORITY order (case-insensitive), then by most events, then by name. With the
+ * events carrying it and the others, most events first.
  */
-export function pickRoleAttribute(roleValues: ReadonlyMap<string, PairTally>): { attribute: string; events: number; others: string[] } | undefined {
-  const events = new Map<string, number>();
+export function pickRoleAttribute(
+  roleValues: ReadonlyMap<string, PairTally>,
+  totalEvents?: number,
+): { attribute: string; events: number; others: string[]; coverage: RoleAttributeCoverage[] } | undefined {
+  const byActivity = new Map<string, Map<string, Map<string, number>>>();
   for (const [key, p] of roleValues) {
     if (p.events <= 0) continue;
-    const { attribute, value } = splitRoleKey(key);
+    const { activity, attribute, value } = splitRoleKey(key);
     if (isPlaceholder(value)) continue;
-    events.set(attribute, (events.get(attribute) ?? 0) + p.events);
+    let values = byActivity.get(attribute);
+    if (!values) byActivity.set(attribute, (values = new Map()));
+    let acts = values.get(value);
+    if (!acts) values.set(value, (acts = new Map()));
+    acts.set(activity, (acts.get(activity) ?? 0) + p.events);
   }
+  if (byActivity.size === 0) return undefined;
+  const coverage: RoleAttributeCoverage[] = [...byActivity].map(([attribute, values]) => ({ attribute, ...separationOf(values) }));
   const rank = (name: string) => {
     const i = (ROLE_ATTRIBUTE_PRIORITY as readonly string[]).indexOf(name.toLowerCase());
     return i < 0 ? ROLE_ATTRIBUTE_PRIORITY.length : i;
   };
-  const names = [...events.keys()].sort((a, b) => rank(a) - rank(b) || events.get(b)! - events.get(a)! || cmp(a, b));
-  if (names.length === 0) return undefined;
-  return { attribute: names[0]!, events: events.get(names[0]!)!, others: names.slice(1) };
+  const best = Math.max(...coverage.map((c) => c.events));
+  const margin = COVERAGE_MARGIN * Math.max(best, totalEvents ?? 0);
+  const near = (c: RoleAttributeCoverage) => c.events >= best - margin;
+  const sep = (c: RoleAttributeCoverage) => Math.round(c.separation * 100);
+  coverage.sort((a, b) => Number(near(b)) - Number(near(a)) || (near(a) ? sep(b) - sep(a) || rank(a.attribute) - rank(b.attribute) : 0) || b.events - a.events || cmp(a.attribute, b.attribute));
+  const [picked] = coverage;
+  return { attribute: picked!.attribute, events: picked!.events, others: coverage.slice(1).map((c) => c.attribute), coverage };
+}
+
+/** Events carrying a value and 1 - H(activity | value) / H(activity), from value -> activity -> events. */
+function separationOf(values: ReadonlyMap<string, ReadonlyMap<string, number>>): { events: number; separation: number } {
+  const entropy = (counts: Iterable<number>, total: number) => {
+    let h = 0;
+    for (const n of counts) if (n > 0) h -= (n / total) * Math.log(n / total);
+    return h;
+  };
+  const overall = new Map<string, number>();
+  let events = 0;
+  for (const acts of values.values()) {
+    for (const [a, n] of acts) {
+      overall.set(a, (overall.get(a) ?? 0) + n);
+      events += n;
+    }
+  }
+  const h = entropy(overall.values(), events);
+  if (h === 0) return { events, separation: 0 };
+  let conditional = 0;
+  for (const acts of values.values()) {
+    const n = [...acts.values()].reduce((s, k) => s + k, 0);
+    conditional += (n / events) * entropy(acts.values(), n);
+  }
+  return { events, separation: Math.max(0, 1 - conditional / h) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { cmp } from '../event.js';
 import { START } from '../tally.js';
 import type { Facts } from './facts.js';
+import { isPlaceholderStep } from './placeholder-steps.js';
 
 /** An activity is on the backbone when at least this share of all cases do it. */
 export const BACKBONE_SHARE = 0.5;
@@ -43,13 +44,15 @@ export function backboneOf(f: Facts): Backbone {
   f.activities.forEach((a, k) => position.set(a, weight[k] ? sum[k]! / weight[k]! : 0.5));
   let cut = BACKBONE_SHARE * f.cases;
   let method = `activities done by at least ${BACKBONE_SHARE * 100}% of the cases`;
-  let steps = f.activities.filter((a) => (f.activityCases.get(a) ?? 0) >= cut);
+  // A placeholder step ('Unmatched') is no behaviour of the process (placeholder-steps.ts).
+  const named = f.activities.filter((a) => !isPlaceholderStep(a));
+  let steps = named.filter((a) => (f.activityCases.get(a) ?? 0) >= cut);
   if (steps.length < 2 && f.activities.length >= 2) {
     // Too varied for any two activities to reach half of the cases: take those near the commonest.
-    const top = Math.max(...f.activities.map((a) => f.activityCases.get(a) ?? 0));
+    const top = Math.max(...named.map((a) => f.activityCases.get(a) ?? 0));
     cut = BACKBONE_SHARE * top;
     method = `activities done by at least ${BACKBONE_SHARE * 100}% as many cases as the commonest activity (no two reach ${BACKBONE_SHARE * 100}% of all cases)`;
-    steps = f.activities.filter((a) => (f.activityCases.get(a) ?? 0) >= cut);
+    steps = named.filter((a) => (f.activityCases.get(a) ?? 0) >= cut);
   }
   return {
     steps: rankSteps(f, steps, position),

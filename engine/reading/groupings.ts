@@ -4,9 +4,10 @@ import type { EndReading } from './outcomes.js';
 import type { LogProfile } from './profile.js';
 
 /**
- * What a case is part of (issue 31): a case attribute several cases share (offers of one application, visits of one
- * patient) says the log's case may be a part of a larger one, and that an ending of a part is not the ending of the
- * whole: an offer cancelled while a sibling offer of its application was accepted was replaced, not lost. Counted
+ * What a case is part of (issue 31): a case attribute several cases share is a category of the case (a product, a
+ * type) or the key of a larger case (offers of one application, visits of one patient); the counts do not tell which,
+ * so the note says both and claims neither. Where the cases of one value end in success and in failure, the question
+ * asks whether a failed part was replaced: an offer cancelled while a sibling offer was accepted was not lost. Counted
  * from the profile's first-event values per ending, so every figure is recomputable from the events.
  */
 export interface GroupReading {
@@ -33,7 +34,12 @@ export function readGroupings(f: Facts, profile: Pick<LogProfile, 'groupings'>, 
     .sort((x, y) => y.shared - x.shared || (x.attribute < y.attribute ? -1 : 1));
   const g = ranked[0];
   if (!g) return out;
-  out.note = `; cases group by ${q(g.attribute)}: ${g.cases} cases carry ${g.values} values of it, ${g.shared} of them share theirs with another case, so a case may be one of several for one ${q(g.attribute)} (a larger case the log does not key by)${ranked.length > 1 ? `; other such attributes: ${ranked.slice(1, 4).map((x) => q(x.attribute)).join(', ')}` : ''}`;
+  // A value constant in each case and shared by many cases is first a category of the case (a product, a type, an
+  // impact level); it is the key of a larger case only when the cases of one value follow one another or share
+  // events (offers of one application, items of one order), which the counted state does not record (issue 31).
+  let largest = 0;
+  for (const byEnd of g.byValue.values()) largest = Math.max(largest, [...byEnd.values()].reduce((s, k) => s + k, 0));
+  out.note = `; cases group by ${q(g.attribute)}: ${g.cases} cases carry ${g.values} values of it, ${g.shared} of them share theirs with another case (at most ${largest} one value), constant within each case: a category of the case unless the cases of one value follow one another or share events (then parts of a larger case the log does not key by), which the counted state does not record${ranked.length > 1 ? `; other such attributes: ${ranked.slice(1, 4).map((x) => q(x.attribute)).join(', ')}` : ''}`;
   // Counted by last activity: where the outcome is a status reached instead (statuses.ts), the counts would miss it.
   if (ends.status) return out;
   const success = new Set(ends.successEnds);

@@ -21,6 +21,8 @@ import { Ties } from './ties.js';
 import { profileOf } from './profile.js';
 import { pathVerdict } from './paths.js';
 import { concurrencyText, readConcurrency, withoutConcurrent } from './concurrency.js';
+import { stateAssumptions } from './state-log.js';
+import { placeholderAssumptions } from './placeholder-steps.js';
 import type {
   Decision,
   Escalation,
@@ -144,6 +146,8 @@ export function readProcess(input: ReadingInput): Reading {
   const quality = readQuality(f, snapshot.meta, ends, profile.frozenClock ? undefined : snapshot.periodStart, paths.kind === 'distinct');
   const groups = readGroupings(f, profile, ends);
   process.case_represents += groups.note;
+  // A log of record states: what a case is, is a record whose status changes are logged (the snapshot signals).
+  if (profile.snapshot.length) process.case_represents += '; the log records the states of one record per case (a ticket or file whose status changes are logged; see the record updates assumption)';
 
   const assumptions: Plain[] = [
     `Reading (the interpreted parts) is computed by fixed rules over the counted state, not by a language model; each claim's evidence states its method. Name-based guesses are marked hypothesis.`,
@@ -164,7 +168,9 @@ export function readProcess(input: ReadingInput): Reading {
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
     `Policies: ${policies.method}. The case duration includes open cases (their duration so far).`,
     ...quality.assumptions,
+    ...placeholderAssumptions(f),
     ...profile.assumptions(),
+    ...stateAssumptions(snapshot.meta, profile),
     ...groups.assumptions,
     ...(measured.quantized
       ? [`Clock: ${pct(clock.share)} of the hand-offs come after one of a few fixed waits (${clock.durations.slice(0, 6).join(', ')} hours, each within 5%): the times come from a simulated or batch clock, so no escalation, timeout, timing policy or service level is read from them.`]

@@ -1,4 +1,5 @@
 import { cmp } from '../event.js';
+import { isPlaceholderStep } from './placeholder-steps.js';
 import { sketchCount } from '../sketch.js';
 import { splitKey } from '../tally.js';
 import { DAY_MS, HOUR_MS } from '../time.js';
@@ -101,6 +102,8 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
   /** Success-named steps most of whose cases go on to another success ending. */
   const onTheWay: string[] = [];
   for (const [x, n] of sorted) {
+    // A placeholder ('Unmatched') is where an extraction failed, not how a case ended (placeholder-steps.ts).
+    if (isPlaceholderStep(x)) continue;
     // Whether cases stop at x is judged on those that stopped there long enough ago: a case that reached x
     // recently may still go on (in a young stream, every case is such a case), unless x's name says the
     // case is over ("Close Order", "Cancelled"; not a gate such as "Auto Approval").

@@ -1,4 +1,5 @@
 import { cmp } from '../event.js';
+import { isPlaceholderStep } from './placeholder-steps.js';
 import { quantile, sketchCount } from '../sketch.js';
 import { edgeKey } from '../tally.js';
 import type { Stage } from '../document/types.js';
@@ -46,7 +47,7 @@ export function readStages(
   concurrent: (a: string, b: string) => boolean = () => false,
 ): StageReading {
   const common = f.activities
-    .filter((a) => (f.activityCases.get(a) ?? 0) >= SKELETON_SHARE * f.cases)
+    .filter((a) => (f.activityCases.get(a) ?? 0) >= SKELETON_SHARE * f.cases && !isPlaceholderStep(a))
     .sort((a, b) => (f.activityCases.get(b) ?? 0) - (f.activityCases.get(a) ?? 0) || cmp(a, b))
     .slice(0, MAX_SKELETON);
   const ranked = common.length >= backbone.steps.length ? rankSteps(f, common, backbone.position) : backbone.steps;
@@ -92,7 +93,8 @@ export function readStages(
   // that mostly follows registration in the billing stage.
   for (const a of verdicts) index.set(a, s);
   for (const a of f.activities) {
-    if (index.has(a)) continue;
+    // A placeholder step ('Unmatched') belongs to no phase: its node keeps no stage (placeholder-steps.ts).
+    if (index.has(a) || isPlaceholderStep(a)) continue;
     // A step concurrent with a skeleton step runs in its phase.
     const partner = steps.find((x) => concurrent(a, x));
     if (partner !== undefined) {

@@ -2,6 +2,7 @@ import type { Decision, GraphDocument, Plain } from '../../engine/document/types
 import { choiceValue } from '../../engine/tally.js';
 import { isPlaceholder } from '../../engine/reading/words.js';
 import { parseTree, type ProcessTree } from '../../engine/mining/tree.js';
+import { auditQuality } from './audit-quality.js';
 import { idleWait, quoted, q, ratio, withinHours, type CaseFacts, type Findings } from './audit.js';
 
 /**
@@ -27,6 +28,7 @@ export function auditReading(doc: GraphDocument, cases: readonly CaseFacts[], f:
   auditPaths(doc, cases, f);
   auditSpecialists(doc, cases, f);
   auditConcurrency(doc, cases, labels, f);
+  auditQuality(doc, cases, f);
 }
 
 /**

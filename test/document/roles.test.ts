@@ -60,7 +60,7 @@ describe('roles from a role, group or team attribute', () => {
     expect(doc.nodes.find((n) => n.kind === 'start')!.roles).toEqual([]);
     const text = roleAssumption(doc) as string;
     expect(text).toMatch(/^Roles come from the org:group attribute, one per distinct value/);
-    expect(text).toContain('9 of 10 events carry one');
+    expect(text).toContain('9 of 10 events (90%) carry one');
     expect(text).toContain('a lower bound of the cases it worked on');
     expect(text).not.toContain('not in the counted state');
     expect(text).not.toContain('also has');
@@ -103,17 +103,31 @@ describe('which role attribute', () => {
   const key = (activity: string, attribute: string, value: string) => [activity, attribute, value].join('\u0000');
   const tally = (entries: [string, string, string, number][]) => new Map(entries.map(([a, attr, v, n]) => [key(a, attr, v), { events: n, cases: 1 }]));
 
-  it('goes by org:role > role > org:group > group > team, case-insensitive, whatever the counts', () => {
-    expect(pickRoleAttribute(tally([['a', 'team', 't', 50], ['a', 'org:group', 'g', 9], ['a', 'Role', 'r', 1]]))).toEqual({ attribute: 'Role', events: 1, others: ['org:group', 'team'] });
-    expect(pickRoleAttribute(tally([['a', 'Role', 'r', 5], ['b', 'ORG:ROLE', 'x', 1]]))?.attribute).toBe('ORG:ROLE');
-    expect(pickRoleAttribute(tally([['a', 'group', 'g', 5], ['b', 'Org:Group', 'x', 1]]))?.attribute).toBe('Org:Group');
-    expect(pickRoleAttribute(tally([['a', 'team', 't', 5], ['a', 'group', 'g', 1]]))?.attribute).toBe('group');
+  it('goes by coverage: the attribute on the most events, whatever its name (a role filled for some teams only leaves the others out)', () => {
+    // org:role on 60 of 100 events, org:group on all 100: the groups doing the other 40 would be in no role.
+    const picked = pickRoleAttribute(tally([['a', 'org:role', 'r', 60], ['a', 'org:group', 'g1', 60], ['b', 'org:group', 'g2', 40]]), 100);
+    expect(picked).toMatchObject({ attribute: 'org:group', events: 100, others: ['org:role'] });
+    expect(picked!.coverage.map((c) => [c.attribute, c.events])).toEqual([['org:group', 100], ['org:role', 60]]);
+    expect(pickRoleAttribute(tally([['a', 'team', 't', 50], ['a', 'org:group', 'g', 9], ['a', 'Role', 'r', 1]]))).toMatchObject({ attribute: 'team', events: 50, others: ['org:group', 'Role'] });
     expect(pickRoleAttribute(new Map())).toBeUndefined();
+  });
+
+  it('among attributes covering the events alike, the one whose values separate the activities, then the name order', () => {
+    // team values each do their own step; org:role values do both steps alike: team says who does what.
+    const mixed = tally([['a', 'team', 't1', 50], ['b', 'team', 't2', 49], ['a', 'org:role', 'r1', 25], ['b', 'org:role', 'r1', 25], ['a', 'org:role', 'r2', 25], ['b', 'org:role', 'r2', 25]]);
+    const picked = pickRoleAttribute(mixed, 100);
+    expect(picked?.attribute).toBe('team');
+    expect(picked!.coverage.find((c) => c.attribute === 'team')!.separation).toBeCloseTo(1, 5);
+    expect(picked!.coverage.find((c) => c.attribute === 'org:role')!.separation).toBeCloseTo(0, 5);
+    // Alike in both: org:role > role > org:group > group > team, case-insensitive.
+    expect(pickRoleAttribute(tally([['a', 'Role', 'r', 5], ['a', 'ORG:ROLE', 'x', 5]]))?.attribute).toBe('ORG:ROLE');
+    expect(pickRoleAttribute(tally([['a', 'group', 'g', 5], ['a', 'Org:Group', 'x', 5]]))?.attribute).toBe('Org:Group');
+    expect(pickRoleAttribute(tally([['a', 'team', 't', 5], ['a', 'group', 'g', 5]]))?.attribute).toBe('group');
   });
 
   it('a placeholder value (MISSING, UNDEFINED, …) names no role, and an attribute holding only placeholders is not picked', () => {
     const roles = tally([['pay', 'org:role', 'UNDEFINED', 40], ['check', 'org:role', 'clerk', 10], ['reject', 'org:role', 'MISSING', 3], ['check', 'org:group', 'g', 5]]);
-    expect(pickRoleAttribute(roles)).toEqual({ attribute: 'org:role', events: 10, others: ['org:group'] });
+    expect(pickRoleAttribute(roles)).toMatchObject({ attribute: 'org:role', events: 10, others: ['org:group'] });
     const { roles: listed, rolesOf } = attributeRoles(roles, 'org:role', 50);
     expect(listed.map((r) => r.name)).toEqual(['clerk']);
     expect(rolesOf.get('pay')).toBeUndefined();
@@ -122,7 +136,7 @@ describe('which role attribute', () => {
   });
 
   it('breaks ties between names of one rank by most events, then by name', () => {
-    expect(pickRoleAttribute(tally([['a', 'team', 't', 1], ['b', 'Team', 'u', 2], ['c', 'Team', 'v', 1]]))).toEqual({ attribute: 'Team', events: 3, others: ['team'] });
+    expect(pickRoleAttribute(tally([['a', 'team', 't', 1], ['b', 'Team', 'u', 2], ['c', 'Team', 'v', 1]]))).toMatchObject({ attribute: 'Team', events: 3, others: ['team'] });
     expect(pickRoleAttribute(tally([['a', 'team', 't', 2], ['b', 'Team', 'u', 2]]))?.attribute).toBe('Team');
   });
 
@@ -135,14 +149,15 @@ describe('which role attribute', () => {
         ['c2', 'b', { 'org:group': 'g2', 'org:role': 'manager' }],
       ]),
     );
+    // org:group is on every event, org:role on 3 of 4: coverage picks org:group.
     expect(doc.roles).toEqual([
-      { id: 'role-clerk', name: 'clerk', attribute: 'org:role', activities: ['a'], cases: 2 },
-      { id: 'role-manager', name: 'manager', attribute: 'org:role', activities: ['b'], cases: 1 },
+      { id: 'role-g1', name: 'g1', attribute: 'org:group', activities: ['a'], cases: 2 },
+      { id: 'role-g2', name: 'g2', attribute: 'org:group', activities: ['b'], cases: 2 },
     ]);
     const text = roleAssumption(doc) as string;
-    expect(text).toContain('Roles come from the org:role attribute');
-    expect(text).toContain('3 of 4 events carry one');
-    expect(text).toContain('The log also has org:group, team, not used');
+    expect(text).toContain('Roles come from the org:group attribute');
+    expect(text).toContain('4 of 4 events (100%) carry one');
+    expect(text).toContain('The log also has org:role (on 3 events, 75%), team (on 2 events, 50%), not used: the attribute is picked by coverage');
   });
 });
 
@@ -174,7 +189,7 @@ describe('roles from files', () => {
     ]);
     expect(rolesOfNode(doc, 'register')).toEqual(['role-front']);
     expect(rolesOfNode(doc, 'pay')).toEqual(['role-7']);
-    expect(roleAssumption(doc)).toContain('6 of 7 events carry one');
+    expect(roleAssumption(doc)).toContain('6 of 7 events (85.7%) carry one');
   });
 
   it('XES: org:group on events names the roles; a trace attribute group (case:group) does not', async () => {
