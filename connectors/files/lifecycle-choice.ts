@@ -33,6 +33,9 @@ export interface TransitionSample {
   values: Map<string, number>;
   /** Original spelling of each value (its first), for the reason. */
   spelled: Map<string, string>;
+  /** XES: the events met in the sample, and whether time:timestamp is named there at all (1) or not (0: order only). */
+  met?: number;
+  timed?: number;
 }
 
 /**
@@ -83,6 +86,8 @@ export async function sampleTransitions(input: Input): Promise<TransitionSample>
   let events = 0;
   // Events met (with a transition or not): a log without the column stops being read after as many as with it.
   let met = 0;
+  // Whether time:timestamp is named (a global default included): a log whose first events have none records order only.
+  let timed = 0;
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of input.chunks()) {
     bytes += chunk.length;
@@ -108,12 +113,24 @@ export async function sampleTransitions(input: Input): Promise<TransitionSample>
       if (!sample.spelled.has(key)) sample.spelled.set(key, value);
       events += 1;
     }
-    for (let e = text.indexOf('<event'); e >= 0 && met < SNIFF_EVENTS; e = text.indexOf('<event', e + 6)) met++;
+    // Where the sample's last event ends: a time met after it says nothing of the events read first.
+    let upTo = text.length;
+    for (let e = text.indexOf('<event'); e >= 0; e = text.indexOf('<event', e + 6)) {
+      if (met === SNIFF_EVENTS) {
+        upTo = e;
+        break;
+      }
+      met++;
+    }
+    const named = text.indexOf('time:timestamp');
+    if (named >= 0 && named < upTo) timed = 1;
     if (events >= SNIFF_EVENTS || met >= SNIFF_EVENTS || bytes >= SNIFF_BYTES) break;
     // An unfinished tag at the end is read with the next chunk.
     const open = text.lastIndexOf('<');
     carry = open >= done && text.length - open < 4096 ? text.slice(open) : '';
   }
+  sample.met = met;
+  sample.timed = timed;
   return sample;
 }
 

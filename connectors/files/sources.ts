@@ -38,8 +38,12 @@ export async function openXes(opened: OpenContext): Promise<LogSource> {
   // Without --lifecycle, the log's own transition values say what the column is (lifecycle-choice.ts); the source id
   // covers the mode chosen, as it covers one given.
   const o0 = opened.options;
-  const lifecycle = chooseLifecycle(o0.lifecycle, o0.classifier, o0.lifecycle === undefined && o0.classifier === undefined ? await sampleTransitions(opened.input) : { values: new Map(), spelled: new Map() });
-  const ctx: OpenContext = { ...opened, options: { ...o0, lifecycle: lifecycle.mode } };
+  // The same first events say whether the log has a clock at all: none of them carrying a time:timestamp, it records
+  // order only (generated logs do), read at NO_CLOCK_TIME in file order rather than refused event by event.
+  const sample = await sampleTransitions(opened.input);
+  const lifecycle = chooseLifecycle(o0.lifecycle, o0.classifier, o0.lifecycle === undefined && o0.classifier === undefined ? sample : { values: new Map(), spelled: new Map() });
+  const untimed = (sample.met ?? 0) > 0 && sample.timed === 0;
+  const ctx: OpenContext = { ...opened, options: { ...o0, lifecycle: lifecycle.mode, ...(untimed ? { untimed } : {}) } };
   const { o, input, sourceId, idPrefix } = streamed(ctx);
   const { lean, limits } = ctx;
   let facts: XesFacts = { classifiers: {}, filtered: 0, pairing: noPairing() };

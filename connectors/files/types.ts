@@ -36,6 +36,11 @@ export interface ImportOptions {
   caseNotion?: string;
   /** Records per batch (default 5000). */
   batchSize?: number;
+  /**
+   * XES: the log records order only. Not a user's option: set when the log's first events carry no time:timestamp
+   * (lifecycle-choice.ts samples them), so that every thread reading a part of the file reads it the same way.
+   */
+  untimed?: boolean;
 }
 
 export interface LogSource {

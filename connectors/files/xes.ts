@@ -4,6 +4,7 @@ import { FileImportError } from './errors.js';
 import type { Input } from './input.js';
 import { DEFAULT_INPUT_LIMITS, INPUT_LIMIT_NAMES } from './limits.js';
 import { parseTimestamp, zoneReader, type ZoneReader } from './timestamp.js';
+import { NO_CLOCK_TIME } from '../../engine/time.js';
 import type { ImportOptions } from './types.js';
 import { attrOf, isAttributeTag, splitKeys, typedValue } from './xes-values.js';
 import { pairTrace, transitionOf, type PairingCounts } from './lifecycle.js';
@@ -32,11 +33,13 @@ export interface XesOptions {
   lean?: boolean;
   /** Bytes of an unfinished XML token (a tag, a run of text) the reader may hold (PCG_LINE_LIMIT_BYTES). */
   maxTokenBytes?: number;
+  /** The log records order only (its first events carry no time:timestamp): events are read at NO_CLOCK_TIME. */
+  untimed?: boolean;
 }
 
 /** The XES reading of checked import options; the same on every thread that reads the file (xes-part.ts). */
 export function xesOptionsOf(o: ImportOptions, idPrefix: string, lean = false, maxTokenBytes = DEFAULT_INPUT_LIMITS.lineBytes): XesOptions {
-  return { lifecycle: o.lifecycle ?? 'pair', classifier: o.classifier, batchSize: batchSizeOf(o.batchSize), idPrefix, zone: zoneReader(o.timezone), lean, maxTokenBytes };
+  return { lifecycle: o.lifecycle ?? 'pair', classifier: o.classifier, batchSize: batchSizeOf(o.batchSize), idPrefix, zone: zoneReader(o.timezone), lean, maxTokenBytes, untimed: o.untimed === true };
 }
 
 export interface XesFacts {
@@ -246,6 +249,15 @@ export class XesReader {
         const reason = this.classifierKeys ? `event has none of the classifier keys ${this.classifierKeys.join(', ')}` : e.name === undefined ? 'event has no concept:name' : 'event has an empty concept:name';
         batcher.reject(eventLocation(traceNo, k), reason, draftJson(caseId, e));
         continue;
+      }
+      // A log of order only (its first events carry no time, as in generated logs): every event at NO_CLOCK_TIME, in
+      // file order by its ordinal id; an event that does carry a time has no place in that order and is refused.
+      if (options.untimed) {
+        if (e.timeText !== undefined) {
+          batcher.reject(eventLocation(traceNo, k), 'event has a time:timestamp in a log whose first events have none (read as order only)', draftJson(caseId, e));
+          continue;
+        }
+        e.time = NO_CLOCK_TIME;
       }
       if (Number.isNaN(e.time)) {
         const reason = e.timeText === undefined ? 'event has no time:timestamp' : `cannot read time:timestamp '${e.timeText}'`;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkEvent } from '../../engine/index.js';
-import { FileImportError, inspectLog, lightCheck, openLog } from '../../connectors/files/index.js';
+import { FileImportError, importLog, inspectLog, lightCheck, openLog } from '../../connectors/files/index.js';
 import { collect, scratch, utc } from './helpers.js';
 
 const header = `<?xml version="1.0" encoding="UTF-8" ?>
@@ -135,6 +135,30 @@ describe('XES reader', () => {
       ['trace 1 event 4', 'event has no concept:name'],
     ]);
     expect(JSON.parse(rejected[0]!.payload)).toMatchObject({ caseId: 'c1', 'concept:name': 'B', 'time:timestamp': 'yesterday' });
+  });
+
+  it('reads a log whose first events carry no time:timestamp as order only: file order, a timed event refused', async () => {
+    const s = scratch();
+    // Generated logs (pm4py's synthetic test logs, process-model simulators) record the order of a trace and no clock.
+    const untimed = `${header}<trace><string key="concept:name" value="c1"/>
+      <event><string key="concept:name" value="A"/></event>
+      <event><string key="concept:name" value="B"/></event>
+      <event><string key="concept:name" value="B"/></event>
+    </trace>${'<trace><event><string key="concept:name" value="X"/></event></trace>'.repeat(2000)}<trace><string key="concept:name" value="late"/>
+      <event><string key="concept:name" value="A"/></event>
+      <event><string key="concept:name" value="C"/><date key="time:timestamp" value="2024-01-01T00:00:00Z"/></event>
+    </trace></log>`;
+    const path = s.file('order.xes', untimed);
+    const summary = await inspectLog(path);
+    expect(summary).toMatchObject({ cases: 2002, events: 2004, period_start: null, period_end: null, rejected: 1, times: expect.stringMatching(/^none: /) });
+    // The first events say the log has no clock; a time met later has no place in its order.
+    expect(summary.rejections).toEqual([{ location: 'trace 2002 event 2', reason: 'event has a time:timestamp in a log whose first events have none (read as order only)' }]);
+    const store = s.store();
+    expect(await importLog(store, path)).toMatchObject({ accepted: 2004, rejected: 1 });
+    const traces = [...store.traces()].map((t) => t.map((e) => [e.activity, e.time]));
+    expect(traces[0]).toEqual([['A', 0], ['B', 0], ['B', 0]]);
+    expect(traces).toContainEqual([['A', 0]]);
+    // A log whose first events carry a time needs one on every event, as before (the test above).
   });
 
   it('keeps every complete event of a truncated file and rejects at the line it stops', async () => {
