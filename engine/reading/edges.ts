@@ -56,6 +56,8 @@ export function readEdgeKinds(
   stops: ReadonlyMap<string, number>,
   ties: Ties,
   profile: Pick<LogProfile, 'snapshot' | 'dayLevel' | 'frozenClock'>,
+  /** Cases stopping at each activity that were cut off while running (window.ts: begun in the log's final stretch). */
+  censored?: ReadonlyMap<string, number>,
 ): { kinds: Map<string, EdgeReading>; assumption: string } {
   const label = new Map(nodes.map((n) => [n.id, n.kind === 'activity' ? n.label : '']));
   const onBackbone = new Set(backbone.steps);
@@ -132,6 +134,9 @@ export function readEdgeKinds(
       kind = 'normal';
       const stood = [from, to].filter((x) => x !== '' && !onBackbone.has(x));
       why = `a hand-off along the backbone (the activities most cases do) with no backbone step in between${stood.length ? `, ${stood.map((x) => `${q(x)} done instead of ${q(standFor(x)!)}`).join(' and ')}` : ''}`;
+    } else if (from && !to && (censored?.get(from) ?? 0) >= 0.5 * e.cases) {
+      // Cases cut off by the end of the log stop wherever they were: not a way the process ends, so no skip.
+      why = `at least half of the cases stopping at ${q(from)} (${censored!.get(from)} of ${e.cases}) were still running when the log was cut (see the observation window assumption): not a way the process ends`;
     } else {
       const skipped = jumped(from, to, true);
       // A step the case did earlier is not skipped by going on without it (an invoice matched before the goods came).
@@ -155,7 +160,8 @@ export function readEdgeKinds(
   const assumption =
     `Edge kinds, first cut that applies: escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp or come within a minute: entries written at once or twice, or most cases make it: the step's usual recording, or most of the step's own cases repeat it: a recurring step), ` +
     `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
-    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases that is not done instead of a backbone step, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
+    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases that is not done instead of a backbone step, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed` +
+    (censored?.size ? `; a step to the end that at least half of its cases took because the log was cut while they ran (the observation window assumption) is allowed, no skip.` : '.');
   return { kinds, assumption };
 }
 
