@@ -19,7 +19,7 @@ import { readStages } from './stages.js';
 import { treeFacts, treeOrderConflicts } from './tree-facts.js';
 import { Ties } from './ties.js';
 import { profileOf } from './profile.js';
-import { readSelection, windowAssumption, windowCriteria, windowPolicies, windowRules } from './window.js';
+import { biasedDurations, readSelection, windowAssumption, windowCriteria, windowPolicies, windowRules } from './window.js';
 import { pathVerdict } from './paths.js';
 import type {
   Decision,
@@ -135,7 +135,7 @@ export function readProcess(input: ReadingInput): Reading {
   const stopEnds = ends.status ? new Map([...ends.ends].filter(([, k]) => k !== 'failure')) : ends.ends;
   const exceptions = readExceptions(f, backbone, required, stopEnds, ends.stops, profile.frozenClock, paths.kind === 'main');
   const policies = readPolicies(f, backbone, ties, clock.quantized);
-  policies.policies = windowPolicies(policies.policies, ends.censoring, selection);
+  policies.policies = windowPolicies(f, policies.policies, ends.censoring, selection);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);
   if (selection?.ending !== undefined) {
@@ -160,7 +160,7 @@ export function readProcess(input: ReadingInput): Reading {
     `Sequence rules: ${sequence.method}; and, for loops, a step that comes right after an activity only from its k-th visit on (never at the earlier ones, where at its later rate at least 5 cases would have taken it), counted over the variants.`,
     `Exceptions: ${exceptions.method}.` + (exceptions.loops.length ? ` Repeats most cases make are the normal loop of the work, not exceptions: ${exceptions.loops.join('; ')}.` : ''),
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
-    `Policies: ${policies.method}. The case duration includes open cases (their duration so far)${ends.censoring || selection ? '; here no service level is read from it (see the observation window assumption)' : ''}.`,
+    `Policies: ${policies.method}. The case duration includes open cases (their duration so far)${biasedDurations(f, ends.censoring, selection) ? '; here no service level is read from it (see the observation window assumption)' : ''}.`,
     ...windowAssumption(f, ends.censoring, selection),
     ...quality.assumptions,
     ...profile.assumptions(),

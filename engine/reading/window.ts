@@ -38,6 +38,8 @@ const CENTRAL = 0.9;
 const BUNCHED = 0.25;
 /** One ending this share of the cases end with leaves no outcome to vary. */
 const ONE_ENDING = 0.99;
+/** Cut-off cases at least this share of all cases could move a service level's stated share by more than a point: none is read. */
+export const CENSORED_DURATIONS = 0.01;
 /** Fewer cases than this say nothing about how they were selected. */
 const MIN_CASES = 20;
 
@@ -152,7 +154,10 @@ export function windowAssumption(f: Facts, censoring: Censoring | undefined, sel
     out.push(
       `Observation window: the log was cut while cases ran. The latest ${LATE_FINISHED * 100}% of the finished cases (stopped at an ending) began from ${new Date(c.fromHour * HOUR_MS).toISOString()} on (${c.finishedInStretch} of ${c.finished}), but ${c.censored} of the ${c.unfinished} cases stopped outside an ending (at ${c.stopsAt.slice(0, 12).map(q).join(', ')}${c.stopsAt.length > 12 ? ` and ${c.stopsAt.length - 12} more` : ''}; ${pct(ratio(c.censored, c.unfinished))}) began then: ` +
         `stopped cases that were abandoned or stuck would have begun whenever finished ones did, so these were in progress when the log was cut (censored), whatever their idle gap. ` +
-        `They are counted as open, not stalled or abandoned; their last steps are no skips to the end and their paths no exceptions, and no service level is read from case durations (theirs are durations so far). ` +
+        `They are counted as open, not stalled or abandoned; their last steps are no skips to the end and their paths no exceptions` +
+        (c.censored >= CENSORED_DURATIONS * f.cases
+          ? `, and no service level is read from case durations (theirs are durations so far, and they are ${pct(ratio(c.censored, f.cases))} of the cases, at least ${CENSORED_DURATIONS * 100}%). `
+          : ` (they are ${pct(ratio(c.censored, f.cases))} of the cases, under ${CENSORED_DURATIONS * 100}%: the service level counts their durations so far). `) +
         `Rule: when at least ${CLUSTERED * 100}% of the cases stopped outside an ending began in the stretch where the latest ${LATE_FINISHED * 100}% of the finished cases began (at least ${MIN_UNFINISHED} and ${MIN_FINISHED} cases), those begun there are open.`,
     );
   }
@@ -171,9 +176,14 @@ export function windowAssumption(f: Facts, censoring: Censoring | undefined, sel
   return out;
 }
 
+/** Whether case durations are biased by the window: selected on the ending, or at least CENSORED_DURATIONS of the cases cut off. */
+export function biasedDurations(f: Facts, censoring: Censoring | undefined, selection: Selection | undefined): boolean {
+  return selection !== undefined || (censoring !== undefined && censoring.censored >= CENSORED_DURATIONS * f.cases);
+}
+
 /** Leaves out the service level (from case durations) when the window biases them, and says why in the method. */
-export function windowPolicies(policies: Policy[], censoring: Censoring | undefined, selection: Selection | undefined): Policy[] {
-  if (!censoring && !selection) return policies;
+export function windowPolicies(f: Facts, policies: Policy[], censoring: Censoring | undefined, selection: Selection | undefined): Policy[] {
+  if (!biasedDurations(f, censoring, selection)) return policies;
   return policies.filter((p) => p.kind !== 'service_level');
 }
 

@@ -116,7 +116,7 @@ function auditWindow(doc: GraphDocument, cases: readonly CaseFacts[], labels: Se
     const begun = late.filter((c) => c.last === x).length;
     if (listed < begun) f.problem(`/outcomes (end_activity ${q(x)})`, `${listed} open, but ${begun} cases stopping there began in the final stretch`);
   }
-  if (doc.policies.some((p) => p.kind === 'service_level')) f.problem('/policies (observation window)', 'a service level from case durations that include cases cut off while running');
+  if (late.length >= 0.01 * withEvents.length && doc.policies.some((p) => p.kind === 'service_level')) f.problem('/policies (observation window)', `a service level from case durations that include ${late.length} cases cut off while running (at least 1% of the cases)`);
 }
 
 const pctText = (x: number): string => `${(Math.round(x * 1000) / 10).toString()}%`;
