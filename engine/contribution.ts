@@ -15,7 +15,7 @@ export type Trace = readonly Event[];
  * count something new or differently: a store opened with counters of an older
  * version rebuilds them from its kept events.
  */
-export const COUNTING_VERSION = 5;
+export const COUNTING_VERSION = 6;
 
 /** How long from one time to another; the working-time calendar swaps this in. */
 export type Duration = (fromMillis: number, toMillis: number) => number;
@@ -331,6 +331,7 @@ export class CaseFold {
     into.add(this.book.variantId(this.variant, this.path), sign);
     into.add(book.duration(bucketOf(this.duration(this.firstAt, this.lastAt))), sign);
     into.add(book.activity(last).last(Math.floor(this.lastAt / HOUR_MS)), sign);
+    into.add(book.activity(last).began(Math.floor(this.firstAt / HOUR_MS)), sign);
     // Stopping is a branch of a decision too: a case whose last event is its activity's first visit goes to END.
     if (this.lastIsFirstVisit) this.countChoice(last, END, into, sign);
     this.attrs?.finish(book, last, into, sign);

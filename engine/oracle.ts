@@ -99,7 +99,7 @@ function countPairs(into: Map<string, { events: number; cases: number }>, keys: 
  * The interpreter's counters, by definition: for each activity's first
  * position i, the step after it (END when the case stops there), with every attribute known
  * by then (the last counted value of each followed attribute, see followedNames);
- * activity pairs sharing a resource; the last activity and its hour.
+ * activity pairs sharing a resource; the last activity and its hour, and with the first event's hour.
  */
 function countReading(t: Tally, trace: readonly Event[]): void {
   const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
@@ -128,6 +128,7 @@ function countReading(t: Tally, trace: readonly Event[]): void {
   for (const p of pairs) inc(t.sameResource, p);
   const last = trace[trace.length - 1]!;
   inc(t.lastEvents, pairKey(last.activity, String(Math.floor(last.time / HOUR_MS))));
+  inc(t.firstEvents, pairKey(last.activity, String(Math.floor(trace[0]!.time / HOUR_MS))));
 }
 
 /** The attributes a case follows: the first MAX_CHOICE_ATTRIBUTES names met in case order (in each event, in its attributes' order), whatever their values, '' excluded. */

@@ -57,6 +57,8 @@ export interface Tally {
   sameResource: Map<string, number>;
   /** Keyed by pairKey(last activity, hour of the last event since the epoch): cases by where and when they stop. */
   lastEvents: Map<string, number>;
+  /** Keyed by pairKey(last activity, hour of the FIRST event since the epoch): when the cases that stop at each activity began (engine/reading/window.ts). */
+  firstEvents: Map<string, number>;
   /** Keyed by roleKey(activity, attribute, value): events and cases per value of a role, group or team attribute (see isRoleAttribute). */
   roleValues: Map<string, PairTally>;
   /** The log profile's counters (engine/reading/profile.ts reads them): what the data is, before what it says. Keyed by profileKey(kind, a, b). */
@@ -92,6 +94,7 @@ export function emptyTally(): Tally {
     choices: new Map(),
     sameResource: new Map(),
     lastEvents: new Map(),
+    firstEvents: new Map(),
     roleValues: new Map(),
     profile: new Map(),
     serviceTime: new Map(),
@@ -307,6 +310,7 @@ export function addTally(into: Tally, from: Tally, sign: 1 | -1 = 1): Tally {
   addCounts(into.choices, from.choices, sign);
   addCounts(into.sameResource, from.sameResource, sign);
   addCounts(into.lastEvents, from.lastEvents, sign);
+  addCounts(into.firstEvents, from.firstEvents, sign);
   addPairs(into.roleValues, from.roleValues, sign);
   addCounts(into.profile, from.profile, sign);
   for (const [activity, s] of from.serviceTime) {
@@ -343,6 +347,7 @@ export function tallyToJson(t: Tally): unknown {
     choices: sorted(t.choices, (n) => n),
     sameResource: sorted(t.sameResource, (n) => n),
     lastEvents: sorted(t.lastEvents, (n) => n),
+    firstEvents: sorted(t.firstEvents, (n) => n),
     roleValues: sorted(t.roleValues, (p) => p),
     profile: sorted(t.profile, (n) => n),
     serviceTime: sorted(t.serviceTime, sk),

@@ -42,7 +42,6 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
   // Variant keys are parsed once, for the miner and the reading both.
   const prepared = variantLog(tally.variants);
   const model = cases > 0 ? discoverModel(tally.variants, NOISE_THRESHOLDS, prepared) : undefined;
-  const listed = listVariants(tally.variants, cases, model?.acceptedVariants ?? new Map());
   const processTree = model?.text ?? 'tau';
   const casesItAccepts = model ? shareOf(model.acceptedCases, model.cases) : 0;
 
@@ -55,6 +54,8 @@ export function buildDocument(snapshot: ProjectSnapshot, options: BuildOptions =
     hoursBetween: (from, to) => (calendar ? workingMillisBetween(from, to, calendar) : Math.max(0, to - from)) / HOUR_MS,
     parsed: { traces: prepared.log.traces, counts: prepared.log.counts, labels: prepared.labels, keys: prepared.keys },
   });
+  // Listed after the reading: a path ending where cases were cut off while running is no exception (reading/window.ts).
+  const listed = listVariants(tally.variants, cases, model?.acceptedVariants ?? new Map(), reading.openStops);
   const nodes = graph.nodes.map((n) => (n.kind === 'activity' ? { ...n, stage: reading.stageOf.get(n.label) ?? '' } : n));
   const edges = graph.edges.map((e) => {
     const k = reading.edgeKinds.get(e.id);
@@ -139,7 +140,7 @@ function assumptionsOf(a: {
     'A wait (an edge\'s median_wait_hours and slow_wait_hours, a node\'s median_hours_to_next) runs from an event to the next event of its case, or to that event\'s recorded start when the log has one (start/complete pairs), so it is idle time and not the next step\'s own work.',
     'The start and end nodes are not events: their cases are all cases, their events 0. Edges from start and to end carry no wait.',
     'An edge\'s share_of_from is the share of the cases reaching its from-node that take that hand-off at least once; a case that leaves a node several ways counts for each, so the shares out of one node can add up to more than 1.',
-    `Variants: the main path is the commonest, where it leads the next by at least ${MAIN_PATH_Z} standard deviations of a fair split between the two (top - next >= ${MAIN_PATH_Z}·√(top + next)) and cases repeat paths (fewer variants than ${DISTINCT_PATHS * 100}% of the cases); ${verdictText(a.listed.verdict)}. Allowed are paths the process tree accepts and the commonest paths that together hold half of the cases (the process itself, even where the tree is too coarse to accept them); exceptions are the other paths the tree does not accept. Paths followed by fewer than ${MIN_VARIANT_SHARE * 100} in 100 cases are left off (${a.listed.leftOff} paths, ${a.listed.leftOffCases} cases).`,
+    `Variants: the main path is the commonest, where it leads the next by at least ${MAIN_PATH_Z} standard deviations of a fair split between the two (top - next >= ${MAIN_PATH_Z}·√(top + next)) and cases repeat paths (fewer variants than ${DISTINCT_PATHS * 100}% of the cases); ${verdictText(a.listed.verdict)}. Allowed are paths the process tree accepts and the commonest paths that together hold half of the cases (the process itself, even where the tree is too coarse to accept them), and paths ending where the cases stopping were mostly cut off while running (see the observation window assumption); exceptions are the other paths the tree does not accept. Paths followed by fewer than ${MIN_VARIANT_SHARE * 100} in 100 cases are left off (${a.listed.leftOff} paths, ${a.listed.leftOffCases} cases).`,
   ];
   if (a.model) {
     const m = a.model;

@@ -19,7 +19,13 @@ export const COMMON_HALF = 0.5;
  * other path the tree does not accept. Ids are digests of the path, so a variant keeps its id while
  * counts change.
  */
-export function listVariants(variants: ReadonlyMap<string, number>, cases: number, accepted: ReadonlyMap<string, boolean>): { variants: Variant[]; leftOff: number; leftOffCases: number; verdict: PathVerdict } {
+export function listVariants(
+  variants: ReadonlyMap<string, number>,
+  cases: number,
+  accepted: ReadonlyMap<string, boolean>,
+  /** Activities where the cases stopping were mostly cut off while running (engine/reading/window.ts): a path ending there is work in progress, no exception. */
+  openStops: ReadonlySet<string> = new Set(),
+): { variants: Variant[]; leftOff: number; leftOffCases: number; verdict: PathVerdict } {
   // Only the listed paths need ordering: those of at least MIN_VARIANT_SHARE (shares grow with
   // counts, so they are the head of the full order) and the main path, listed always.
   const byCount = (a: [string, number], b: [string, number]) => b[1] - a[1] || cmp(a[0], b[0]);
@@ -42,10 +48,12 @@ export function listVariants(variants: ReadonlyMap<string, number>, cases: numbe
   const out: Variant[] = sorted.map(([key, n], i) => {
     const common = before < COMMON_HALF * cases;
     before += n;
+    const path = variantPath(key);
+    const running = path.length > 0 && openStops.has(path[path.length - 1]!);
     return {
       id: `v-${createHash('sha256').update(key).digest('hex').slice(0, 12)}`,
-      path: variantPath(key),
-      class: i === 0 && verdict.kind === 'main' ? 'main' : accepted.get(key) || common ? 'allowed' : 'exception',
+      path,
+      class: i === 0 && verdict.kind === 'main' ? 'main' : accepted.get(key) || common || running ? 'allowed' : 'exception',
       cases: n,
       share: shareOf(n, cases),
     };

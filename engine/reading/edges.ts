@@ -59,6 +59,8 @@ export function readEdgeKinds(
   profile: Pick<LogProfile, 'snapshot' | 'dayLevel' | 'frozenClock'>,
   /** Concurrent pairs and the tree's loops (engine/reading/concurrency.ts); without it, none. */
   conc?: Concurrency,
+  /** Cases stopping at each activity that were cut off while running (window.ts: begun in the log's final stretch). */
+  censored?: ReadonlyMap<string, number>,
 ): { kinds: Map<string, EdgeReading>; assumption: string } {
   const together = (a: string, b: string) => parallel(f, a, b) || conc?.concurrent(a, b) === true;
   // Back to a step or to one of its alternatives (a simple or a complex repair, never both in a case): the two are
@@ -161,6 +163,9 @@ export function readEdgeKinds(
       kind = 'normal';
       const stood = [from, to].filter((x) => x !== '' && !onBackbone.has(x));
       why = `a hand-off along the backbone (the activities most cases do) with no backbone step in between${stood.length ? `, ${stood.map((x) => `${q(x)} done instead of ${q(standFor(x)!)}`).join(' and ')}` : ''}`;
+    } else if (from && !to && (censored?.get(from) ?? 0) >= 0.5 * e.cases) {
+      // Cases cut off by the end of the log stop wherever they were: not a way the process ends, so no skip.
+      why = `at least half of the cases stopping at ${q(from)} (${censored!.get(from)} of ${e.cases}) were still running when the log was cut (see the observation window assumption): not a way the process ends`;
     } else {
       const skipped = jumped(from, to, true);
       // A step the case did earlier is not skipped by going on without it (an invoice matched before the goods came).
@@ -184,7 +189,8 @@ export function readEdgeKinds(
   const assumption =
     `Edge kinds, first cut that applies: interleaving (two activities that run concurrently, as the concurrency assumption defines it, follow each other: no hand-off; the contract has no kind for it, so allowed, with its method saying interleaving), escalation (a step taken mainly after a long wait), rework (back to a step whose first occurrence comes earlier in at least ${REWORK_ORDER * 100}% of cases with both, or to one of its alternatives, steps never done with it in at least ${(1 - ALTERNATIVE_OVERLAP) * 100}% of the cases with either that hand over to the same next step, taken as one step; or the way back of a loop of the mined process tree, from its body into its redo part or back; or a direct repeat, unless at least ${SAME_TIME_REPEAT * 100}% of its repeats share a timestamp or come within a minute: entries written at once or twice, or most cases make it: the step's usual recording, or most of the step's own cases repeat it: a recurring step), ` +
     `normal (taken by at least ${MOST_CASES * 100}% of all cases, or a hand-off along the backbone with no backbone step in between), skip (jumps over a backbone step the mined process tree requires, lying between the two in at least ${REWORK_ORDER * 100}% of cases), ` +
-    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases that is not done instead of a backbone step, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed.`;
+    `exception (touches an activity of fewer than ${RARE_ACTIVITY_SHARE * 100}% of cases that is not done instead of a backbone step, or enters a failure ending where at most ${MOST_CASES * 100}% of cases end and is taken by fewer than ${EXCEPTION_EDGE_SHARE * 100}% of all cases), else allowed` +
+    (censored?.size ? `; a step to the end that at least half of its cases took because the log was cut while they ran (the observation window assumption) is allowed, no skip.` : '.');
   return { kinds, assumption };
 }
 

@@ -19,6 +19,7 @@ import { readStages } from './stages.js';
 import { treeFacts, treeOrderConflicts } from './tree-facts.js';
 import { Ties } from './ties.js';
 import { profileOf } from './profile.js';
+import { biasedDurations, readSelection, windowAssumption, windowCriteria, windowPolicies, windowRules } from './window.js';
 import { pathVerdict } from './paths.js';
 import { concurrencyText, readConcurrency, withoutConcurrent } from './concurrency.js';
 import { stateAssumptions } from './state-log.js';
@@ -71,6 +72,8 @@ export interface Reading {
   decisions: Decision[];
   sequence_rules: SequenceRule[];
   exceptions: ExceptionItem[];
+  /** Activities most of whose stopping cases were cut off while running (window.ts): paths ending there are work in progress, no exceptions. */
+  openStops: Set<string>;
   escalations: Escalation[];
   policies: Policy[];
   assumptions: Plain[];
@@ -106,6 +109,8 @@ export function readProcess(input: ReadingInput): Reading {
   const conc = readConcurrency(f, input.tree, tree);
   const concurrent = conc.concurrent;
   const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0);
+  // How the extract was cut (window.ts): cases cut off while running (ends.censoring), or kept for how they ended.
+  const selection = readSelection(f);
   // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
   const measured = readClock(f, profile.resolutionHours);
   // Generated times (engine/reading/profile.ts) say no more of timing than a clock ticking in fixed steps; a frozen
@@ -121,7 +126,7 @@ export function readProcess(input: ReadingInput): Reading {
     // The hand-off is an escalation edge only when the fixed wait is most of it (else a clerk's early step shares it).
     if (t.evidence.share >= 0.5) escalations.edges.add(`${t.from}\u0000${t.to}`);
   }
-  const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties, profile, conc);
+  const edgeKinds = readEdgeKinds(f, backbone, required, input.nodes, input.edges, escalations.edges, ends.failureEnds, ends.stops, ties, profile, conc, ends.censoring?.byActivity);
   // Where loops go on their later turns (decisions are read at first visits; engine/reading/loops.ts).
   const turns = readTurns(f);
   const decisions = readDecisions(f, tree, profile, turns);
@@ -140,8 +145,13 @@ export function readProcess(input: ReadingInput): Reading {
   const stopEnds = ends.status ? new Map([...ends.ends].filter(([, k]) => k !== 'failure')) : ends.ends;
   const exceptions = readExceptions(f, backbone, required, stopEnds, ends.stops, profile.frozenClock, paths.kind === 'main', conc);
   const policies = readPolicies(f, backbone, ties, clock.quantized, concurrent);
+  policies.policies = windowPolicies(f, policies.policies, ends.censoring, selection);
   const objectTypes = [...snapshot.objectCounts.keys()];
   const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);
+  if (selection?.ending !== undefined) {
+    const others = f.cases - selection.endingCases;
+    process.objective += ` ${others ? `All but ${others} of the cases end` : 'Every case ends'} with ${q(selection.ending)}: the log was selected on that ending (see the observation window assumption), so it shows no outcome variation and no success share is given.`;
+  }
   // Under a frozen clock the first event's date is no date (the times assumption says so): no epoch or outlier note.
   const quality = readQuality(f, snapshot.meta, ends, profile.frozenClock ? undefined : snapshot.periodStart, paths.kind === 'distinct');
   const groups = readGroupings(f, profile, ends);
@@ -166,7 +176,8 @@ export function readProcess(input: ReadingInput): Reading {
       (exceptions.loops.length ? ` Repeats most cases make are the normal loop of the work, not exceptions: ${exceptions.loops.join('; ')}.` : '') +
       (exceptions.treeLoops.length ? ` Repeats that are turns of a loop of the mined process tree, not exceptions: ${exceptions.treeLoops.join('; ')}.` : ''),
     `Escalations: ${escalations.method}. Escalations after a failed or repeated attempt are not measured, only those after a long wait.`,
-    `Policies: ${policies.method}. The case duration includes open cases (their duration so far).`,
+    `Policies: ${policies.method}. The case duration includes open cases (their duration so far)${biasedDurations(f, ends.censoring, selection) ? '; here no service level is read from it (see the observation window assumption)' : ''}.`,
+    ...windowAssumption(f, ends.censoring, selection),
     ...quality.assumptions,
     ...placeholderAssumptions(f),
     ...profile.assumptions(),
@@ -220,16 +231,17 @@ export function readProcess(input: ReadingInput): Reading {
 
   return {
     process,
-    success_criteria: readSuccessCriteria(f, ends, profile.outcomes),
+    success_criteria: windowCriteria(readSuccessCriteria(f, ends, profile.outcomes), selection),
     outcomes: ends.outcomes,
     stages: stages.stages,
     stageOf: stages.stageOf,
     edgeKinds: edgeKinds.kinds,
     decisions: decisions.decisions,
-    sequence_rules: sequence.rules,
+    sequence_rules: windowRules(sequence.rules, selection),
     exceptions: exceptions.exceptions,
     escalations: escalations.escalations,
     policies: policies.policies,
+    openStops: new Set([...(ends.censoring?.byActivity ?? [])].filter(([a, n]) => n >= 0.5 * (ends.stops.get(a) ?? 0)).map(([a]) => a)),
     assumptions,
     open_questions,
   };

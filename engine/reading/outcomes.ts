@@ -8,6 +8,7 @@ import type { Backbone } from './backbone.js';
 import { pct, q, quantile, ratio, slug, uniqueIds, type Facts } from './facts.js';
 import { readStatusSet, type StatusSet } from './statuses.js';
 import { FAILURE_WORDS, isFinalName, nameVerdict, SUCCESS_WORDS } from './words.js';
+import { readCensoring, type Censoring } from './window.js';
 
 /** An activity is an ending when at least this share of the cases doing it stop right after it. */
 export const ENDING_SHARE = 0.5;
@@ -47,6 +48,8 @@ export interface EndReading {
   status: StatusSet | undefined;
   /** Failure-named steps most of whose cases reach a success or a status: failures of a part of the case, no ending. */
   partFailures: string[];
+  /** Cases stopped outside an ending that began in the log's final stretch, in progress at the cut (window.ts); not read where the outcome is a status. */
+  censoring: Censoring | undefined;
   method: string;
 }
 
@@ -145,7 +148,10 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     byName.delete(x);
   }
 
-  const out = new Stops(f.cases, cut, recent);
+  // Cases stopped outside an ending that began where only the latest finished cases did were cut off, not stopped (window.ts).
+  const unfinished = (x: string) => !ends.has(x) && (nameVerdict(x) !== 'failure' || partFailures.includes(x));
+  const censoring = readCensoring(f, unfinished, (x) => !unfinished(x));
+  const out = new Stops(f.cases, cut, recent, [], censoring?.byActivity);
   const push = out.push;
   for (const [x, n] of sorted) {
     const kind = ends.get(x);
@@ -174,8 +180,10 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
     partNote(partFailures, `at least ${PART_SHARE * 100}% of whose cases stopping there had reached a success ending before`) +
     `No verdict is passed on to a later step: a case's outcome is that of the step it ends with. ` +
     `Any other case stopping outside an ending is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step (with fewer than ${MIN_WAITS} waits seen there, of all hand-offs), counted back from the log's end` +
-    `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}, else stalled (other); the open count is at most the recent cases stopping there`;
-  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, logEnd, openCut, status: undefined, partFailures, method };
+    `${lateOutliers.cases ? ` (taken as the end of nearly all cases, ${lateOutliers.cases} case ends lying more than 30 days later are outliers)` : ''}` +
+    (censoring ? `, or when it began in the log's final stretch, where only the latest finished cases began (the larger of the two counts; see the observation window assumption)` : '') +
+    `, else stalled (other); the open count is at most the recent cases stopping there${censoring ? ' or those begun in the final stretch' : ''}`;
+  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, logEnd, openCut, status: undefined, partFailures, censoring, method };
 }
 
 /** The outcome items of where cases stop, and the open and stalled ones among the cases stopped outside an ending. */
@@ -188,6 +196,8 @@ class Stops {
     private readonly cut: ReadonlyMap<string, number>,
     private readonly recent: ReadonlyMap<string, number>,
     readonly items: Outcome[] = [],
+    /** Cases stopping at each activity that began in the log's final stretch (window.ts): open whatever their idle gap. */
+    private readonly censored?: ReadonlyMap<string, number>,
   ) {}
 
   readonly push = (kind: Outcome['kind'], x: string, n: number): void => {
@@ -197,12 +207,13 @@ class Stops {
   /**
    * n cases stopped at x, no ending: failed when x names a failure (an offer cancelled: the case ended so, even
    * where few of the cases doing x stop there) unless x ended a part of the case; else open when recent at x (the
-   * recent count is over every case stopping there), else stalled.
+   * recent count is over every case stopping there) or begun in the log's final stretch (the larger of the two:
+   * which cases are both is not counted), else stalled.
    */
   unended(x: string, n: number, partFailures: readonly string[]): void {
     if (nameVerdict(x) === 'failure' && !partFailures.includes(x)) return this.push('failure', x, n);
     this.openCut.set(x, this.cut.get(x)!);
-    const r = Math.min(n, this.recent.get(x) ?? 0);
+    const r = Math.min(n, Math.max(this.recent.get(x) ?? 0, this.censored?.get(x) ?? 0));
     this.push('open', x, r);
     this.push('other', x, n - r);
     this.openCases += r;
@@ -286,7 +297,7 @@ function byStatus(
     partNote(partFailures, `at least ${PART_SHARE * 100}% of whose cases reach a status`) +
     `A case reaching no status has no recorded outcome: one whose last step names a failure (a word of [${FAILURE_WORDS.join(', ')}]) ended so; any other is open when its last event is no older than the ${OPEN_QUANTILE * 100}th percentile of the time from that activity to the next step, counted back from the log's end, else stalled (other); the open count is at most the recent cases stopping there. ` +
     `Success words: [${SUCCESS_WORDS.join(', ')}]`;
-  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, logEnd, openCut, status, partFailures, method };
+  return { outcomes: uniqueIds(items), ends, successEnds, failureEnds, stops, openCases, stalledCases, lateOutliers, logEnd, openCut, status, partFailures, censoring: undefined, method };
 }
 
 /**

@@ -125,6 +125,10 @@ export function* tallyRows(t: Tally): Generator<CounterRow> {
     const [activity, hour] = splitKey(key);
     if (n) yield row('last', activity, '', Number(hour), n);
   }
+  for (const [key, n] of t.firstEvents) {
+    const [activity, hour] = splitKey(key);
+    if (n) yield row('began', activity, '', Number(hour), n);
+  }
   for (const [key, n] of t.profile) {
     const p = splitProfileKey(key);
     if (n) yield row(`profile.${p.kind}`, p.a, p.b, 0, n);
@@ -194,6 +198,7 @@ export function tallyFromRows(rows: Iterable<CounterRow>, t: Tally = emptyTally(
       case 'choice': addCount(t.choices, `${r.k1}\u0000${r.k2}\u0000${r.bucket}`, r.n); break;
       case 'same_resource': addCount(t.sameResource, pairKey(r.k1, r.k2), r.n); break;
       case 'last': addCount(t.lastEvents, pairKey(r.k1, String(r.bucket)), r.n); break;
+      case 'began': addCount(t.firstEvents, pairKey(r.k1, String(r.bucket)), r.n); break;
       case 'profile.service': {
         let s = t.serviceTime.get(r.k1);
         if (!s) t.serviceTime.set(r.k1, (s = new Map()));

@@ -190,6 +190,7 @@ export class ActivityKeys {
   readonly cases: number;
   readonly repeating: number;
   private readonly lasts = new Map<number, number>();
+  private readonly begun = new Map<number, number>();
   private readonly resources = new Map<string, { events: number; cases: number }>();
   private readonly shared = new Map<string, number>();
 
@@ -205,6 +206,13 @@ export class ActivityKeys {
   last(hour: number): number {
     let id = this.lasts.get(hour);
     if (id === undefined) this.lasts.set(hour, (id = this.book.id('last', this.name, '', hour)));
+    return id;
+  }
+
+  /** Cases whose last event is this activity and whose first event lies in the given hour since the epoch. */
+  began(hour: number): number {
+    let id = this.begun.get(hour);
+    if (id === undefined) this.begun.set(hour, (id = this.book.id('began', this.name, '', hour)));
     return id;
   }
 

@@ -108,21 +108,47 @@ export class ProjectStore {
    * (engine/profile-fold.ts), so a pruned state of version 3 keeps its counts and gains the profile of the cases
    * whose events it still holds whole (meta profile_partial: how many pruned cases the profile leaves out).
    * Version 5 counts an identifier's text on the first event as `i:` (tally.ts firstValue): a pruned state of
-   * version 4 keeps its `first` counters as they were (whole states are recounted).
+   * version 4 keeps its `first` counters as they were (whole states are recounted). Version 6 only added when
+   * cases began by where they stop (`began`): a pruned state of version 4 or 5 gains them from its kept events
+   * and its pruned cases' folds, which keep their first time.
    */
   private upgradeCounters(): void {
     const from = this.getMeta('counting');
     if (from === String(COUNTING_VERSION)) return;
     const pruned = !this.folds.isEmpty;
     if (from === '3' && pruned) this.addProfile();
-    else if (from === '4' && pruned) this.bumpVersion();
+    else if ((from === '4' || from === '5') && pruned) this.addBegan();
     else if (!this.log.isEmpty || pruned) this.rebuild();
     this.setMeta('counting', String(COUNTING_VERSION));
   }
 
-  /** A new data version, so that documents built from the older counting are not served as current. */
-  private bumpVersion(): void {
-    this.db.transaction(() => this.q.setMeta.run('data_version', String(this.dataVersion + 1))).immediate();
+  /** The version 4 or 5 to 6 migration of a pruned state: the `began` counters of every case, pruned or whole. */
+  private addBegan(): void {
+    const counted = new Counters(new KeyBook());
+    const pending = new Set(this.folds.ids());
+    for (const trace of this.traces()) {
+      if (!trace.length) continue;
+      const id = trace[0]!.caseId;
+      const base = pending.delete(id) ? this.folds.get(id) : undefined;
+      if (!base) {
+        contribute(counted, trace, 1);
+        continue;
+      }
+      const fold = CaseFold.restore(base.state, counted.book);
+      for (const ev of trace) fold.step(ev, counted, 1);
+      fold.finish(counted, 1);
+    }
+    for (const id of pending) CaseFold.restore(this.folds.get(id)!.state, counted.book).finish(counted, 1);
+    const began = [...counted.rows()].filter((r) => r.kind === 'began');
+    const kept = [...this.counters.rows()].filter((r) => r.kind !== 'began');
+    this.db
+      .transaction(() => {
+        this.counters.replace([...kept, ...began]);
+        this.q.setMeta.run('data_version', String(this.dataVersion + 1));
+      })
+      .immediate();
+    this.tally = undefined;
+    this.cache.clear();
     this.writtenVersion = this.dataVersion;
   }
 

@@ -29,6 +29,7 @@ export function auditReading(doc: GraphDocument, cases: readonly CaseFacts[], f:
   auditSpecialists(doc, cases, f);
   auditConcurrency(doc, cases, labels, f);
   auditQuality(doc, cases, f);
+  auditWindow(doc, cases, labels, f);
 }
 
 /**
@@ -130,6 +131,99 @@ function auditConcurrency(doc: GraphDocument, cases: readonly CaseFacts[], label
     f.same(`${path}/through`, Number(m[3]), through);
     if (through < 0.9 * repeating) f.problem(path, 'under 90% of the repeating cases went through the loop');
   }
+}
+
+const HOUR = 3_600_000;
+/** The low end of the middle 90% (the reading's own expression, so both round alike). */
+const LOW = (1 - 0.9) / 2;
+const isoDay = (hour: number) => new Date(hour * HOUR).toISOString().slice(0, 10);
+const daysText = (hours: number) => (hours >= 48 ? `${Math.round(hours / 24)} days` : `${hours} hours`);
+
+/** The first hour by which at least `share` of the hours (one per case, sorted) are counted. */
+function hourAt(sorted: readonly number[], share: number): number {
+  const k = Math.max(1, Math.ceil(share * sorted.length));
+  return sorted[Math.min(sorted.length, k) - 1]!;
+}
+
+/**
+ * The observation window (engine/reading/window.ts), recomputed from the cases. Selection on the ending: the middle
+ * 90% of case ends within at most a quarter of the hours the middle 90% of starts spread over (at least 20 cases), both
+ * ways: stated exactly when it holds, with its figures; then no service level, no success criterion on the one ending
+ * at least 99% of the cases end with, and every response rule to it says "by selection". Censoring, where stated:
+ * the unfinished cases are those stopping at the activities it names; the final stretch begins at the first hour from
+ * which at most a quarter of the others began; its counts are read back, at least 75% of the unfinished cases began
+ * in it, each activity's open outcome holds at least the cases begun there, and no service level is given.
+ */
+function auditWindow(doc: GraphDocument, cases: readonly CaseFacts[], labels: Set<string>, f: Findings): void {
+  const stated = doc.assumptions.filter((x): x is string => typeof x === 'string' && x.startsWith('Observation window:'));
+  const startHour = (c: CaseFacts) => Math.floor(c.events[0]!.time / HOUR);
+  const endHour = (c: CaseFacts) => Math.floor(c.events[c.events.length - 1]!.time / HOUR);
+  const withEvents = cases.filter((c) => c.events.length > 0);
+  const selectionText = stated.find((x) => x.includes('selected on its ending'));
+  const starts = withEvents.map(startHour).sort((a, b) => a - b);
+  const ends = withEvents.map(endHour).sort((a, b) => a - b);
+  const holds = withEvents.length >= 20 && (() => {
+    const endSpan = hourAt(ends, 1 - LOW) - hourAt(ends, LOW) + 1;
+    const startSpan = hourAt(starts, 1 - LOW) - hourAt(starts, LOW) + 1;
+    return endSpan <= 0.25 * startSpan;
+  })();
+  f.same('/outcomes (observation window) selected on the ending', selectionText !== undefined, holds);
+  if (selectionText && holds) {
+    const e = [hourAt(ends, LOW), hourAt(ends, 1 - LOW)] as const;
+    const s = [hourAt(starts, LOW), hourAt(starts, 1 - LOW)] as const;
+    const endSpan = e[1] - e[0] + 1;
+    const startSpan = s[1] - s[0] + 1;
+    const m = /end within (.+?) \((\S+) to (\S+)\) while their starts spread over (.+?) \((\S+) to (\S+)\): the ends are ([\d.]+%) as spread/.exec(selectionText);
+    if (!m) f.problem('/outcomes (observation window)', `unreadable: ${selectionText}`);
+    else {
+      f.same('/outcomes (observation window) ends', m.slice(1, 4).join(' '), `${daysText(endSpan)} ${isoDay(e[0])} ${isoDay(e[1])}`);
+      f.same('/outcomes (observation window) starts', m.slice(4, 7).join(' '), `${daysText(startSpan)} ${isoDay(s[0])} ${isoDay(s[1])}`);
+      f.same('/outcomes (observation window) spread', m[7], pctText(ratio(endSpan, startSpan)));
+    }
+    if (doc.policies.some((p) => p.kind === 'service_level')) f.problem('/policies (observation window)', 'a service level from case durations in a log selected on its ending');
+    const byLast = new Map<string, number>();
+    for (const c of withEvents) byLast.set(c.last, (byLast.get(c.last) ?? 0) + 1);
+    const [ending, n] = [...byLast].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]!;
+    const one = n >= 0.99 * withEvents.length;
+    f.same('/outcomes (observation window) one ending', selectionText.includes(`end with ${q(ending)}: that is the filter`), one);
+    if (one) {
+      doc.success_criteria.forEach((c, i) => {
+        if (c.test.includes(q(ending))) f.problem(`/success_criteria/${i}`, `a success share of the ending the log was selected on (${q(ending)})`);
+      });
+      doc.sequence_rules.forEach((r, i) => {
+        if (r.type === 'response' && r.activities[r.activities.length - 1] === ending && !r.statement.includes('by selection')) f.problem(`/sequence_rules/${i}/statement`, `holds by selection on ${q(ending)} but does not say so`);
+      });
+    }
+  }
+  const censoring = stated.find((x) => x.includes('cut while cases ran'));
+  if (!censoring) return;
+  const m = /began from (\S+) on \((\d+) of (\d+)\), but (\d+) of the (\d+) cases stopped outside an ending \(at (.+?); ([\d.]+%)\) began then/.exec(censoring);
+  if (!m) return f.problem('/outcomes (observation window)', `unreadable: ${censoring}`);
+  if (/ and \d+ more$/.test(m[6]!)) return f.skip('/outcomes (observation window)', 'more than 12 activities where unfinished cases stop: not all named');
+  const at = new Set(quoted(m[6]!, labels));
+  const done = withEvents.filter((c) => !at.has(c.last)).map(startHour).sort((a, b) => a - b);
+  const open = withEvents.filter((c) => at.has(c.last));
+  // Hours from the latest back, each taken whole while at most a quarter of the finished cases began from it on.
+  const perHour = new Map<number, number>();
+  for (const h of done) perHour.set(h, (perHour.get(h) ?? 0) + 1);
+  let from = done[done.length - 1]! + 1;
+  let after = 0;
+  for (const [h, k] of [...perHour].sort((a, b) => b[0] - a[0])) {
+    if (after + k > 0.25 * done.length) break;
+    after += k;
+    from = h;
+  }
+  const late = open.filter((c) => startHour(c) >= from);
+  f.same('/outcomes (observation window) stretch', m[1], new Date(from * HOUR).toISOString());
+  f.same('/outcomes (observation window) finished in stretch', `${m[2]} of ${m[3]}`, `${after} of ${done.length}`);
+  f.same('/outcomes (observation window) censored', `${m[4]} of ${m[5]} ${m[7]}`, `${late.length} of ${open.length} ${pctText(ratio(late.length, open.length))}`);
+  if (late.length < 0.75 * open.length) f.problem('/outcomes (observation window)', `only ${late.length} of ${open.length} unfinished cases began in the final stretch`);
+  for (const x of at) {
+    const listed = doc.outcomes.filter((o) => o.end_activity === x && o.kind === 'open').reduce((n, o) => n + o.cases, 0);
+    const begun = late.filter((c) => c.last === x).length;
+    if (listed < begun) f.problem(`/outcomes (end_activity ${q(x)})`, `${listed} open, but ${begun} cases stopping there began in the final stretch`);
+  }
+  if (late.length >= 0.01 * withEvents.length && doc.policies.some((p) => p.kind === 'service_level')) f.problem('/policies (observation window)', `a service level from case durations that include ${late.length} cases cut off while running (at least 1% of the cases)`);
 }
 
 const pctText = (x: number): string => `${(Math.round(x * 1000) / 10).toString()}%`;

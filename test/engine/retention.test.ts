@@ -184,7 +184,7 @@ describe('a pruned project', () => {
       // The kept case c2's two events are in the profile; the pruned c1's are not, and meta says so.
       expect([...after.profile].filter(([k]) => k.startsWith('grain')).reduce((n, [, v]) => n + v, 0)).toBe(2);
       expect(reopened.getMeta('profile_partial')).toBe('1');
-      expect(reopened.getMeta('counting')).toBe('5');
+      expect(reopened.getMeta('counting')).toBe('6');
       expect(buildDocument(reopened.snapshot()).assumptions.some((a) => JSON.stringify(a).includes('leaves out 1 case whose older events were pruned'))).toBe(true);
     } finally {
       reopened.close();
@@ -193,7 +193,7 @@ describe('a pruned project', () => {
 });
 
 describe('counting version 4 carried forward', () => {
-  it('a pruned state keeps its counts and gains a new data version', () => {
+  it('a pruned state keeps its counts, gains the when-begun counters (version 6) and a new data version', () => {
     const dir = freshDir();
     const file = join(dir, 'state.sqlite');
     const store = ProjectStore.open(file);
@@ -202,13 +202,15 @@ describe('counting version 4 carried forward', () => {
     const before = tallyToJson(store.snapshot().tally);
     store.close();
     const raw = new Database(file);
+    // Version 4 and 5 states had no `began` counters: the pruned c1 gets its own back from its fold.
+    expect(raw.prepare("DELETE FROM counter WHERE kind = 'began'").run().changes).toBeGreaterThan(0);
     raw.prepare("UPDATE meta SET value = '4' WHERE key = 'counting'").run();
     const version = Number(raw.prepare("SELECT value FROM meta WHERE key = 'data_version'").pluck().get());
     raw.close();
     const reopened = ProjectStore.open(file);
     try {
       expect(tallyToJson(reopened.snapshot().tally)).toEqual(before);
-      expect(reopened.getMeta('counting')).toBe('5');
+      expect(reopened.getMeta('counting')).toBe('6');
       expect(reopened.dataVersion).toBe(version + 1);
     } finally {
       reopened.close();

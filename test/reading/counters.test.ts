@@ -36,6 +36,7 @@ describe('reading counters: incremental == oracle', () => {
           expect(incremental).toEqual(oracle);
           expect(incremental.choices!.length).toBeGreaterThan(0);
           expect(incremental.lastEvents!.length).toBeGreaterThan(0);
+          expect(incremental.firstEvents!.length).toBeGreaterThan(0);
           expect(incremental.sameResource!.length).toBeGreaterThan(0);
           store.close();
         },
