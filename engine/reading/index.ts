@@ -108,7 +108,7 @@ export function readProcess(input: ReadingInput): Reading {
   // every part below, so no part sequences what another reads as parallel.
   const conc = readConcurrency(f, input.tree, tree);
   const concurrent = conc.concurrent;
-  const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0);
+  const ends = readEnds(f, backbone, snapshot.periodEnd, profile.outcomes.length + profile.categories.length > 0, profile.frozenClock);
   // How the extract was cut (window.ts): cases cut off while running (ends.censoring), or kept for how they ended.
   const selection = readSelection(f);
   // Waits in fixed steps (a simulator's ticks, a batch job's schedule) say nothing of escalations or timing rules.
@@ -216,8 +216,14 @@ export function readProcess(input: ReadingInput): Reading {
   }
   if (ends.stalledCases > 0) {
     open_questions.push({
-      question: `Are the ${ends.stalledCases} cases that stopped outside any ending long ago abandoned, or still waiting?`,
-      evidence: { cases: ends.stalledCases, share: ratio(ends.stalledCases, f.cases), method: 'cases stopped outside every ending and older there than the open cut (the outcome rules in the assumptions)' },
+      question: profile.frozenClock
+        ? `Are the ${ends.stalledCases} cases that stopped outside any ending unfinished, or abandoned? The log records no times, so it cannot tell.`
+        : `Are the ${ends.stalledCases} cases that stopped outside any ending long ago abandoned, or still waiting?`,
+      evidence: {
+        cases: ends.stalledCases,
+        share: ratio(ends.stalledCases, f.cases),
+        method: profile.frozenClock ? 'cases stopped outside every ending (the outcome rules in the assumptions; without times none is read as open)' : 'cases stopped outside every ending and older there than the open cut (the outcome rules in the assumptions)',
+      },
     });
   }
   for (const e of exceptions.exceptions) {

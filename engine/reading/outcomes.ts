@@ -72,7 +72,14 @@ export interface EndReading {
  * the log's end), else it stalled (`other`). Never from the commonest
  * variant, which on varied logs speaks for a few cases.
  */
-export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undefined, outcomeRecorded = false): EndReading {
+export function readEnds(
+  f: Facts,
+  backbone: Backbone,
+  periodEnd: number | undefined,
+  outcomeRecorded = false,
+  /** The log records order only (LogProfile.frozenClock): no case's age can be read, so none is recent. */
+  frozenClock = false,
+): EndReading {
   const stops = new Map<string, number>();
   const hours: [number, number][] = [];
   for (const [key, n] of f.tally.lastEvents) {
@@ -93,7 +100,9 @@ export function readEnds(f: Facts, backbone: Backbone, periodEnd: number | undef
       cut.set(activity, next && sketchCount(next) >= MIN_WAITS ? quantile(next, OPEN_QUANTILE) : pooledCut);
     }
     const age = logEnd - (Number(hourText) + 1) * HOUR_MS;
-    if (age <= cut.get(activity)!) recent.set(activity, (recent.get(activity) ?? 0) + n);
+    // Without times every case sits at one instant, which would make every case recent, hence open, and no
+    // activity an ending: with nothing to tell open from stopped, where cases stop is read from the counts alone.
+    if (!frozenClock && age <= cut.get(activity)!) recent.set(activity, (recent.get(activity) ?? 0) + n);
   }
   const sorted = [...stops].sort((a, b) => cmp(a[0], b[0]));
   const status = readStatusSet(f, [...recent.values()].reduce((s, x) => s + x, 0));

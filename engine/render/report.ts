@@ -40,8 +40,9 @@ const none = (what: string): Block => ({ kind: 'p', text: `No ${what} in this do
 export function buildReport(doc: GraphDocument): Report {
   const s = doc.source;
   const lead =
-    `${casesText(s.cases)} and ${eventsText(s.events)} from ${s.period_start} to ${s.period_end}; ` +
-    `case notion ${s.case_notion}; durations in ${s.time_basis} time; data version ${s.data_version}, log digest ${s.log_digest}.`;
+    // An empty period is a log that records order only (no times): say so rather than print "from  to".
+    `${casesText(s.cases)} and ${eventsText(s.events)} ${s.period_start ? `from ${s.period_start} to ${s.period_end}` : 'with no times recorded (order only)'}; ` +
+    `case notion ${s.case_notion}; ${s.period_start ? `durations in ${s.time_basis} time; ` : ''}data version ${s.data_version}, log digest ${s.log_digest}.`;
   return {
     title: 'Process report',
     lead,
