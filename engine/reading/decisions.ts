@@ -19,6 +19,8 @@ const RULE_MIN_CASES = 5;
 const RULE_MIN_LIFT = 0.02;
 /** A string attribute with more distinct values at a point than this cannot make a rule a person could read. */
 const MAX_STRING_VALUES = 30;
+/** Steps concurrent in the mined tree interleave only when they meet in at least this share of the rarer one's cases. */
+const MEET_SHARE = 0.5;
 /** The label a branch to the end node carries: the case stops there. */
 export const END_LABEL = 'end';
 
@@ -81,7 +83,10 @@ interface Model {
  */
 export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, turns: Turns = new Map()): { decisions: Decision[]; method: string; pathNames: string[]; leads: Map<string, string> } {
   // Concurrent work interleaves: by the counts (see facts.parallel) or by the mined tree's parallel blocks.
-  const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
+  // Two steps that meet in fewer than half of the rarer one's cases interleave in few cases, whatever the tree says
+  // (a parallel block also holds optional parts, which may exclude each other: one repair or the other).
+  const meet = (a: string, b: string) => f.order(a, b).both >= MEET_SHARE * Math.min(f.activityCases.get(a) ?? 0, f.activityCases.get(b) ?? 0);
+  const together = (a: string, b: string) => parallel(f, a, b) || (tree.concurrent(a, b) && meet(a, b));
   const points = pointsOf(f.tally.choices);
   const decisions: Decision[] = [];
   /** Per unexplained decision id: what the attributes left out say, for its open question. */
@@ -93,11 +98,8 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
     const p = points.get(at);
     if (!p) continue;
     const atPoint = [...p.base.values()].reduce((n, x) => n + sum(x), 0);
-    let branches = [...p.base.entries()]
-      .map(([to, folds]) => ({ to, cases: sum(folds) }))
-      .filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint)
-      .sort((a, b) => b.cases - a.cases || cmp(a.to, b.to));
-    branches = branches.filter((b, i) => b.to === END || (!together(at, b.to) && !branches.slice(0, i).some((big) => big.to !== END && together(big.to, b.to))));
+    const { branches: found, side } = branchesAt(p, at, atPoint, together);
+    let branches = found;
     // In a log of record updates, staying in a state is another update of the record, not a way the case goes.
     if (profile.snapshot.length) branches = branches.filter((b) => b.to !== at);
     // A point a handful of cases reach is anecdote, not a decision of the process.
@@ -177,7 +179,7 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
         atPoint,
         ratio(inBranches, atPoint),
         'counted',
-        `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings; ` +
+        `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings${side.length ? ` (${side.map((b) => `${q(b.to)}, next in ${b.cases} cases, is work concurrent with ${b.with.map(q).join(' and ')}, which exclude each other: side work projected out, its cases are not counted in the branches`).join('; ')})` : ''}; ` +
           (best && best.accuracy > firstBaseline
             ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch; explained when at least ${EXPLAINED_MARGIN * 100} points above with rules on at least ${EXPLAINED_MIN_CASES} cases (here ${ruleCases})`
             : untried.length
@@ -188,7 +190,7 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
     });
   }
   const method =
-    `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out; shares and baseline_share are over all cases reaching the point; ` +
+    `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out: a step concurrent with the activity itself, a step concurrent with a larger branch, and side work (a step concurrent with two or more branches that are not concurrent with each other, such as a notice sent while one of two alternative steps runs: the choice is between those, and the side step's cases are left out of the branches); shares and baseline_share are over all cases reaching the point; ` +
     `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), attributes named for the variant (a tool writes them from the whole path), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
     `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases, or holding less than ${RULE_MIN_LIFT * 100} points above their branch's share at the point, are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; attributes of the whole case (trace attributes, constant from the first event: when they were set the log does not say), attributes whose value on the first event foretells the case's ending, and attributes that settle the choice at ${NAMING_POINTS} or more points (they name the path) are left out${pathNames.size ? ` (here naming the path: ${[...pathNames].sort(cmp).map(q).join(', ')})` : ''}` +
     (profile.snapshot.length ? '; staying in a state of a record is an update, not a branch' : '');
@@ -263,7 +265,7 @@ function namingThePath(f: Facts, points: Map<string, Point>, together: (a: strin
     const p = points.get(at);
     if (!p) continue;
     const atPoint = [...p.base.values()].reduce((n, x) => n + sum(x), 0);
-    const branches = [...p.base.entries()].map(([to, folds]) => ({ to, cases: sum(folds) })).filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint && (b.to === END || !together(at, b.to)));
+    const { branches } = branchesAt(p, at, atPoint, together);
     if (branches.length < 2 || atPoint < Math.max(5, MIN_POINT_SHARE * f.cases)) continue;
     const labels = branches.map((b) => b.to);
     const baseline = Math.max(...branches.map((b) => b.cases)) / branches.reduce((n, b) => n + b.cases, 0);
@@ -275,6 +277,32 @@ function namingThePath(f: Facts, points: Map<string, Point>, together: (a: strin
     }
   }
   return new Set([...settled].filter(([a, n]) => n >= NAMING_POINTS && 2 * n > (tried.get(a) ?? 0)).map(([a]) => a));
+}
+
+/**
+ * The branches at a point: steps right after the first visit with real volume (BRANCH_MIN_SHARE and 2 cases), most
+ * cases first, without interleavings of concurrent work. A step concurrent with the activity itself interleaves with
+ * it. Side work, a step concurrent with two or more of the other branches that exclude each other (a notice sent to
+ * the customer while one of two alternative repairs runs), is no alternative to either: it is projected out, and the
+ * choice is read between the others over the cases that went to one of them directly (the counters keep the next
+ * step only, so the side step's cases are not counted). Last, a step concurrent with a larger branch is an
+ * interleaving of that branch. Branches concurrent with the activity or side work never make another an
+ * interleaving: they are no branches.
+ */
+function branchesAt(p: Point, at: string, atPoint: number, together: (a: string, b: string) => boolean): { branches: { to: string; cases: number }[]; side: { to: string; cases: number; with: string[] }[] } {
+  const volume = [...p.base.entries()]
+    .map(([to, folds]) => ({ to, cases: sum(folds) }))
+    .filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint)
+    .sort((a, b) => b.cases - a.cases || cmp(a.to, b.to));
+  const notWithAt = volume.filter((b) => b.to === END || !together(at, b.to));
+  const side: { to: string; cases: number; with: string[] }[] = [];
+  for (const s of notWithAt) {
+    if (s.to === END) continue;
+    const alongside = notWithAt.filter((b) => b !== s && b.to !== END && together(s.to, b.to)).map((b) => b.to);
+    if (alongside.some((x, i) => alongside.slice(i + 1).some((y) => !together(x, y)))) side.push({ ...s, with: alongside });
+  }
+  const rest = notWithAt.filter((b) => !side.some((s) => s.to === b.to));
+  return { branches: rest.filter((b, i) => b.to === END || !rest.slice(0, i).some((big) => big.to !== END && together(big.to, b.to))), side };
 }
 
 function usableAttributes(p: Point, atPoint: number): string[] {
