@@ -25,18 +25,19 @@ const COVERS = 0.25;
  */
 export function attributeTriggers(f: Facts, decisions: readonly Decision[], exceptions: ExceptionItem[]): Set<string> {
   const answered = new Set<string>();
+  // Only rules that could trigger are tried, so a log without any costs nothing.
+  const candidates = decisions.flatMap((d) => (d.explained ? d.rules.filter((r) => r.then !== END_LABEL && r.holds >= TRIGGER_HOLDS && r.evidence.strength !== 'weak').map((r) => ({ d, r })) : []));
+  if (!candidates.length) return answered;
   for (const x of exceptions) {
     if (!x.id.startsWith('repeated-')) continue;
     const a = f.activities.find((l) => x.name === `${q(l)} repeated`);
     const ia = a === undefined ? undefined : f.idOf.get(a);
     if (a === undefined || ia === undefined) continue;
     let best: { text: string; via: number; handling: Plain[] } | undefined;
-    for (const d of decisions) {
-      if (!d.explained) continue;
+    for (const { d, r } of candidates) {
       const ip = f.idOf.get(d.at);
       if (ip === undefined) continue;
-      for (const r of d.rules) {
-        if (r.then === END_LABEL || r.holds < TRIGGER_HOLDS || r.evidence.strength === 'weak') continue;
+      {
         const ib = f.idOf.get(r.then);
         if (ib === undefined) continue;
         const others = new Set(d.branches.filter((b) => b.to !== r.then && b.to !== END_LABEL).map((b) => f.idOf.get(b.to)));
