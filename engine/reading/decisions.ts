@@ -179,7 +179,7 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
         atPoint,
         ratio(inBranches, atPoint),
         'counted',
-        `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings${side.length ? ` (${side.map((b) => `${q(b.to)}, next in ${b.cases} cases, is work concurrent with ${b.with.map(q).join(' and ')}, which exclude each other: side work projected out, its cases are not counted in the branches`).join('; ')})` : ''}; ` +
+        `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings${side.length ? ` (${side.map((b) => `${q(b.to)}, next in ${b.cases} cases, is work concurrent with ${b.with.map(q).join(' and ')}, beside an alternative: side work projected out, its cases are not counted in the branches`).join('; ')})` : ''}; ` +
           (best && best.accuracy > firstBaseline
             ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch; explained when at least ${EXPLAINED_MARGIN * 100} points above with rules on at least ${EXPLAINED_MIN_CASES} cases (here ${ruleCases})`
             : untried.length
@@ -190,7 +190,7 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
     });
   }
   const method =
-    `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out: a step concurrent with the activity itself, a step concurrent with a larger branch, and side work (a step concurrent with two or more branches that are not concurrent with each other, such as a notice sent while one of two alternative steps runs: the choice is between those, and the side step's cases are left out of the branches); shares and baseline_share are over all cases reaching the point; ` +
+    `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out: a step concurrent with the activity itself, a step concurrent with a larger branch,  and side work, projected out first (a step concurrent with a branch that another branch excludes, such as a notice sent while one of two alternative steps runs: the choice is between those, and the side step's cases are left out of the branches); shares and baseline_share are over all cases reaching the point; ` +
     `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), attributes named for the variant (a tool writes them from the whole path), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
     `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases, or holding less than ${RULE_MIN_LIFT * 100} points above their branch's share at the point, are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; attributes of the whole case (trace attributes, constant from the first event: when they were set the log does not say), attributes whose value on the first event foretells the case's ending, and attributes that settle the choice at ${NAMING_POINTS} or more points (they name the path) are left out${pathNames.size ? ` (here naming the path: ${[...pathNames].sort(cmp).map(q).join(', ')})` : ''}` +
     (profile.snapshot.length ? '; staying in a state of a record is an update, not a branch' : '');
@@ -281,28 +281,28 @@ function namingThePath(f: Facts, points: Map<string, Point>, together: (a: strin
 
 /**
  * The branches at a point: steps right after the first visit with real volume (BRANCH_MIN_SHARE and 2 cases), most
- * cases first, without interleavings of concurrent work. A step concurrent with the activity itself interleaves with
- * it. Side work, a step concurrent with two or more of the other branches that exclude each other (a notice sent to
- * the customer while one of two alternative repairs runs), is no alternative to either: it is projected out, and the
- * choice is read between the others over the cases that went to one of them directly (the counters keep the next
- * step only, so the side step's cases are not counted). Last, a step concurrent with a larger branch is an
- * interleaving of that branch. Branches concurrent with the activity or side work never make another an
- * interleaving: they are no branches.
+ * cases first, without interleavings of concurrent work. Side work is projected out first: a step S running beside one
+ * of two alternatives, i.e. concurrent with a branch b that another branch c excludes (b and c not concurrent with
+ * each other, neither concurrent with the activity): a notice sent to the customer while one of two repairs runs, or
+ * while the loop a failed test sends the case back to runs, is no alternative to either; the choice is read between
+ * the others over the cases that went to one of them directly (the counters keep the next step only, so the side
+ * step's cases are not counted in the branches). Then, as always, a step concurrent with the activity itself or with
+ * a larger branch interleaves with it and is no branch.
  */
 function branchesAt(p: Point, at: string, atPoint: number, together: (a: string, b: string) => boolean): { branches: { to: string; cases: number }[]; side: { to: string; cases: number; with: string[] }[] } {
   const volume = [...p.base.entries()]
     .map(([to, folds]) => ({ to, cases: sum(folds) }))
     .filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint)
     .sort((a, b) => b.cases - a.cases || cmp(a.to, b.to));
-  const notWithAt = volume.filter((b) => b.to === END || !together(at, b.to));
+  const real = volume.filter((b) => b.to !== END && !together(at, b.to));
   const side: { to: string; cases: number; with: string[] }[] = [];
-  for (const s of notWithAt) {
+  for (const s of volume) {
     if (s.to === END) continue;
-    const alongside = notWithAt.filter((b) => b !== s && b.to !== END && together(s.to, b.to)).map((b) => b.to);
-    if (alongside.some((x, i) => alongside.slice(i + 1).some((y) => !together(x, y)))) side.push({ ...s, with: alongside });
+    const beside = real.filter((b) => b !== s && together(s.to, b.to) && real.some((c) => c !== s && c !== b && !together(b.to, c.to)));
+    if (beside.length) side.push({ ...s, with: beside.map((b) => b.to) });
   }
-  const rest = notWithAt.filter((b) => !side.some((s) => s.to === b.to));
-  return { branches: rest.filter((b, i) => b.to === END || !rest.slice(0, i).some((big) => big.to !== END && together(big.to, b.to))), side };
+  const rest = volume.filter((b) => !side.some((x) => x.to === b.to));
+  return { branches: rest.filter((b, i) => b.to === END || (!together(at, b.to) && !rest.slice(0, i).some((big) => big.to !== END && together(big.to, b.to)))), side };
 }
 
 function usableAttributes(p: Point, atPoint: number): string[] {
