@@ -25,6 +25,8 @@ const RULE_MIN_CASES = 5;
 const RULE_MIN_LIFT = 0.02;
 /** A string attribute with more distinct values at a point than this cannot make a rule a person could read. */
 const MAX_STRING_VALUES = 30;
+/** Steps concurrent in the mined tree interleave only when they meet in at least this share of the rarer one's cases. */
+const MEET_SHARE = 0.2;
 /** The label a branch to the end node carries: the case stops there. */
 export const END_LABEL = 'end';
 
@@ -87,23 +89,37 @@ interface Model {
  */
 export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, turns: Turns = new Map()): { decisions: Decision[]; method: string; pathNames: string[]; leads: Map<string, string> } {
   // Concurrent work interleaves: by the counts (see facts.parallel) or by the mined tree's parallel blocks.
-  const together = (a: string, b: string) => parallel(f, a, b) || tree.concurrent(a, b);
+  // Two steps that meet in fewer than a fifth of the rarer one's cases interleave in few cases, whatever the tree says
+  // (a parallel block also holds optional parts, which may exclude each other: one repair or the other).
+  const meet = (a: string, b: string) => f.order(a, b).both >= MEET_SHARE * Math.min(f.activityCases.get(a) ?? 0, f.activityCases.get(b) ?? 0);
+  const together = (a: string, b: string) => parallel(f, a, b) || (tree.concurrent(a, b) && meet(a, b));
+  // Side work is done whichever way the case goes: by at least half of the cases going from the point to the other
+  // alternative too (before or after), counted over the variants, only for the few steps the cheaper tests leave.
+  const doneWith = (at: string, s: string, c: string) => {
+    const [ia, is, ic] = [f.idOf.get(at), f.idOf.get(s), f.idOf.get(c)];
+    let taking = 0;
+    let with_ = 0;
+    for (const v of f.variants) {
+      const i = ia === undefined ? -1 : v.ids.indexOf(ia);
+      if (i < 0 || v.ids[i + 1] !== ic) continue;
+      taking += v.count;
+      if (is !== undefined && v.distinct.includes(is)) with_ += v.count;
+    }
+    return taking > 0 && with_ >= 0.5 * taking;
+  };
   const points = pointsOf(f.tally.choices);
   const decisions: Decision[] = [];
   /** Per unexplained decision id: what the attributes left out say, for its open question. */
   const leads = new Map<string, string>();
   // An attribute that settles nearly every choice it is tried on names the path (a variant number, a field written
   // from the whole case): it restates the path, it causes none of it.
-  const pathNames = namingThePath(f, points, together, profile);
+  const pathNames = namingThePath(f, points, together, profile, doneWith);
   for (const at of f.activities) {
     const p = points.get(at);
     if (!p) continue;
     const atPoint = [...p.base.values()].reduce((n, x) => n + sum(x), 0);
-    let branches = [...p.base.entries()]
-      .map(([to, folds]) => ({ to, cases: sum(folds) }))
-      .filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint)
-      .sort((a, b) => b.cases - a.cases || cmp(a.to, b.to));
-    branches = branches.filter((b, i) => b.to === END || (!together(at, b.to) && !branches.slice(0, i).some((big) => big.to !== END && together(big.to, b.to))));
+    const { branches: found, side } = branchesAt(p, at, atPoint, together, doneWith);
+    let branches = found;
     // In a log of record updates, staying in a state is another update of the record, not a way the case goes.
     if (profile.snapshot.length) branches = branches.filter((b) => b.to !== at);
     // A point a handful of cases reach is anecdote, not a decision of the process.
@@ -183,7 +199,7 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
         atPoint,
         ratio(inBranches, atPoint),
         'counted',
-        `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings; ` +
+        `branches: the step right after the first visit of ${q(at)} (${q(END_LABEL)}: the case stops there), in cases, over the ${atPoint} cases reaching it; ${inBranches} of them take the ${branches.length} branches of at least ${BRANCH_MIN_SHARE * 100}% (and 2 cases), the rest smaller steps or interleavings${side.length ? ` (${side.map((b) => `${q(b.to)}, next in ${b.cases} cases, is work concurrent with ${b.with.map(q).join(' and ')}, beside an alternative: side work projected out, its cases are not counted in the branches`).join('; ')})` : ''}; ` +
           (best && best.accuracy > firstBaseline
             ? `best attribute ${q(best.attribute)}: held-out accuracy ${pct(best.accuracy)} vs ${pct(firstBaseline)} for the commonest branch; explained when at least ${EXPLAINED_MARGIN * 100} points above with rules on at least ${EXPLAINED_MIN_CASES} cases (here ${ruleCases})`
             : inBranches < EXPLAINED_MIN_CASES
@@ -196,7 +212,7 @@ export function readDecisions(f: Facts, tree: TreeFacts, profile: LogProfile, tu
     });
   }
   const method =
-    `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out; shares and baseline_share are over all cases reaching the point; ` +
+    `decisions where at least max(5, ${MIN_POINT_SHARE * 100}% of all) cases reach an activity and the step right after its first visit (stopping included) splits into two or more branches of at least ${BRANCH_MIN_SHARE * 100}% of the cases there and 2 cases each, interleavings of concurrent work (by the counts or the mined tree's parallel blocks) left out: a step concurrent with the activity itself, a step concurrent with a larger branch,  and side work, projected out first (a step concurrent with a branch that another branch excludes, such as a notice sent while one of two alternative steps runs: the choice is between those, and the side step's cases are left out of the branches); shares and baseline_share are over all cases reaching the point; ` +
     `rules by 1R over every attribute known at that point (up to 100 names per case), leaving out identifiers (a name ending in id, number, code, key, ... or about one value per case), attributes named for the variant (a tool writes them from the whole path), placeholder values (?, MISSING, UNKNOWN, ...) and strings of more than ${MAX_STRING_VALUES} values; numbers in 1-2-5 bins, strings of up to 40 characters; ` +
     `scored on held-out hash folds of the case id; rules on fewer than ${RULE_MIN_CASES} cases, or holding less than ${RULE_MIN_LIFT * 100} points above their branch's share at the point, are not shown; explained when at least ${EXPLAINED_MARGIN * 100} points above the commonest-branch share with rules resting on at least ${EXPLAINED_MIN_CASES} cases; attributes of the whole case (trace attributes, constant from the first event: when they were set the log does not say), attributes whose value on the first event foretells the case's ending, and attributes that settle the choice at ${NAMING_POINTS} or more points (they name the path) are left out${pathNames.size ? ` (here naming the path: ${[...pathNames].sort(cmp).map(q).join(', ')})` : ''}` +
     (profile.snapshot.length ? '; staying in a state of a record is an update, not a branch' : '');
@@ -264,14 +280,14 @@ const NAMING_POINTS = 3;
  * NAMING_POINTS or more decision points, and at most of the points where they are tried: an attribute causing one
  * choice rarely settles three; one written from the whole path settles them all.
  */
-function namingThePath(f: Facts, points: Map<string, Point>, together: (a: string, b: string) => boolean, profile: LogProfile): Set<string> {
+function namingThePath(f: Facts, points: Map<string, Point>, together: (a: string, b: string) => boolean, profile: LogProfile, doneWith: (at: string, s: string, c: string) => boolean): Set<string> {
   const settled = new Map<string, number>();
   const tried = new Map<string, number>();
   for (const at of f.activities) {
     const p = points.get(at);
     if (!p) continue;
     const atPoint = [...p.base.values()].reduce((n, x) => n + sum(x), 0);
-    const branches = [...p.base.entries()].map(([to, folds]) => ({ to, cases: sum(folds) })).filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint && (b.to === END || !together(at, b.to)));
+    const { branches } = branchesAt(p, at, atPoint, together, doneWith);
     if (branches.length < 2 || atPoint < Math.max(5, MIN_POINT_SHARE * f.cases)) continue;
     const labels = branches.map((b) => b.to);
     const baseline = Math.max(...branches.map((b) => b.cases)) / branches.reduce((n, b) => n + b.cases, 0);
@@ -283,6 +299,34 @@ function namingThePath(f: Facts, points: Map<string, Point>, together: (a: strin
     }
   }
   return new Set([...settled].filter(([a, n]) => n >= NAMING_POINTS && 2 * n > (tried.get(a) ?? 0)).map(([a]) => a));
+}
+
+/**
+ * The branches at a point: steps right after the first visit with real volume (BRANCH_MIN_SHARE and 2 cases), most
+ * cases first, without interleavings of concurrent work. Side work is projected out first: a step S running beside one
+ * of two alternatives, i.e. concurrent with a branch b that another branch c excludes (b and c not concurrent with
+ * each other, neither concurrent with the activity), S done in at least half of the cases going from the activity
+ * straight to c too, before or after (done whichever way the case goes; a step done only on b's way is part of it,
+ * and b with it is the branch): a notice sent to the customer while one of two repairs runs, or
+ * while the loop a failed test sends the case back to runs, is no alternative to either; the choice is read between
+ * the others over the cases that went to one of them directly (the counters keep the next step only, so the side
+ * step's cases are not counted in the branches). Then, as always, a step concurrent with the activity itself or with
+ * a larger branch interleaves with it and is no branch.
+ */
+function branchesAt(p: Point, at: string, atPoint: number, together: (a: string, b: string) => boolean, doneWith: (at: string, s: string, c: string) => boolean): { branches: { to: string; cases: number }[]; side: { to: string; cases: number; with: string[] }[] } {
+  const volume = [...p.base.entries()]
+    .map(([to, folds]) => ({ to, cases: sum(folds) }))
+    .filter((b) => b.cases >= 2 && b.cases >= BRANCH_MIN_SHARE * atPoint)
+    .sort((a, b) => b.cases - a.cases || cmp(a.to, b.to));
+  const real = volume.filter((b) => b.to !== END && !together(at, b.to));
+  const side: { to: string; cases: number; with: string[] }[] = [];
+  for (const s of volume) {
+    if (s.to === END) continue;
+    const beside = real.filter((b) => b !== s && together(s.to, b.to) && real.some((c) => c !== s && c !== b && !together(b.to, c.to) && doneWith(at, s.to, c.to)));
+    if (beside.length) side.push({ ...s, with: beside.map((b) => b.to) });
+  }
+  const rest = volume.filter((b) => !side.some((x) => x.to === b.to));
+  return { branches: rest.filter((b, i) => b.to === END || (!together(at, b.to) && !rest.slice(0, i).some((big) => big.to !== END && together(big.to, b.to)))), side };
 }
 
 function usableAttributes(p: Point, atPoint: number): string[] {

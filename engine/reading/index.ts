@@ -18,6 +18,8 @@ import { readQuality } from './quality.js';
 import { readStages } from './stages.js';
 import { treeFacts, treeOrderConflicts } from './tree-facts.js';
 import { Ties } from './ties.js';
+import { attributeTriggers } from './triggers.js';
+import { applyVerdict, readVerdict, verdictMethod } from './verdicts.js';
 import { profileOf } from './profile.js';
 import { biasedDurations, readSelection, windowAssumption, windowCriteria, windowPolicies, windowRules } from './window.js';
 import { pathVerdict } from './paths.js';
@@ -130,6 +132,12 @@ export function readProcess(input: ReadingInput): Reading {
   // Where loops go on their later turns (decisions are read at first visits; engine/reading/loops.ts).
   const turns = readTurns(f);
   const decisions = readDecisions(f, tree, profile, turns);
+  // A check's verdict written in an attribute (engine/reading/verdicts.ts) splits the endings it is known at.
+  const verdict = readVerdict(f, profile, decisions.decisions, ends);
+  const verdictEnds = verdict ? [...verdict.byEnding.values()].reduce((n, s) => [n[0]! + s.yes, n[1]! + s.no], [0, 0]) : [0, 0];
+  const recordedOutcomes = verdict ? [...profile.outcomes, { attribute: verdict.attribute, yes: verdictEnds[0]!, no: verdictEnds[1]! }] : profile.outcomes;
+  const successCriteria = readSuccessCriteria(f, ends, profile.outcomes);
+  if (verdict) applyVerdict(verdict, ends, successCriteria, f.cases);
   // Steps done instead of a backbone step (another channel for it), by that step.
   const instead = new Map<string, string[]>();
   for (const a of f.activities) {
@@ -144,10 +152,12 @@ export function readProcess(input: ReadingInput): Reading {
   // exceptions' "ends with a failure ending" would count the few cases whose last event it is.
   const stopEnds = ends.status ? new Map([...ends.ends].filter(([, k]) => k !== 'failure')) : ends.ends;
   const exceptions = readExceptions(f, backbone, required, stopEnds, ends.stops, profile.frozenClock, paths.kind === 'main', conc);
+  // A repeat the verdict of a check sends cases back to is explained by that attribute, not by the step before it.
+  const answered = attributeTriggers(f, decisions.decisions, exceptions.exceptions);
   const policies = readPolicies(f, backbone, ties, clock.quantized, concurrent);
   policies.policies = windowPolicies(f, policies.policies, ends.censoring, selection);
   const objectTypes = [...snapshot.objectCounts.keys()];
-  const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], profile.outcomes, profile.categories);
+  const process = readProcessPart(f, backbone, snapshot.meta.case_notion, objectTypes, ends, JSON.parse(snapshot.meta.case_id_sample ?? '[]') as string[], recordedOutcomes, profile.categories);
   if (selection?.ending !== undefined) {
     const others = f.cases - selection.endingCases;
     process.objective += ` ${others ? `All but ${others} of the cases end` : 'Every case ends'} with ${q(selection.ending)}: the log was selected on that ending (see the observation window assumption), so it shows no outcome variation and no success share is given.`;
@@ -161,7 +171,7 @@ export function readProcess(input: ReadingInput): Reading {
 
   const assumptions: Plain[] = [
     `Reading (the interpreted parts) is computed by fixed rules over the counted state, not by a language model; each claim's evidence states its method. Name-based guesses are marked hypothesis.`,
-    `Outcomes: ${ends.method}.`,
+    `Outcomes: ${ends.method}.${verdict ? ` Recorded verdict: ${verdictMethod(verdict)}; at those endings a case ending true is a success and one ending false a failure, whatever the ending's name.` : ''}`,
     `The backbone (the process's main behaviour, on which stages, edge kinds, skips and timing policies rest) is the ${backbone.method}: ${backbone.steps.map(q).join(', ')}. ${
       paths.kind === 'main'
         ? `The main variant is only the commonest path (${pct(ratio(paths.top, f.cases))} of cases).`
@@ -227,7 +237,7 @@ export function readProcess(input: ReadingInput): Reading {
     });
   }
   for (const e of exceptions.exceptions) {
-    if (e.id.startsWith('repeated-') && e.evidence.share >= 0.1) {
+    if (e.id.startsWith('repeated-') && e.evidence.share >= 0.1 && !answered.has(e.id)) {
       open_questions.push({ question: `Why is ${e.name.replace(' repeated', '')} repeated in ${pct(e.evidence.share)} of the cases that have it?`, evidence: e.evidence as unknown as Plain });
     }
   }
@@ -237,7 +247,7 @@ export function readProcess(input: ReadingInput): Reading {
 
   return {
     process,
-    success_criteria: windowCriteria(readSuccessCriteria(f, ends, profile.outcomes), selection),
+    success_criteria: windowCriteria(successCriteria, selection),
     outcomes: ends.outcomes,
     stages: stages.stages,
     stageOf: stages.stageOf,

@@ -365,8 +365,21 @@ function auditCriteria(doc: GraphDocument, cases: readonly CaseFacts[], labels: 
   doc.success_criteria.forEach((c, i) => {
     const path = `/success_criteria/${i}`;
     if (c.id === 'success-ending') {
-      const ends = new Set(quoted(c.test, labels));
+      // A recorded verdict (engine/reading/verdicts.ts): only the cases ending there with the attribute's last value true,
+      // and the ending's outcome items split by that value.
+      const verdict = / and last value of '(.+)' in the case is true$/.exec(c.test)?.[1];
+      const ends = new Set(quoted(verdict === undefined ? c.test : c.test.slice(0, c.test.indexOf(' and last value of ')), labels));
       if (!ends.size) return f.skip(path, `its test names no activity: ${c.test}`);
+      if (verdict !== undefined) {
+        for (const x of ends) {
+          const stopping = cases.filter((k) => k.last === x);
+          for (const [kind, value] of [['success', true], ['failure', false]] as const) {
+            const item = doc.outcomes.find((o) => o.end_activity === x && o.kind === kind);
+            f.same(`/outcomes (${kind} at ${q(x)} by ${q(verdict)})`, item?.cases ?? 0, count(stopping, (k) => lastVerdict(k, verdict) === value));
+          }
+        }
+        return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => ends.has(x.last) && lastVerdict(x, verdict) === true), cases.length));
+      }
       return f.near(`${path}/share_met`, c.share_met, ratio(count(cases, (x) => ends.has(x.last)), cases.length));
     }
     if (c.id === 'success-status') {
@@ -494,6 +507,19 @@ function auditExceptions(doc: GraphDocument, cases: readonly CaseFacts[], labels
     const has = (c: CaseFacts) => c.first.has(a);
     if (kind === 'repeated') {
       check(count(cases, (c) => (c.visits.get(a) ?? 0) > 1), count(cases, has));
+      // A trigger in the attributes of a decision point (engine/reading/triggers.ts): the cases going from their first
+      // P straight to b, those of them repeating it, and the repeating cases that went that way. The rule it names is
+      // audited with its decision.
+      const via = /^after '(.+?)' with .+?: (\d+) of the (\d+) cases that repeat it went from their first '.+?' straight to '(.+?)', and (\d+) of the (\d+) cases taking that way repeat it/s.exec(x.trigger);
+      if (via) {
+        const [, at, , , to] = via;
+        const took = (c: CaseFacts) => c.first.has(at!) && c.acts[c.first.get(at!)! + 1] === to;
+        const comesBack = (c: CaseFacts) => c.acts.indexOf(a) <= c.first.get(at!)! && c.acts.lastIndexOf(a) > c.first.get(at!)!;
+        const repeating = cases.filter((c) => (c.visits.get(a) ?? 0) > 1);
+        const taking = cases.filter(took);
+        f.same(`${path}/trigger`, `${via[2]} of ${via[3]}; ${via[5]} of ${via[6]}`, `${count(repeating, took)} of ${repeating.length}; ${count(taking, (c) => c.first.has(a) && comesBack(c))} of ${taking.length}`);
+        return;
+      }
       // The trigger's count: the repeating cases whose second visit comes right after the step it names.
       const stated = statedCount(x.trigger);
       if (!stated) return;
