@@ -75,4 +75,15 @@ describe.each([false, true])('a log of order only, without a time column (names 
     expect(d.assumptions.some((x) => /Unix epoch/.test(String(x)))).toBe(false);
     expect([...auditDocument(doc, store.traces())]).toEqual([]);
   });
+
+  it('reads where tickets end from the counts: the close is an ending, and no stopped ticket is called open', async () => {
+    const { doc } = await read();
+    // Without times no case's age can be read: the 220 closed tickets end at the close, the 20 cut after a random
+    // step are asked about, not called open (nor abandoned).
+    const close = hidden ? CODES.close : NAMES.close;
+    expect(doc.outcomes.filter((o) => o.end_activity === close).reduce((n, o) => n + o.cases, 0)).toBe(220);
+    expect(doc.outcomes.filter((o) => o.kind === 'open')).toEqual([]);
+    const asked = doc.open_questions.map((q) => String((q as { question: string }).question)).find((q) => q.includes('stopped outside any ending'));
+    expect(asked).toBe('Are the 20 cases that stopped outside any ending unfinished, or abandoned? The log records no times, so it cannot tell.');
+  });
 });

@@ -99,7 +99,7 @@ describe('a document against itself', () => {
     const { buildDocument } = await import('../../engine/document/index.js');
     const store = freshStore();
     // Open cases: an activity that ends some cases and is where others are still waiting.
-    store.apply({ records: [...simulate({ model: 'order-to-cash', cases: 300, seed: 3, openShare: 0.3 })] });
+    store.apply({ records: [...simulate({ model: 'claims', cases: 300, seed: 3, openShare: 0.3 })] });
     const doc = buildDocument(store.snapshot());
     const byEnd = new Map<string, number>();
     for (const o of doc.outcomes) byEnd.set(o.end_activity, (byEnd.get(o.end_activity) ?? 0) + 1);

@@ -16,9 +16,9 @@ export function scratchDir(): string {
 }
 
 /** Writes a simulated NDJSON log into `dir` and returns its path. */
-export async function simulatedLog(dir: string, model = 'order-to-cash', cases = 400, seed = 3): Promise<string> {
-  const file = join(dir, `${model}-${cases}-${seed}.ndjson`);
-  await writeSimulation({ model, cases, seed }, 'ndjson', file);
+export async function simulatedLog(dir: string, model = 'order-to-cash', cases = 400, seed = 3, openShare?: number): Promise<string> {
+  const file = join(dir, `${model}-${cases}-${seed}${openShare === undefined ? '' : `-open${openShare}`}.ndjson`);
+  await writeSimulation({ model, cases, seed, ...(openShare === undefined ? {} : { openShare }) }, 'ndjson', file);
   return file;
 }
 
