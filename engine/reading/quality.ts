@@ -77,7 +77,7 @@ export function readQuality(
   }
   if (ends.lateOutliers.cases > 0) {
     open_questions.push({
-      question: `${ends.lateOutliers.cases} cases end more than 30 days after nearly all others (all but the latest 0.1%, at least one, end by ${new Date(ends.lateOutliers.logEnd!).toISOString()}): are their times typing errors? They are counted, but not used to decide which cases are still open.`,
+      question: `${ends.lateOutliers.cases === 1 ? '1 case ends' : `${ends.lateOutliers.cases} cases end`} more than 30 days after nearly all others (all but the latest 0.1%, at least one, end by ${new Date(ends.lateOutliers.logEnd!).toISOString()}): are their times typing errors? They are counted, but not used to decide which cases are still open.`,
       evidence: { cases: ends.lateOutliers.cases, share: ratio(ends.lateOutliers.cases, f.cases), method: 'case ends by hour (last-event counters)' },
     });
   }

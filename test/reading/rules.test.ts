@@ -290,7 +290,7 @@ describe('the reading rules', () => {
     const text = doc.assumptions.filter((a): a is string => typeof a === 'string');
     expect(text).toContain('Data quality: 49.8% of consecutive steps in a case (199 of 400) share one timestamp; their order is the file\'s order (event id), not time, so directly-follows counts, variants and the order of those steps partly reflect how the log was written.');
     const questions = doc.open_questions.map((q) => (q as { question: string }).question);
-    expect(questions.some((q) => q.startsWith('1 cases end more than 30 days after nearly all others'))).toBe(true);
+    expect(questions.some((q) => q.startsWith('1 case ends more than 30 days after nearly all others'))).toBe(true);
     expect(questions.some((q) => q.startsWith('The earliest event (1950-01-01T00:00:00.000Z) lies more than a year before'))).toBe(true);
     const varied = documentOf(log(Array.from({ length: 30 }, (_, k) => ({ path: ['Open', ...Array.from({ length: 1 + (k % 3) }, (_, j) => `Step ${(k * 7 + j) % 11}`), 'Close'], times: 1 }))));
     // Nearly a path per case: the variants assumption says no path is main and shares count distinct paths.
