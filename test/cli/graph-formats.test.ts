@@ -54,7 +54,7 @@ describe('pcg graph --format', () => {
       const run = capture();
       expect(await main(['graph', bad, '--format', 'md', ...extra], run.io)).toBe(0);
       expect(run.err()).toBe("pcg graph: 1 record was refused and is not counted; line 3: cannot read timestamp 'not-a-time' in column 'time'\n");
-      expect(run.out()).toContain('1 cases and 2 events');
+      expect(run.out()).toContain('1 case and 2 events');
     }
     const notLog = join(dir, 'not-a-log.json');
     writeFileSync(notLog, '{"hello": "world", "items": [1, 2, 3]}\n');
